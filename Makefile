@@ -1,0 +1,45 @@
+# Build, test and benchmark the framework and its CLI.
+GO        ?= go
+BIN       := bin/framework
+ROOT      := $(abspath .)
+LDFLAGS   := -s -w -X github.com/framework-dev/framework/cli.SourceDir=$(ROOT)
+CDK_CLI_VERSION := 2.1148.1
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+.PHONY: build test test-deps bench demo fmt vet clean
+
+build: $(BIN)
+
+$(BIN): FORCE
+	@mkdir -p bin
+	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cli/framework
+
+FORCE:
+
+# test-deps installs the official CDK CLI into a test-local directory for the
+# end-to-end `cdk synth` test. It needs the npm registry once; later runs reuse it.
+test-deps:
+	@if [ ! -x test/.cdk-cli/node_modules/.bin/cdk ]; then \
+		mkdir -p test/.cdk-cli && cd test/.cdk-cli && \
+		npm install --no-audit --no-fund --loglevel=error aws-cdk@$(CDK_CLI_VERSION) >/dev/null && \
+		echo "installed aws-cdk@$(CDK_CLI_VERSION) into test/.cdk-cli"; \
+	fi
+
+test: test-deps build
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./framework/...
+	$(GO) test -count=1 -timeout 20m ./...
+
+bench: build
+	@mkdir -p .bench
+	$(GO) test -run '^$$' -bench . -benchmem ./framework/... | tee .bench/framework.txt
+
+# demo serves examples/hello on localhost:8000 with no AWS account.
+demo: build
+	cd examples/hello && ../../$(BIN) local
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+clean:
+	rm -rf bin .bench

@@ -1,0 +1,112 @@
+// Package cli is the `framework` command line tool: a kong command tree in
+// which every command is a struct with a Run method that parses nothing
+// itself and delegates to a package under internal/.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// Version is the CLI's version, set at build time with -ldflags -X.
+var Version = "0.1.0-dev"
+
+// SourceDir is the directory of the framework checkout the CLI was built
+// from, set by `make build` with -ldflags -X. new-project uses it to point a
+// development build's projects at this checkout; it is empty for released
+// builds, which require the framework module by version instead.
+var SourceDir = ""
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	ProjectDir string `name:"project-dir" short:"C" default:"." help:"Directory of the project (the one holding .framework/)." type:"path"`
+}
+
+// CLI is the root of the command tree.
+type CLI struct {
+	Globals
+
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	NewProject NewProjectCmd `cmd:"" name:"new-project" help:"Create a new project directory."`
+	Local      LocalCmd      `cmd:"" help:"Serve the app on a local HTTP server, rebuilding on every edit."`
+	Synth      SynthCmd      `cmd:"" help:"Synthesize the stage's CloudFormation stack into a cloud assembly."`
+	Diff       DiffCmd       `cmd:"" help:"Show what a deploy would change in the stage's stack."`
+	Deploy     DeployCmd     `cmd:"" help:"Deploy the app to a stage (one CloudFormation stack per stage)."`
+	URL        URLCmd        `cmd:"" name:"url" help:"Print the deployed base URL of a stage."`
+	Destroy    DestroyCmd    `cmd:"" aliases:"delete" help:"Delete a stage's stack: its REST API, function and role."`
+	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
+}
+
+// ExitError carries a specific exit code for a failed command.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string { return e.Err.Error() }
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Main runs the CLI with args (without the program name) and returns the
+// process exit code. Errors are printed as one line on stderr.
+func Main(args []string, stdout, stderr io.Writer) int {
+	var root CLI
+	exitCode := -1
+	parser, err := kong.New(&root,
+		kong.Name("framework"),
+		kong.Description("A serverless REST framework for Go: routes on Go functions, served locally and deployed to API Gateway and Lambda."),
+		kong.UsageOnError(),
+		kong.Vars{"version": Version},
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exitCode = code; panic(exitSignal{}) }),
+		kong.BindTo(stdout, (*io.Writer)(nil)),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "framework: internal error: %v\n", err)
+		return 1
+	}
+	code := func() (code int) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(exitSignal); ok {
+					code = exitCode
+					return
+				}
+				panic(r)
+			}
+		}()
+		ctx, err := parser.Parse(args)
+		if err != nil {
+			fmt.Fprintf(stderr, "framework: %s\n", oneLine(err))
+			return 2
+		}
+		ctx.Bind(&root.Globals)
+		if err := ctx.Run(); err != nil {
+			fmt.Fprintf(stderr, "Error: %s\n", oneLine(err))
+			var ee *ExitError
+			if errors.As(err, &ee) {
+				return ee.Code
+			}
+			return 1
+		}
+		return 0
+	}()
+	return code
+}
+
+type exitSignal struct{}
+
+// oneLine joins a multi-line error message into one line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+}
+
+// Run is the program entry point used by cli/framework.
+func Run() {
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
