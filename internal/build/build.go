@@ -1,0 +1,162 @@
+// Package build compiles a user's app: for the host, to read its route
+// manifest, and for Linux, to package it as the Lambda function's
+// deterministic zip (same source, same bytes, same hash).
+package build
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// BuildTimeout bounds one `go build` of the app. A cold build that downloads
+// nothing finishes in well under a minute; the limit only stops a hang.
+var BuildTimeout = 10 * time.Minute
+
+// ManifestTimeout bounds the run of the app in manifest mode, which prints
+// its route table and exits at once.
+var ManifestTimeout = 30 * time.Second
+
+// CompileError is a failed `go build` of the app; Output is the compiler's
+// output, file names relative to Dir.
+type CompileError struct {
+	// Dir is the project directory that was built.
+	Dir string
+	// Target names the build: "host" or "linux/arm64" and so on.
+	Target string
+	// Output is what the go command printed.
+	Output string
+	// Err is the go command's exit error.
+	Err error
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("build of %s for %s failed:\n%s", e.Dir, e.Target, strings.TrimRight(e.Output, "\n"))
+}
+
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// lookGo finds the go command, with a message saying what to install.
+func lookGo() (string, error) {
+	p, err := exec.LookPath("go")
+	if err != nil {
+		return "", fmt.Errorf("the Go toolchain (the `go` command) is not on PATH: install Go 1.25 or newer from https://go.dev/dl/ and make sure `go version` works: %w", err)
+	}
+	return p, nil
+}
+
+// projectDirAbs checks that dir is a directory and returns its absolute path.
+func projectDirAbs(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("project directory %s: %w", dir, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return "", fmt.Errorf("project directory %s: %w", dir, err)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("project directory %s is not a directory", dir)
+	}
+	return abs, nil
+}
+
+// cacheDir returns a directory private to the project in abs and the kind of
+// output, under the user's cache directory. Keeping the output binary at a
+// stable path lets the go command see it is up to date and skip linking.
+func cacheDir(abs, kind string) (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil || base == "" {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(base, "framework", "build", hex.EncodeToString(sum[:8])+"-"+sanitize(filepath.Base(abs)), kind)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create build cache directory %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// sanitize keeps a directory name readable in a cache path.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// outputLocks serializes builds writing the same output path in this process.
+var outputLocks sync.Map // path -> *sync.Mutex
+
+func lockOutput(path string) func() {
+	m, _ := outputLocks.LoadOrStore(path, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+// environ returns os.Environ() without the variables named in drop, then
+// with set appended.
+func environ(drop []string, set ...string) []string {
+	dropped := map[string]bool{}
+	for _, d := range drop {
+		dropped[d] = true
+	}
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		dropped[k] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if runtime.GOOS == "windows" {
+			k = strings.ToUpper(k)
+		}
+		if !dropped[k] {
+			env = append(env, kv)
+		}
+	}
+	return append(env, set...)
+}
+
+// goBuild runs `go build <args> -o out .` in dir and returns a *CompileError
+// carrying the compiler's output when the build fails.
+func goBuild(ctx context.Context, dir, target, out string, env []string, args ...string) error {
+	goCmd, err := lookGo()
+	if err != nil {
+		return err
+	}
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, BuildTimeout)
+	defer cancel()
+	argv := append([]string{"build"}, args...)
+	argv = append(argv, "-o", out, ".")
+	cmd := exec.CommandContext(ctx, goCmd, argv...)
+	cmd.Dir = dir
+	cmd.Env = env
+	cmd.WaitDelay = 5 * time.Second
+	var output bytes.Buffer
+	cmd.Stdout = &output
+	cmd.Stderr = &output
+	if err := cmd.Run(); err != nil {
+		if parent.Err() != nil {
+			return fmt.Errorf("build of %s for %s: %w", dir, target, parent.Err())
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("build of %s for %s did not finish within %s: %w", dir, target, BuildTimeout, ctx.Err())
+		}
+		return &CompileError{Dir: dir, Target: target, Output: output.String(), Err: err}
+	}
+	return nil
+}

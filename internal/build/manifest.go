@@ -1,0 +1,122 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+// RoutesError reports route declarations the app itself refused in manifest
+// mode (exit status 2); Output is the app's own messages.
+type RoutesError struct {
+	// Dir is the project directory.
+	Dir string
+	// Output is what the app printed on stderr.
+	Output string
+}
+
+func (e *RoutesError) Error() string {
+	return fmt.Sprintf("invalid route declarations in %s:\n%s", e.Dir, strings.TrimRight(e.Output, "\n"))
+}
+
+// Manifest builds the app in projectDir for the host and runs it with
+// FRAMEWORK_MODE=manifest, returning the route table. A compile failure
+// returns a *CompileError carrying the compiler's output; invalid routes
+// return a *RoutesError with the app's own messages.
+//
+// The binary is kept in the user's cache directory, keyed by the project's
+// path, so a call with nothing changed neither compiles nor links again.
+func Manifest(ctx context.Context, projectDir string) (*framework.Manifest, error) {
+	abs, err := projectDirAbs(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := cacheDir(abs, "host")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "app")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	unlock := lockOutput(bin)
+	defer unlock()
+	// GOOS and GOARCH are dropped so that a user who exports them for
+	// cross-compiling still gets a binary this machine can run.
+	env := environ([]string{"GOOS", "GOARCH"})
+	if err := goBuild(ctx, abs, "host", bin, env, "-buildvcs=false"); err != nil {
+		return nil, err
+	}
+	return runManifest(ctx, abs, bin)
+}
+
+// runManifest runs bin in manifest mode in dir and decodes what it prints.
+func runManifest(ctx context.Context, dir, bin string) (*framework.Manifest, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, ManifestTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Dir = dir
+	// The variables that would make the app a Lambda function or a server
+	// are dropped: manifest mode must win.
+	cmd.Env = environ([]string{"AWS_LAMBDA_RUNTIME_API", "FRAMEWORK_LISTEN_FD", "FRAMEWORK_ADDR"}, "FRAMEWORK_MODE=manifest")
+	cmd.WaitDelay = 2 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	switch {
+	case parent.Err() != nil:
+		return nil, fmt.Errorf("read route manifest of %s: %w", dir, parent.Err())
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call framework.Run(app) (or app.Run()) before doing anything else?", dir, ManifestTimeout)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 2 {
+			return nil, &RoutesError{Dir: dir, Output: stderr.String()}
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = "(no output on stderr)"
+		}
+		return nil, fmt.Errorf("the app in %s failed in manifest mode (%v):\n%s", dir, err, msg)
+	}
+	return decodeManifest(dir, stdout.Bytes())
+}
+
+// decodeManifest parses and checks the JSON an app printed in manifest mode.
+func decodeManifest(dir string, out []byte) (*framework.Manifest, error) {
+	var m framework.Manifest
+	if err := json.Unmarshal(out, &m); err != nil {
+		return nil, fmt.Errorf("the app in %s did not print a route manifest on stdout (%v); got %s: does its main function call framework.Run(app), and does nothing else print to stdout at start-up?", dir, err, excerpt(out))
+	}
+	if m.Version != framework.ManifestVersion {
+		return nil, fmt.Errorf("the app in %s printed a route manifest of version %d, but this CLI reads version %d: build the app and the CLI from the same framework version", dir, m.Version, framework.ManifestVersion)
+	}
+	if m.App == "" {
+		return nil, fmt.Errorf("the app in %s printed a route manifest without an app name: give the app a name where the app is created", dir)
+	}
+	return &m, nil
+}
+
+// excerpt quotes the start of out for an error message.
+func excerpt(out []byte) string {
+	const n = 200
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return "nothing"
+	}
+	if len(s) > n {
+		s = s[:n] + "..."
+	}
+	return fmt.Sprintf("%q", s)
+}
