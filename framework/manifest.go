@@ -1,5 +1,7 @@
 package framework
 
+import "sort"
+
 // ManifestVersion is the version of the route manifest format written by
 // (*App).Manifest. Readers must refuse a manifest whose version they do not know.
 const ManifestVersion = 1
@@ -69,4 +71,28 @@ type ManifestAuthorizer struct {
 	AuthorizerURI string `json:"authorizer_uri,omitempty"`
 	// TTLSeconds is how long API Gateway caches the authorizer's answer (custom and user pool).
 	TTLSeconds int `json:"ttl_seconds,omitempty"`
+}
+
+// Manifest returns the app's route table, or the declaration errors.
+func (a *App) Manifest() (*Manifest, error) {
+	t, err := a.compiled()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Version: ManifestVersion, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: []ManifestRoute{}}
+	for _, r := range t.routes {
+		e := t.byPattern[r.Path]
+		m.Routes = append(m.Routes, ManifestRoute{
+			Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
+			ContentTypes: append([]string(nil), r.ContentTypes...), CORS: e.cors.manifest(),
+			APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
+		})
+	}
+	sort.SliceStable(m.Routes, func(i, j int) bool {
+		if m.Routes[i].Path != m.Routes[j].Path {
+			return m.Routes[i].Path < m.Routes[j].Path
+		}
+		return m.Routes[i].Methods[0] < m.Routes[j].Methods[0]
+	})
+	return m, nil
 }

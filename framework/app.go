@@ -1,0 +1,183 @@
+// Package framework turns Go functions into a REST API that runs on AWS
+// Lambda behind API Gateway, and on a local HTTP server during development,
+// with the same request pipeline in both places.
+//
+// Declare routes on an App, then hand it to Run from main:
+//
+//	app := framework.New("hello")
+//	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
+//		return map[string]string{"name": name}, nil
+//	}, framework.Methods("GET", "PUT"))
+//	framework.Run(app)
+//
+// A handler's return value becomes a JSON response; a *Response sets status,
+// headers and body exactly; a ViewError such as NotFoundError becomes
+// {"Code": ..., "Message": ...} with its status.
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// DefaultBinaryTypes returns the content types an App treats as binary unless
+// the app changes App.API.BinaryTypes.
+func DefaultBinaryTypes() []string {
+	return []string{
+		"application/octet-stream", "application/x-tar", "application/zip",
+		"audio/basic", "audio/ogg", "audio/mp4", "audio/mpeg", "audio/wav", "audio/webm",
+		"image/png", "image/jpg", "image/jpeg", "image/gif",
+		"video/ogg", "video/mpeg", "video/webm",
+	}
+}
+
+// APIConfig holds the settings of the REST API as a whole.
+type APIConfig struct {
+	// BinaryTypes are the content types treated as binary, in requests and
+	// responses. Change the slice before the app serves its first request.
+	BinaryTypes []string
+	// CORS turns CORS on for every route that does not set it itself.
+	CORS bool
+}
+
+// App is an application: a name, settings and a route table. Configure it and
+// register routes before it serves; after the first request, Manifest or
+// Validate call, the route table is fixed.
+type App struct {
+	// Name is the application's name; stacks and functions are named after it.
+	Name string
+	// Debug makes an uncaught error answer with its text and stack trace
+	// (text/plain) instead of the generic internal-error body.
+	Debug bool
+	// API holds the REST API settings.
+	API APIConfig
+
+	mu          sync.Mutex
+	routes      []*Route
+	regErrs     []error
+	authorizers map[string]*ManifestAuthorizer // DefineAuthorizer (deprecated)
+
+	once  sync.Once
+	table *routeTable
+	err   error
+}
+
+// New returns an App named name with the default binary types.
+func New(name string) *App {
+	return &App{Name: name, API: APIConfig{BinaryTypes: DefaultBinaryTypes()}}
+}
+
+// Route registers handler for path. The handler's type is
+// func(*Request, string...) (T, error) with one string parameter per
+// {capture} in path, in order; T is any type. Options set the methods
+// (default GET), content types, CORS, API key and authorizer.
+//
+// Registration never panics: a wrong declaration is reported, with the route
+// named, by Validate, Manifest, Run and the first request.
+func (a *App) Route(path string, handler any, opts ...RouteOption) {
+	r := newRoute(path, handler, opts)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.table != nil {
+		a.regErrs = append(a.regErrs, fmt.Errorf("route %s: registered after the app started serving; register every route before Run", path))
+		return
+	}
+	a.routes = append(a.routes, r)
+}
+
+// DefineAuthorizer declares a named authorizer that routes select with
+// AuthorizerName. authType is "iam", "cognito_user_pools" or "custom"; for
+// cognito_user_pools pass the user pool ARNs, for custom the authorizer URI.
+//
+// Deprecated: pass a RoleAuthorizer, UserPoolAuthorizer or CustomAuthorizer
+// to WithAuthorizer instead.
+func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI ...string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.authorizers == nil {
+		a.authorizers = map[string]*ManifestAuthorizer{}
+	}
+	m := &ManifestAuthorizer{Type: authType, Name: name, Header: header}
+	switch authType {
+	case AuthorizerUserPool:
+		m.ProviderARNs = append([]string(nil), providerARNsOrURI...)
+	case AuthorizerCustom:
+		if len(providerARNsOrURI) > 0 {
+			m.AuthorizerURI = providerARNsOrURI[0]
+		}
+		m.TTLSeconds = 300
+	case AuthorizerIAM:
+		m.Name, m.Header = "", ""
+	default:
+		a.regErrs = append(a.regErrs, fmt.Errorf("authorizer %q: unknown type %q: use %q, %q or %q", name, authType, AuthorizerIAM, AuthorizerUserPool, AuthorizerCustom))
+		return
+	}
+	if m.Header == "" && authType != AuthorizerIAM {
+		m.Header = "Authorization"
+	}
+	a.authorizers[name] = m
+}
+
+// Validate checks every route declaration and returns all problems found,
+// each naming the route involved, or nil.
+func (a *App) Validate() error {
+	_, err := a.compiled()
+	return err
+}
+
+// compiled fixes the route table on first use.
+func (a *App) compiled() (*routeTable, error) {
+	a.once.Do(func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.table, a.err = a.compile()
+	})
+	return a.table, a.err
+}
+
+func (a *App) compile() (*routeTable, error) {
+	var errs []error
+	errs = append(errs, a.regErrs...)
+	if strings.TrimSpace(a.Name) == "" {
+		errs = append(errs, errors.New("app: the app name is empty: pass one to framework.New"))
+	}
+	binary := newTypeSet(a.API.BinaryTypes)
+	for _, r := range a.routes {
+		if r.corsSet == false && a.API.CORS {
+			r.cors = &CORSConfig{AllowOrigin: "*"}
+		}
+		if r.authorizerName != "" && r.authorizer == nil {
+			def, ok := a.authorizers[r.authorizerName]
+			if !ok {
+				errs = append(errs, fmt.Errorf("route %s: authorizer %q is not defined: call DefineAuthorizer first, or better pass an authorizer with WithAuthorizer", r.Path, r.authorizerName))
+			} else {
+				r.authorizerDecl = def
+			}
+		}
+		errs = append(errs, r.validate(binary)...)
+	}
+	t, tableErrs := buildTable(a.routes, binary)
+	errs = append(errs, tableErrs...)
+	if len(errs) > 0 {
+		return nil, &DeclarationError{Errs: errs}
+	}
+	return t, nil
+}
+
+// DeclarationError lists every problem found in an app's route declarations.
+type DeclarationError struct{ Errs []error }
+
+func (e *DeclarationError) Error() string {
+	msgs := make([]string, len(e.Errs))
+	for i, err := range e.Errs {
+		msgs[i] = err.Error()
+	}
+	sort.Strings(msgs)
+	return fmt.Sprintf("%d invalid route declaration(s):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
+}
+
+// Unwrap returns the individual problems.
+func (e *DeclarationError) Unwrap() []error { return e.Errs }

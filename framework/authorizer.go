@@ -1,0 +1,91 @@
+package framework
+
+import (
+	"errors"
+	"strings"
+)
+
+// Authorizer protects a route; see RoleAuthorizer, UserPoolAuthorizer and
+// CustomAuthorizer. API Gateway enforces it before the function runs.
+type Authorizer interface {
+	manifest() *ManifestAuthorizer
+	check() error
+}
+
+// RoleAuthorizer requires requests signed with AWS Signature Version 4 by an
+// IAM principal allowed to invoke the API.
+type RoleAuthorizer struct{}
+
+// UserPoolAuthorizer validates the token in Header against Cognito user pools.
+type UserPoolAuthorizer struct {
+	// Name is the authorizer's name in the REST API.
+	Name string
+	// Header carries the token; default Authorization.
+	Header string
+	// ProviderARNs are the ARNs of the user pools that may issue tokens.
+	ProviderARNs []string
+}
+
+// CustomAuthorizer lets a Lambda function validate the token in Header
+// (a TOKEN authorizer).
+type CustomAuthorizer struct {
+	// Name is the authorizer's name in the REST API.
+	Name string
+	// Header carries the token; default Authorization.
+	Header string
+	// AuthorizerURI is the Lambda invocation URI of the authorizer function:
+	// arn:aws:apigateway:REGION:lambda:path/2015-03-31/functions/FUNCTION_ARN/invocations
+	AuthorizerURI string
+	// TTLSeconds is how long API Gateway caches a decision (default 300; 0..3600).
+	TTLSeconds int
+}
+
+func (RoleAuthorizer) manifest() *ManifestAuthorizer { return &ManifestAuthorizer{Type: AuthorizerIAM} }
+func (RoleAuthorizer) check() error                  { return nil }
+
+func (u UserPoolAuthorizer) manifest() *ManifestAuthorizer {
+	return &ManifestAuthorizer{Type: AuthorizerUserPool, Name: u.Name, Header: headerOrDefault(u.Header), ProviderARNs: append([]string(nil), u.ProviderARNs...)}
+}
+
+func (u UserPoolAuthorizer) check() error {
+	if u.Name == "" {
+		return errors.New("UserPoolAuthorizer has no Name")
+	}
+	if len(u.ProviderARNs) == 0 {
+		return errors.New("UserPoolAuthorizer " + u.Name + " has no ProviderARNs: list the user pool ARNs")
+	}
+	for _, arn := range u.ProviderARNs {
+		if !strings.HasPrefix(arn, "arn:") || !strings.Contains(arn, ":cognito-idp:") {
+			return errors.New("UserPoolAuthorizer " + u.Name + ": " + arn + " is not a Cognito user pool ARN (arn:aws:cognito-idp:REGION:ACCOUNT:userpool/ID)")
+		}
+	}
+	return nil
+}
+
+func (c CustomAuthorizer) manifest() *ManifestAuthorizer {
+	ttl := c.TTLSeconds
+	if ttl == 0 {
+		ttl = 300
+	}
+	return &ManifestAuthorizer{Type: AuthorizerCustom, Name: c.Name, Header: headerOrDefault(c.Header), AuthorizerURI: c.AuthorizerURI, TTLSeconds: ttl}
+}
+
+func (c CustomAuthorizer) check() error {
+	if c.Name == "" {
+		return errors.New("CustomAuthorizer has no Name")
+	}
+	if !strings.HasPrefix(c.AuthorizerURI, "arn:") || !strings.Contains(c.AuthorizerURI, ":lambda:path/") {
+		return errors.New("CustomAuthorizer " + c.Name + ": AuthorizerURI " + c.AuthorizerURI + " is not a Lambda invocation URI (arn:aws:apigateway:REGION:lambda:path/2015-03-31/functions/ARN/invocations)")
+	}
+	if c.TTLSeconds < 0 || c.TTLSeconds > 3600 {
+		return errors.New("CustomAuthorizer " + c.Name + ": TTLSeconds must be between 0 and 3600")
+	}
+	return nil
+}
+
+func headerOrDefault(h string) string {
+	if h == "" {
+		return "Authorization"
+	}
+	return h
+}

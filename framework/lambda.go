@@ -1,0 +1,145 @@
+package framework
+
+import (
+	"context"
+	"encoding/base64"
+	"net/url"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// HandleEvent answers one API Gateway REST API (v1) proxy event: the Lambda
+// side of the app. It translates the event into a Request, runs the same
+// pipeline as local serving and translates the result back; a binary
+// response is returned base64-encoded with IsBase64Encoded set.
+func (a *App) HandleEvent(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	t, err := a.compiled()
+	if err != nil {
+		return events.APIGatewayProxyResponse{StatusCode: 500, Headers: map[string]string{"Content-Type": "text/plain; charset=utf-8"}, Body: err.Error()}, nil
+	}
+	req, body := eventRequest(ctx, ev)
+	if body == nil && ev.Body != "" {
+		return toProxyResponse(jsonResult(400, errorBody{Code: "BadRequest", Message: "the event's body is marked base64-encoded but is not valid base64"})), nil
+	}
+	req.RawBody = body
+
+	var e *pathEntry
+	var args []string
+	if ev.Resource != "" {
+		e = t.byPattern[ev.Resource]
+		if e != nil && len(e.captures) > 0 {
+			args = make([]string, len(e.captures))
+			for i, name := range e.captures {
+				args[i] = unescapeSegment(ev.PathParameters[name])
+			}
+		}
+	} else {
+		e, args = t.match(escapePath(ev.Path))
+	}
+	var route *Route
+	if e != nil {
+		route = e.methods[req.Method]
+	}
+	if route == nil {
+		// API Gateway answers these itself; an event that gets here was
+		// not sent by the REST API this app was deployed with.
+		if e != nil && req.Method == "OPTIONS" && e.cors != nil {
+			return toProxyResponse(preflight(e)), nil
+		}
+		return toProxyResponse(missingAuthToken()), nil
+	}
+	return toProxyResponse(a.serveRoute(t, e, route, req, args)), nil
+}
+
+// eventRequest builds the Request of an event; body is nil when the event
+// has none or when its base64 is invalid.
+func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Request, []byte) {
+	req := &Request{Method: strings.ToUpper(ev.HTTPMethod), Path: ev.Path, ctx: ctx}
+	req.Headers = make(MultiDict, len(ev.Headers))
+	for k, v := range ev.MultiValueHeaders {
+		req.Headers[strings.ToLower(k)] = append([]string(nil), v...)
+	}
+	for k, v := range ev.Headers {
+		lk := strings.ToLower(k)
+		if _, ok := req.Headers[lk]; !ok {
+			req.Headers[lk] = []string{v}
+		}
+	}
+	if len(ev.MultiValueQueryStringParameters) > 0 {
+		req.QueryParams = make(MultiDict, len(ev.MultiValueQueryStringParameters))
+		for k, v := range ev.MultiValueQueryStringParameters {
+			req.QueryParams[k] = append([]string(nil), v...)
+		}
+	} else if len(ev.QueryStringParameters) > 0 {
+		req.QueryParams = make(MultiDict, len(ev.QueryStringParameters))
+		for k, v := range ev.QueryStringParameters {
+			req.QueryParams[k] = []string{v}
+		}
+	}
+	if len(ev.StageVariables) > 0 {
+		req.StageVars = ev.StageVariables
+	}
+	rc := ev.RequestContext
+	id := rc.Identity
+	req.Context = RequestContext{
+		APIID: rc.APIID, HTTPMethod: rc.HTTPMethod, RequestID: rc.RequestID, ResourceID: rc.ResourceID,
+		ResourcePath: rc.ResourcePath, Stage: rc.Stage, Authorizer: rc.Authorizer,
+		Identity: Identity{
+			AccessKey: strOrNil(id.AccessKey), AccountID: strOrNil(id.AccountID), APIKey: strOrNil(id.APIKey),
+			Caller: strOrNil(id.Caller), UserpoolAuthenticationProvider: strOrNil(id.CognitoAuthenticationProvider),
+			UserpoolAuthenticationType: strOrNil(id.CognitoAuthenticationType), UserpoolIdentityID: strOrNil(id.CognitoIdentityID),
+			UserpoolIdentityPoolID: strOrNil(id.CognitoIdentityPoolID), SourceIP: strOrNil(id.SourceIP),
+			UserAgent: strOrNil(id.UserAgent), UserArn: strOrNil(id.UserArn),
+		},
+	}
+	if ev.Body == "" {
+		return req, nil
+	}
+	if ev.IsBase64Encoded {
+		b, err := base64.StdEncoding.DecodeString(ev.Body)
+		if err != nil {
+			return req, nil
+		}
+		return req, b
+	}
+	return req, []byte(ev.Body)
+}
+
+func toProxyResponse(res *result) events.APIGatewayProxyResponse {
+	out := events.APIGatewayProxyResponse{StatusCode: res.status, MultiValueHeaders: make(map[string][]string, len(res.headers))}
+	for _, h := range res.headers {
+		out.MultiValueHeaders[h.Name] = append(out.MultiValueHeaders[h.Name], h.Value)
+	}
+	if res.binary {
+		out.Body = base64.StdEncoding.EncodeToString(res.body)
+		out.IsBase64Encoded = true
+	} else {
+		out.Body = string(res.body)
+	}
+	return out
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// unescapeSegment percent-decodes one path segment, leaving it as is when it
+// is not valid percent-encoding.
+func unescapeSegment(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// escapePath re-encodes a decoded path so that it can be matched segment by segment.
+func escapePath(p string) string {
+	return (&url.URL{Path: p}).EscapedPath()
+}

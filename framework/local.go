@@ -1,0 +1,151 @@
+package framework
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
+const MaxBodyBytes = 10 << 20
+
+// Handler returns an http.Handler that serves the app as the deployed API
+// would at stage: API Gateway's own answers emulated (gateway.go), then the
+// same pipeline the Lambda adapter runs.
+func (a *App) Handler(stage string) http.Handler {
+	if stage == "" {
+		stage = "dev"
+	}
+	return &localHandler{app: a, stage: stage}
+}
+
+// ServeHTTP serves the app at stage "dev"; see Handler.
+func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(&localHandler{app: a, stage: "dev"}).ServeHTTP(w, r)
+}
+
+type localHandler struct {
+	app   *App
+	stage string
+}
+
+func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	t, err := h.app.compiled()
+	if err != nil {
+		writeResult(w, &result{status: 500, headers: []headerField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
+		return
+	}
+	if r.ContentLength > MaxBodyBytes {
+		writeResult(w, tooLarge())
+		return
+	}
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeResult(w, tooLarge())
+			return
+		}
+		if err != nil {
+			return // the client went away mid-body
+		}
+		if len(body) == 0 {
+			body = nil
+		}
+	}
+	req := &Request{Method: r.Method, RawBody: body, ctx: r.Context(), Path: r.URL.Path}
+	req.Headers = make(MultiDict, len(r.Header)+1)
+	for k, v := range r.Header {
+		req.Headers[strings.ToLower(k)] = v
+	}
+	if r.Host != "" {
+		req.Headers["host"] = []string{r.Host}
+	}
+	if r.URL.RawQuery != "" {
+		req.QueryParams = MultiDict(r.URL.Query())
+	}
+	e, args := t.match(r.URL.EscapedPath())
+	res, route := gatewayAnswer(e, req)
+	if res == nil {
+		req.Context = localContext(r, req, e.pattern, h.stage, route)
+		res = h.app.serveRoute(t, e, route, req, args)
+	}
+	writeResult(w, res)
+}
+
+func tooLarge() *result {
+	return jsonResult(413, map[string]string{"message": "Request Too Long"})
+}
+
+// localContext fills the request context the way API Gateway would.
+func localContext(r *http.Request, req *Request, pattern, stage string, route *Route) RequestContext {
+	var id [16]byte
+	_, _ = rand.Read(id[:])
+	h := hex.EncodeToString(id[:])
+	ctx := RequestContext{
+		APIID: "local", HTTPMethod: req.Method, ResourcePath: pattern, Stage: stage,
+		RequestID:  h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32],
+		ResourceID: h[0:6],
+	}
+	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		ctx.Identity.SourceIP = &ip
+	}
+	if ua := r.UserAgent(); ua != "" {
+		ctx.Identity.UserAgent = &ua
+	}
+	if route != nil && route.APIKeyRequired {
+		k := req.Headers.Get("x-api-key")
+		ctx.Identity.APIKey = &k
+	}
+	return ctx
+}
+
+func writeResult(w http.ResponseWriter, res *result) {
+	hdr := w.Header()
+	for _, f := range res.headers {
+		hdr[f.Name] = append(hdr[f.Name], f.Value)
+	}
+	hdr["Content-Length"] = []string{strconv.Itoa(len(res.body))}
+	w.WriteHeader(res.status)
+	if len(res.body) > 0 {
+		_, _ = w.Write(res.body)
+	}
+}
+
+// Serve serves the app over HTTP on l until ctx is done, then shuts down
+// gracefully, letting requests in flight finish (up to 10 s).
+func (a *App) Serve(ctx context.Context, l net.Listener, stage string) error {
+	if err := a.Validate(); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           a.Handler(stage),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(l) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving on %s: %w", l.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,98 @@
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// The request pipeline: the one path every request takes, whether it came
+// from API Gateway through the Lambda adapter (lambda.go) or from the local
+// server (local.go). It starts once the route and method are known.
+
+// unsupportedMediaType answers a request whose Content-Type the route does not accept.
+func unsupportedMediaType() *result {
+	return jsonResult(415, map[string]string{"message": "Unsupported Media Type"})
+}
+
+// serveRoute runs route's handler for req and returns the response,
+// with the path's CORS headers added.
+func (a *App) serveRoute(t *routeTable, e *pathEntry, route *Route, req *Request, args []string) *result {
+	res := a.invoke(t, route, req, args)
+	if e.cors != nil {
+		for _, h := range e.cors.responseHeaders() {
+			res.setDefault(h.Name, h.Value)
+		}
+	}
+	return res
+}
+
+func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (res *result) {
+	ct := req.Headers.Get("content-type")
+	if ct == "" {
+		ct = "application/json"
+	}
+	if !route.contentTypes().matchesAny(ct) {
+		return unsupportedMediaType()
+	}
+	if len(args) > 0 {
+		req.URIParams = make(map[string]string, len(args))
+		for i, name := range route.captures {
+			req.URIParams[name] = args[i]
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = a.internalError(route, req, fmt.Errorf("panic: %v", p), debug.Stack())
+		}
+	}()
+	v, err := route.call(req, args)
+	if req.jsonFailed {
+		err = errParsingJSON
+	}
+	if err != nil {
+		if ve, code, ok := asViewError(err); ok {
+			return jsonResult(ve.StatusCode(), errorBody{Code: code, Message: ve.Error()})
+		}
+		return a.internalError(route, req, err, nil)
+	}
+	res, err = toResult(v)
+	if err != nil {
+		return a.internalError(route, req, err, nil)
+	}
+	if respType, ok := res.header("Content-Type"); ok && t.binary.has(mediaType(respType)) {
+		accept := req.Headers.Get("accept")
+		if accept == "" || !t.binary.matchesAny(accept) {
+			return jsonResult(400, errorBody{Code: "BadRequest", Message: fmt.Sprintf(
+				"The response has the binary Content-Type %s, so the request must send an Accept header naming it (or another binary type, or */*); the request's Accept header was %q.",
+				mediaType(respType), accept)})
+		}
+		res.binary = true
+	}
+	return res
+}
+
+// internalError answers an uncaught error: generic JSON, or with Debug on
+// the error and its stack trace as text.
+func (a *App) internalError(route *Route, req *Request, err error, stack []byte) *result {
+	if !a.Debug {
+		return jsonResult(500, errorBody{Code: "FrameworkViewError", Message: internalErrorMessage})
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Uncaught error in handler %q for %s %s\n\n", route.Name, req.Method, route.Path)
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		fmt.Fprintf(&b, "%T: %s\n", e, e.Error())
+	}
+	if stack == nil {
+		stack = debug.Stack()
+	}
+	b.WriteString("\nTraceback:\n")
+	b.Write(stack)
+	return &result{status: 500, headers: []headerField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(b.String())}
+}
+
+func (r *Route) contentTypes() typeSet { return r.ctSet }
+
+func sortStrings(s []string) { sort.Strings(s) }

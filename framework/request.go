@@ -1,0 +1,210 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"mime"
+	"strings"
+)
+
+// MultiDict maps a key to all of its values, in the order received. Get
+// returns the last value, like a plain dict view of repeated keys.
+type MultiDict map[string][]string
+
+// Get returns the last value of key, or "" when it is absent.
+func (m MultiDict) Get(key string) string {
+	v := m[key]
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}
+
+// GetAll returns every value of key.
+func (m MultiDict) GetAll(key string) []string { return m[key] }
+
+// Single returns the single-value view (the last value of each key), or nil
+// when m is nil.
+func (m MultiDict) Single() map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if len(v) > 0 {
+			out[k] = v[len(v)-1]
+		}
+	}
+	return out
+}
+
+// Identity is the caller identity API Gateway reports. Each field is nil when
+// it does not apply.
+type Identity struct {
+	AccessKey                      *string `json:"accessKey"`
+	AccountID                      *string `json:"accountId"`
+	APIKey                         *string `json:"apiKey"`
+	Caller                         *string `json:"caller"`
+	UserpoolAuthenticationProvider *string `json:"userpoolAuthenticationProvider"`
+	UserpoolAuthenticationType     *string `json:"userpoolAuthenticationType"`
+	UserpoolIdentityID             *string `json:"userpoolIdentityId"`
+	UserpoolIdentityPoolID         *string `json:"userpoolIdentityPoolId"`
+	SourceIP                       *string `json:"sourceIp"`
+	UserAgent                      *string `json:"userAgent"`
+	UserArn                        *string `json:"userArn"`
+}
+
+// RequestContext is the request context API Gateway passes along.
+type RequestContext struct {
+	APIID        string   `json:"apiId"`
+	HTTPMethod   string   `json:"httpMethod"`
+	Identity     Identity `json:"identity"`
+	RequestID    string   `json:"requestId"`
+	ResourceID   string   `json:"resourceId"`
+	ResourcePath string   `json:"resourcePath"`
+	Stage        string   `json:"stage"`
+	// Authorizer holds what an authorizer passed on (claims, principalId);
+	// nil when the route has none. It is not part of ToDict's context.
+	Authorizer map[string]any `json:"-"`
+}
+
+// Request is one HTTP request as a handler sees it. Each request has its own
+// Request; handlers may keep nothing of it across requests.
+type Request struct {
+	// QueryParams are the query string parameters; nil when there is no query string.
+	QueryParams MultiDict
+	// Headers are the request headers with lower-case names.
+	Headers MultiDict
+	// URIParams are the path captures, percent-decoded; nil when the route has none.
+	URIParams map[string]string
+	// Method is the HTTP method.
+	Method string
+	// Path is the request path, without the stage prefix.
+	Path string
+	// RawBody is the body as received; nil when there is none.
+	RawBody []byte
+	// Context is API Gateway's request context.
+	Context RequestContext
+	// StageVars are the stage variables; nil when there are none.
+	StageVars map[string]string
+
+	ctx        context.Context
+	jsonDone   bool
+	jsonBody   any
+	jsonFailed bool
+}
+
+// Ctx returns the request's context.Context: cancelled when the client goes
+// away locally, carrying the Lambda context when deployed.
+func (r *Request) Ctx() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
+// ContentType returns the media type of the request's Content-Type header,
+// lower-case and without parameters, or "" when there is none.
+func (r *Request) ContentType() string { return mediaType(r.Headers.Get("content-type")) }
+
+func (r *Request) isJSON() bool { return r.ContentType() == "application/json" }
+
+// errParsingJSON is what a malformed or empty JSON body answers.
+var errParsingJSON = BadRequestError{Message: "Error Parsing JSON"}
+
+// JSONBody returns the parsed JSON body when the Content-Type is
+// application/json (parameters such as charset allowed), else nil. A
+// malformed or empty body returns a BadRequestError, and the request then
+// answers 400 {"Code":"BadRequestError","Message":"Error Parsing JSON"}
+// even if the handler ignores the error.
+func (r *Request) JSONBody() (any, error) {
+	if !r.isJSON() {
+		return nil, nil
+	}
+	if !r.jsonDone {
+		r.jsonDone = true
+		dec := json.NewDecoder(bytes.NewReader(r.RawBody))
+		dec.UseNumber()
+		if err := dec.Decode(&r.jsonBody); err != nil || dec.More() {
+			r.jsonBody, r.jsonFailed = nil, true
+		}
+	}
+	if r.jsonFailed {
+		return nil, errParsingJSON
+	}
+	return r.jsonBody, nil
+}
+
+// DecodeJSON decodes the JSON body into v. It fails like JSONBody on a
+// malformed body, and with a BadRequestError when the Content-Type is not
+// application/json.
+func (r *Request) DecodeJSON(v any) error {
+	if !r.isJSON() {
+		return BadRequestError{Message: "Expected a Content-Type of application/json"}
+	}
+	if err := json.Unmarshal(r.RawBody, v); err != nil {
+		r.jsonDone, r.jsonFailed = true, true
+		return errParsingJSON
+	}
+	return nil
+}
+
+// ToDict returns the request as a map with the keys context, headers,
+// method, query_params, raw_body, stage_vars and uri_params; headers and
+// query_params in their single-value view.
+func (r *Request) ToDict() map[string]any {
+	var raw any
+	if r.RawBody != nil {
+		raw = string(r.RawBody)
+	}
+	return map[string]any{
+		"context":      r.Context,
+		"headers":      r.Headers.Single(),
+		"method":       r.Method,
+		"query_params": r.QueryParams.Single(),
+		"raw_body":     raw,
+		"stage_vars":   r.StageVars,
+		"uri_params":   r.URIParams,
+	}
+}
+
+// mediaType returns the lower-case media type of a Content-Type or Accept
+// entry without parameters.
+func mediaType(v string) string {
+	if v == "" {
+		return ""
+	}
+	if mt, _, err := mime.ParseMediaType(v); err == nil {
+		return mt
+	}
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(v))
+}
+
+// typeSet is a set of lower-case media types.
+type typeSet map[string]bool
+
+func newTypeSet(types []string) typeSet {
+	s := make(typeSet, len(types))
+	for _, t := range types {
+		s[mediaType(t)] = true
+	}
+	return s
+}
+
+func (s typeSet) has(mt string) bool { return s[mt] }
+
+// matchesAny reports whether a Content-Type or Accept header value names one
+// of the types in s (or */*).
+func (s typeSet) matchesAny(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		mt := mediaType(part)
+		if mt == "*/*" || s[mt] {
+			return true
+		}
+	}
+	return false
+}

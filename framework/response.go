@@ -1,0 +1,147 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Response sets a response's status, headers and body exactly. Return it (or
+// a pointer to it) from a handler.
+//
+// Body may be a string or []byte (sent as is), nil (no body), or any other
+// value, which is sent as JSON. Without a Content-Type header, a string body
+// is sent as text/plain; charset=utf-8, a []byte body as
+// application/octet-stream, and any other value as application/json.
+type Response struct {
+	Body any
+	// StatusCode defaults to 200.
+	StatusCode int
+	// Headers are single-value headers, names sent as written.
+	Headers map[string]string
+	// MultiValueHeaders are headers with several values, such as two Set-Cookie.
+	MultiValueHeaders map[string][]string
+}
+
+// headerField is one response header line.
+type headerField struct{ Name, Value string }
+
+// result is what the pipeline answers, before it is written to an HTTP
+// connection or turned into an API Gateway proxy response.
+type result struct {
+	status  int
+	headers []headerField
+	body    []byte
+	binary  bool
+}
+
+func (r *result) header(name string) (string, bool) {
+	for _, h := range r.headers {
+		if strings.EqualFold(h.Name, name) {
+			return h.Value, true
+		}
+	}
+	return "", false
+}
+
+// setDefault adds a header unless one of that name is present.
+func (r *result) setDefault(name, value string) {
+	if _, ok := r.header(name); !ok {
+		r.headers = append(r.headers, headerField{name, value})
+	}
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// encodeJSON encodes v compactly without HTML escaping.
+func encodeJSON(v any) ([]byte, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bufPool.Put(buf)
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	b := buf.Bytes()
+	return append([]byte(nil), b[:len(b)-1]...), nil
+}
+
+func jsonResult(status int, v any) *result {
+	body, err := encodeJSON(v)
+	if err != nil {
+		body = []byte(`null`)
+	}
+	return &result{status: status, headers: []headerField{{"Content-Type", "application/json"}}, body: body}
+}
+
+// toResult turns a handler's return value into a result.
+func toResult(v any) (*result, error) {
+	switch resp := v.(type) {
+	case *Response:
+		if resp == nil {
+			return jsonResult(200, nil), nil
+		}
+		return resp.toResult()
+	case Response:
+		return resp.toResult()
+	}
+	body, err := encodeJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("the handler's return value (%T) cannot be encoded as JSON: %w", v, err)
+	}
+	return &result{status: 200, headers: []headerField{{"Content-Type", "application/json"}}, body: body}, nil
+}
+
+func (resp *Response) toResult() (*result, error) {
+	res := &result{status: resp.StatusCode}
+	if res.status == 0 {
+		res.status = 200
+	}
+	if res.status < 100 || res.status > 599 {
+		return nil, fmt.Errorf("the handler's Response has status %d: use 100 to 599", resp.StatusCode)
+	}
+	defaultType := "application/json"
+	switch b := resp.Body.(type) {
+	case nil:
+		defaultType = ""
+	case string:
+		res.body, defaultType = []byte(b), "text/plain; charset=utf-8"
+	case []byte:
+		res.body, defaultType = b, "application/octet-stream"
+	default:
+		body, err := encodeJSON(b)
+		if err != nil {
+			return nil, fmt.Errorf("the handler's Response body (%T) cannot be encoded as JSON: %w", b, err)
+		}
+		res.body = body
+	}
+	for _, k := range sortedKeys(resp.Headers) {
+		res.headers = append(res.headers, headerField{k, resp.Headers[k]})
+	}
+	for _, k := range sortedKeys(resp.MultiValueHeaders) {
+		for _, v := range resp.MultiValueHeaders[k] {
+			res.headers = append(res.headers, headerField{k, v})
+		}
+	}
+	if defaultType != "" {
+		res.setDefault("Content-Type", defaultType)
+	}
+	return res, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	if len(keys) > 1 {
+		sortStrings(keys)
+	}
+	return keys
+}

@@ -1,0 +1,440 @@
+package framework
+
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"reflect"
+	"regexp"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// Route is one registered handler and its declaration.
+type Route struct {
+	// Path is the route pattern, for example "/users/{name}".
+	Path string
+	// Methods are the upper-case HTTP methods the handler serves.
+	Methods []string
+	// ContentTypes are the accepted request content types.
+	ContentTypes []string
+	// Name is the handler's name: the Name option, else the function's name.
+	Name string
+	// APIKeyRequired is set by the APIKeyRequired option.
+	APIKeyRequired bool
+
+	handler        any
+	call           handlerFunc
+	captures       []string
+	patternOK      bool
+	ctSet          typeSet
+	cors           *CORSConfig
+	corsSet        bool
+	authorizer     Authorizer
+	authorizerName string
+	authorizerDecl *ManifestAuthorizer
+	optErrs        []error
+}
+
+// handlerFunc is a handler with its captures passed as a slice.
+type handlerFunc func(r *Request, args []string) (any, error)
+
+// RouteOption configures a route at registration.
+type RouteOption func(*Route)
+
+// Methods sets the HTTP methods the handler serves (default GET).
+func Methods(methods ...string) RouteOption {
+	return func(r *Route) { r.Methods = append([]string(nil), methods...) }
+}
+
+// ContentTypes sets the request content types the route accepts (default
+// application/json). A request with another Content-Type gets 415.
+func ContentTypes(types ...string) RouteOption {
+	return func(r *Route) { r.ContentTypes = append([]string(nil), types...) }
+}
+
+// CORS turns CORS on (allow origin *) or off for the route, overriding
+// App.API.CORS.
+func CORS(enabled bool) RouteOption {
+	return func(r *Route) {
+		r.corsSet = true
+		r.cors = nil
+		if enabled {
+			r.cors = &CORSConfig{AllowOrigin: "*"}
+		}
+	}
+}
+
+// WithCORS turns CORS on for the route with the given configuration.
+func WithCORS(cfg CORSConfig) RouteOption {
+	return func(r *Route) {
+		c := cfg
+		r.corsSet, r.cors = true, &c
+	}
+}
+
+// APIKeyRequired makes API Gateway accept only requests with a valid X-Api-Key header.
+func APIKeyRequired() RouteOption { return func(r *Route) { r.APIKeyRequired = true } }
+
+// WithAuthorizer protects the route with a RoleAuthorizer, UserPoolAuthorizer
+// or CustomAuthorizer.
+func WithAuthorizer(a Authorizer) RouteOption {
+	return func(r *Route) {
+		if a == nil {
+			r.optErrs = append(r.optErrs, errors.New("WithAuthorizer(nil): pass a RoleAuthorizer, UserPoolAuthorizer or CustomAuthorizer"))
+		}
+		r.authorizer = a
+	}
+}
+
+// AuthorizerName selects an authorizer declared with App.DefineAuthorizer.
+//
+// Deprecated: use WithAuthorizer.
+func AuthorizerName(name string) RouteOption { return func(r *Route) { r.authorizerName = name } }
+
+// Name sets the handler's name (by default the Go function's name). Handler
+// names must be unique among the handlers of one path.
+func Name(name string) RouteOption { return func(r *Route) { r.Name = name } }
+
+var (
+	validMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true}
+	captureRe    = regexp.MustCompile(`^\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	literalRe    = regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@-]+$`)
+)
+
+func newRoute(path string, handler any, opts []RouteOption) *Route {
+	r := &Route{Path: path, handler: handler}
+	for _, o := range opts {
+		o(r)
+	}
+	if r.Methods == nil {
+		r.Methods = []string{"GET"}
+	}
+	for i, m := range r.Methods {
+		r.Methods[i] = strings.ToUpper(strings.TrimSpace(m))
+	}
+	sort.Strings(r.Methods)
+	if r.ContentTypes == nil {
+		r.ContentTypes = []string{"application/json"}
+	}
+	if r.Name == "" {
+		r.Name = funcName(handler)
+	}
+	return r
+}
+
+// funcName returns a short name for a function value: "getUser" for
+// main.getUser, "main.func1" for a closure in main.
+func funcName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	name := runtime.FuncForPC(v.Pointer()).Name()
+	if i := strings.LastIndex(name, "/"); i >= 0 {
+		name = name[i+1:]
+	}
+	if i := strings.Index(name, "."); i >= 0 {
+		name = name[i+1:]
+	}
+	return strings.TrimSuffix(name, "-fm")
+}
+
+// validate checks one route on its own and prepares its handler.
+func (r *Route) validate(binary typeSet) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("route %s: "+format, append([]any{r.Path}, args...)...))
+	}
+	for _, e := range r.optErrs {
+		bad("%v", e)
+	}
+	captures, perr := parsePattern(r.Path)
+	if perr != nil {
+		bad("%v", perr)
+	}
+	r.captures, r.patternOK = captures, perr == nil
+	if len(r.Methods) == 0 {
+		bad("no methods: list at least one, for example Methods(\"GET\")")
+	}
+	seen := map[string]bool{}
+	for _, m := range r.Methods {
+		if !validMethods[m] {
+			bad("method %q is not supported: use GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS", m)
+		}
+		if seen[m] {
+			bad("method %s is listed twice", m)
+		}
+		seen[m] = true
+	}
+	if r.cors != nil && seen["OPTIONS"] {
+		bad("OPTIONS is listed but CORS is on: API Gateway answers the OPTIONS preflight of a CORS route itself; remove OPTIONS or turn CORS off and answer OPTIONS yourself")
+	}
+	if r.cors != nil {
+		if err := r.cors.validate(); err != nil {
+			bad("%v", err)
+		}
+	}
+	r.ctSet = newTypeSet(r.ContentTypes)
+	var nBinary int
+	for _, ct := range r.ContentTypes {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil {
+			bad("content type %q is malformed: %v", ct, err)
+			continue
+		}
+		if binary.has(mt) {
+			nBinary++
+		}
+	}
+	if nBinary > 0 && nBinary < len(r.ContentTypes) {
+		bad("content types %v mix binary and non-binary types: list only binary types or only non-binary types", r.ContentTypes)
+	}
+	if r.authorizer != nil {
+		if err := r.authorizer.check(); err != nil {
+			bad("%v", err)
+		}
+		r.authorizerDecl = r.authorizer.manifest()
+	}
+	call, herr := makeHandler(r.handler, len(captures))
+	if herr != nil {
+		bad("%v", herr)
+	}
+	r.call = call
+	return errs
+}
+
+// parsePattern checks a route pattern and returns its capture names in order.
+func parsePattern(path string) ([]string, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("the path must start with \"/\"")
+	}
+	if path == "/" {
+		return nil, nil
+	}
+	if strings.HasSuffix(path, "/") {
+		return nil, fmt.Errorf("the path must not end with \"/\"")
+	}
+	var captures []string
+	seen := map[string]bool{}
+	for _, seg := range strings.Split(path[1:], "/") {
+		switch {
+		case seg == "":
+			return nil, fmt.Errorf("empty path segment (\"//\")")
+		case strings.ContainsAny(seg, "{}"):
+			m := captureRe.FindStringSubmatch(seg)
+			if m == nil {
+				return nil, fmt.Errorf("segment %q is malformed: a capture is a whole segment like {name}, with a name of letters, digits and _", seg)
+			}
+			if seen[m[1]] {
+				return nil, fmt.Errorf("capture {%s} appears twice", m[1])
+			}
+			seen[m[1]] = true
+			captures = append(captures, m[1])
+		case !literalRe.MatchString(seg):
+			return nil, fmt.Errorf("segment %q has characters API Gateway does not allow in a resource path", seg)
+		}
+	}
+	return captures, nil
+}
+
+var (
+	requestType = reflect.TypeOf((*Request)(nil))
+	stringType  = reflect.TypeOf("")
+	errorType   = reflect.TypeOf((*error)(nil)).Elem()
+)
+
+// makeHandler checks a handler's signature against the route's capture count
+// and returns a caller that needs no reflection for the common shapes.
+func makeHandler(h any, nCaptures int) (handlerFunc, error) {
+	switch f := h.(type) {
+	case nil:
+		return nil, errors.New("the handler is nil")
+	case func(*Request) (any, error):
+		if nCaptures == 0 {
+			return func(r *Request, _ []string) (any, error) { return f(r) }, nil
+		}
+	case func(*Request, string) (any, error):
+		if nCaptures == 1 {
+			return func(r *Request, a []string) (any, error) { return f(r, a[0]) }, nil
+		}
+	case func(*Request, string, string) (any, error):
+		if nCaptures == 2 {
+			return func(r *Request, a []string) (any, error) { return f(r, a[0], a[1]) }, nil
+		}
+	}
+	v := reflect.ValueOf(h)
+	t := v.Type()
+	want := "func(*framework.Request" + strings.Repeat(", string", nCaptures) + ") (T, error)"
+	if t.Kind() != reflect.Func || v.IsNil() {
+		return nil, fmt.Errorf("the handler is a %s, not a function: want %s", t, want)
+	}
+	if t.IsVariadic() || t.NumIn() != nCaptures+1 || t.In(0) != requestType {
+		return nil, fmt.Errorf("the handler %s takes %d argument(s) but the path has %d capture(s): want %s", t, t.NumIn(), nCaptures, want)
+	}
+	for i := 1; i < t.NumIn(); i++ {
+		if t.In(i) != stringType {
+			return nil, fmt.Errorf("the handler %s: argument %d is %s, not string: want %s", t, i+1, t.In(i), want)
+		}
+	}
+	if t.NumOut() != 2 || t.Out(1) != errorType {
+		return nil, fmt.Errorf("the handler %s must return (T, error): want %s", t, want)
+	}
+	return func(r *Request, args []string) (any, error) {
+		in := make([]reflect.Value, len(args)+1)
+		in[0] = reflect.ValueOf(r)
+		for i, a := range args {
+			in[i+1] = reflect.ValueOf(a)
+		}
+		out := v.Call(in)
+		err, _ := out[1].Interface().(error)
+		return out[0].Interface(), err
+	}, nil
+}
+
+// pathEntry is every route of one path pattern.
+type pathEntry struct {
+	pattern  string
+	captures []string
+	methods  map[string]*Route
+	cors     *CORSConfig // the shared CORS setting of the path's routes
+	routes   []*Route
+}
+
+// routeTable is the fixed route table: lookup by pattern (Lambda, where API
+// Gateway already matched) and by concrete path (local serving).
+type routeTable struct {
+	byPattern map[string]*pathEntry
+	root      *node
+	binary    typeSet
+	routes    []*Route
+}
+
+type node struct {
+	literal map[string]*node
+	capture *node
+	entry   *pathEntry
+}
+
+func buildTable(routes []*Route, binary typeSet) (*routeTable, []error) {
+	t := &routeTable{byPattern: map[string]*pathEntry{}, root: &node{}, binary: binary, routes: routes}
+	var errs []error
+	shapes := map[string]string{} // pattern with captures blanked → first pattern
+	for _, r := range routes {
+		if r.call == nil || !r.patternOK {
+			continue // already reported by validate
+		}
+		e := t.byPattern[r.Path]
+		if e == nil {
+			shape := shapeOf(r.Path)
+			if other, ok := shapes[shape]; ok {
+				errs = append(errs, fmt.Errorf("routes %s and %s: the same path with different capture names; API Gateway needs one name per position, use the same names", other, r.Path))
+				continue
+			}
+			shapes[shape] = r.Path
+			e = &pathEntry{pattern: r.Path, captures: r.captures, methods: map[string]*Route{}, cors: r.cors}
+			t.byPattern[r.Path] = e
+			t.insert(e)
+		} else {
+			for _, o := range e.routes {
+				if o.Name == r.Name {
+					errs = append(errs, fmt.Errorf("route %s: two handlers named %q share this path: handler names must be unique per path (use the Name option)", r.Path, r.Name))
+				}
+			}
+			if !e.cors.equal(r.cors) {
+				errs = append(errs, fmt.Errorf("route %s: handlers %q and %q set different CORS settings on a shared path: give them the same setting", r.Path, e.routes[0].Name, r.Name))
+			}
+		}
+		for _, m := range r.Methods {
+			if o, ok := e.methods[m]; ok {
+				errs = append(errs, fmt.Errorf("route %s: method %s is served by both %q and %q: the methods of handlers sharing a path must not overlap", r.Path, m, o.Name, r.Name))
+				continue
+			}
+			e.methods[m] = r
+		}
+		e.routes = append(e.routes, r)
+	}
+	return t, errs
+}
+
+func shapeOf(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") {
+			segs[i] = "{}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+func (t *routeTable) insert(e *pathEntry) {
+	n := t.root
+	if e.pattern != "/" {
+		for _, seg := range strings.Split(e.pattern[1:], "/") {
+			if strings.HasPrefix(seg, "{") {
+				if n.capture == nil {
+					n.capture = &node{}
+				}
+				n = n.capture
+				continue
+			}
+			if n.literal == nil {
+				n.literal = map[string]*node{}
+			}
+			c := n.literal[seg]
+			if c == nil {
+				c = &node{}
+				n.literal[seg] = c
+			}
+			n = c
+		}
+	}
+	n.entry = e
+}
+
+// match finds the path entry for a concrete, still percent-encoded path and
+// returns the decoded capture values. Literal segments win over captures, as
+// in API Gateway.
+func (t *routeTable) match(escapedPath string) (*pathEntry, []string) {
+	if escapedPath == "" || escapedPath[0] != '/' {
+		return nil, nil
+	}
+	var segs []string
+	if escapedPath != "/" {
+		segs = strings.Split(escapedPath[1:], "/")
+	}
+	var args []string
+	e := matchNode(t.root, segs, &args)
+	if e == nil {
+		return nil, nil
+	}
+	for i, a := range args {
+		args[i] = unescapeSegment(a)
+	}
+	return e, args
+}
+
+func matchNode(n *node, segs []string, args *[]string) *pathEntry {
+	if len(segs) == 0 {
+		return n.entry
+	}
+	seg := segs[0]
+	if seg == "" {
+		return nil
+	}
+	if c := n.literal[unescapeSegment(seg)]; c != nil {
+		if e := matchNode(c, segs[1:], args); e != nil {
+			return e
+		}
+	}
+	if n.capture != nil {
+		mark := len(*args)
+		*args = append(*args, seg)
+		if e := matchNode(n.capture, segs[1:], args); e != nil {
+			return e
+		}
+		*args = (*args)[:mark]
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+
+	"github.com/aws/aws-lambda-go/lambda"
+)
+
+// Environment variables that select how Run runs the app.
+const (
+	// EnvMode set to "manifest" makes Run print the route manifest and exit.
+	EnvMode = "FRAMEWORK_MODE"
+	// EnvListenFD names an inherited listening socket to serve on (set by `framework local`).
+	EnvListenFD = "FRAMEWORK_LISTEN_FD"
+	// EnvAddr is the address to serve on when no socket is inherited (default 127.0.0.1:8000).
+	EnvAddr = "FRAMEWORK_ADDR"
+	// EnvStage is the stage reported in the request context when serving locally (default dev).
+	EnvStage = "FRAMEWORK_STAGE"
+)
+
+// Run runs app in the mode its environment selects, and exits:
+//
+//   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
+//     named bootstrap): serves API Gateway proxy events with HandleEvent;
+//   - FRAMEWORK_MODE=manifest or the argument --framework-manifest: prints
+//     the route manifest as JSON and exits 0, or prints the declaration
+//     errors and exits 2;
+//   - otherwise: serves HTTP for local development on the socket inherited
+//     as FRAMEWORK_LISTEN_FD, else on FRAMEWORK_ADDR or --port (default
+//     127.0.0.1:8000), until SIGINT or SIGTERM.
+func Run(app *App) {
+	os.Exit(app.run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Run is shorthand for framework.Run(a).
+func (a *App) Run() { Run(a) }
+
+func (a *App) run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(a.Name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	manifest := fs.Bool("framework-manifest", false, "print the route manifest as JSON and exit")
+	port := fs.Int("port", 0, "serve on 127.0.0.1:PORT")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *manifest || os.Getenv(EnvMode) == "manifest" {
+		m, err := a.Manifest()
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+			return 2
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(m); err != nil {
+			fmt.Fprintf(stderr, "%s: writing the manifest: %v\n", a.Name, err)
+			return 1
+		}
+		return 0
+	}
+	if err := a.Validate(); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+		return 2
+	}
+	if os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" {
+		lambda.Start(a.HandleEvent)
+		return 0
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	l, announce, err := listener(*port)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+		return 1
+	}
+	if announce {
+		fmt.Fprintf(stdout, "Serving on localhost:%d\n", l.Addr().(*net.TCPAddr).Port)
+	}
+	stage := os.Getenv(EnvStage)
+	if err := a.Serve(ctx, l, stage); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+		return 1
+	}
+	return 0
+}
+
+// listener returns the inherited socket, or a new one; announce is true when
+// the app opened it itself.
+func listener(port int) (net.Listener, bool, error) {
+	if fdText := os.Getenv(EnvListenFD); fdText != "" {
+		fd, err := strconv.Atoi(fdText)
+		if err != nil || fd < 3 {
+			return nil, false, fmt.Errorf("%s=%q is not an inherited file descriptor number", EnvListenFD, fdText)
+		}
+		f := os.NewFile(uintptr(fd), "listener")
+		l, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			return nil, false, fmt.Errorf("using inherited socket %s=%d: %w", EnvListenFD, fd, err)
+		}
+		return l, false, nil
+	}
+	addr := os.Getenv(EnvAddr)
+	if port != 0 {
+		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	}
+	if addr == "" {
+		addr = "127.0.0.1:8000"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, false, fmt.Errorf("cannot listen on %s: %w (choose another with --port or %s)", addr, err, EnvAddr)
+	}
+	return l, true, nil
+}
