@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Keys allowed in a stage object and, with topOnlyKeys, at the top level.
@@ -80,9 +81,15 @@ func (p *parser) parse(data []byte) *File {
 		return nil
 	}
 	// Cross-key checks of every declared stage, so that a bad stage is found
-	// when the file is read rather than at deploy time.
+	// when the file is read rather than at deploy time. Stages the file does
+	// not declare are checked when they are resolved (see File.Stage).
+	// A file without stages is checked as the default stage would use it.
 	for _, name := range f.StageNames() {
 		_, errs := resolve(p.path, name, f.Defaults, f.Stages[name], true)
+		p.errs = append(p.errs, errs...)
+	}
+	if len(f.Stages) == 0 {
+		_, errs := resolve(p.path, DefaultStage, f.Defaults, Settings{}, false)
 		p.errs = append(p.errs, errs...)
 	}
 	return f
@@ -90,41 +97,34 @@ func (p *parser) parse(data []byte) *File {
 
 // syntaxError reports malformed JSON with the line and column of the problem.
 func (p *parser) syntaxError(data []byte, err error) {
-	var offset int64 = -1
+	index := -1 // of the offending byte
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		offset = se.Offset
+		index = int(se.Offset) - 1 // Offset counts the bytes read, the bad one included
 	case errors.As(err, &te):
-		offset = te.Offset
+		index = int(te.Offset) - 1
 	}
 	msg := err.Error()
 	if errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(msg, "unexpected end of JSON input") {
-		offset = int64(len(data))
+		index = len(bytes.TrimRight(data, " \t\r\n")) // just after the last character
 		msg = "unexpected end of file: a closing brace, bracket or quote is missing"
 	}
 	e := &Error{Path: p.path, Msg: "invalid JSON: " + msg}
-	if offset >= 0 {
-		e.Line, e.Column = lineColumn(data, offset)
+	if index >= 0 {
+		e.Line, e.Column = lineColumn(data, index)
 	}
 	p.errs = append(p.errs, e)
 }
 
-// lineColumn converts a byte offset (as encoding/json reports it: the number
-// of bytes read when the error was found) into a 1-based line and column.
-func lineColumn(data []byte, offset int64) (line, col int) {
-	if offset > int64(len(data)) {
-		offset = int64(len(data))
-	}
-	// The offending byte is the last one read.
-	end := int(offset)
-	if end > 0 {
-		end--
-	}
-	line = 1 + bytes.Count(data[:end], []byte("\n"))
-	start := bytes.LastIndexByte(data[:end], '\n') + 1
-	col = len([]rune(string(data[start:end]))) + 1
+// lineColumn converts the byte index of a character into a 1-based line and
+// column (counted in characters).
+func lineColumn(data []byte, index int) (line, col int) {
+	index = min(max(index, 0), len(data))
+	line = 1 + bytes.Count(data[:index], []byte("\n"))
+	start := bytes.LastIndexByte(data[:index], '\n') + 1
+	col = utf8.RuneCount(data[start:index]) + 1
 	return line, col
 }
 
