@@ -124,8 +124,15 @@ func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI 
 // Validate checks every route declaration and returns all problems found,
 // each naming the route involved, or nil.
 func (a *App) Validate() error {
-	_, err := a.compiled()
-	return err
+	if _, err := a.compiled(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.regErrs) > 0 {
+		return &DeclarationError{Errs: a.regErrs}
+	}
+	return nil
 }
 
 // compiled fixes the route table on first use.

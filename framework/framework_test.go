@@ -1,0 +1,449 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+func ok(r *Request) (any, error)            { return "ok", nil }
+func one(r *Request, a string) (any, error) { return a, nil }
+func otherOK(r *Request) (any, error)       { return "other", nil }
+func three(r *Request, a, b, c string) (any, error) {
+	return []string{a, b, c}, nil
+}
+
+func TestDeclarationErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(a *App)
+		want  []string // substrings of the error, route named
+	}{
+		{"arity too few", func(a *App) { a.Route("/users/{name}", ok) }, []string{"route /users/{name}", "1 capture"}},
+		{"arity too many", func(a *App) { a.Route("/users", one) }, []string{"route /users", "0 capture"}},
+		{"not a function", func(a *App) { a.Route("/x", 42) }, []string{"route /x", "not a function"}},
+		{"wrong return", func(a *App) { a.Route("/x", func(r *Request) string { return "" }) }, []string{"route /x", "(T, error)"}},
+		{"overlapping methods", func(a *App) {
+			a.Route("/s", ok, Methods("GET", "POST"))
+			a.Route("/s", otherOK, Methods("POST"))
+		}, []string{"route /s", "method POST", `"ok"`, `"otherOK"`}},
+		{"duplicate handler names", func(a *App) {
+			a.Route("/s", ok, Methods("GET"))
+			a.Route("/s", ok, Methods("POST"))
+		}, []string{"route /s", `two handlers named "ok"`}},
+		{"different cors", func(a *App) {
+			a.Route("/s", ok, CORS(true))
+			a.Route("/s", otherOK, Methods("POST"), WithCORS(CORSConfig{AllowOrigin: "https://a.example"}))
+		}, []string{"route /s", "different CORS"}},
+		{"cors with options", func(a *App) { a.Route("/s", ok, Methods("GET", "OPTIONS"), CORS(true)) }, []string{"route /s", "OPTIONS"}},
+		{"global cors with options", func(a *App) { a.API.CORS = true; a.Route("/s", ok, Methods("OPTIONS")) }, []string{"route /s", "OPTIONS"}},
+		{"mixed content types", func(a *App) {
+			a.Route("/u", ok, Methods("POST"), ContentTypes("application/json", "image/png"))
+		}, []string{"route /u", "mix binary and non-binary"}},
+		{"no leading slash", func(a *App) { a.Route("users", ok) }, []string{"route users", "start with"}},
+		{"trailing slash", func(a *App) { a.Route("/users/", ok) }, []string{"route /users/", "end with"}},
+		{"empty segment", func(a *App) { a.Route("/a//b", ok) }, []string{"route /a//b", "empty path segment"}},
+		{"partial capture", func(a *App) { a.Route("/a/x{id}", one) }, []string{"route /a/x{id}", "malformed"}},
+		{"bad capture name", func(a *App) { a.Route("/a/{1d}", one) }, []string{"route /a/{1d}", "malformed"}},
+		{"duplicate capture", func(a *App) { a.Route("/a/{id}/{id}", func(*Request, string, string) (any, error) { return nil, nil }) }, []string{"appears twice"}},
+		{"capture names differ", func(a *App) {
+			a.Route("/u/{name}", one)
+			a.Route("/u/{id}", one, Methods("POST"), Name("other"))
+		}, []string{"/u/{name}", "/u/{id}", "capture names"}},
+		{"unknown method", func(a *App) { a.Route("/x", ok, Methods("FETCH")) }, []string{"route /x", `"FETCH"`}},
+		{"origin list", func(a *App) {
+			a.Route("/x", ok, WithCORS(CORSConfig{AllowOrigin: "https://a.example https://b.example"}))
+		}, []string{"route /x", "single origin"}},
+		{"user pool without arns", func(a *App) { a.Route("/x", ok, WithAuthorizer(UserPoolAuthorizer{Name: "pool"})) }, []string{"route /x", "ProviderARNs"}},
+		{"custom without uri", func(a *App) { a.Route("/x", ok, WithAuthorizer(CustomAuthorizer{Name: "c", AuthorizerURI: "nope"})) }, []string{"route /x", "invocation URI"}},
+		{"unknown authorizer name", func(a *App) { a.Route("/x", ok, AuthorizerName("missing")) }, []string{"route /x", `"missing"`}},
+		{"empty app name", func(a *App) { a.Name = "" }, []string{"app name"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := New("t")
+			c.setup(a)
+			err := a.Validate()
+			if err == nil {
+				t.Fatal("Validate() = nil, want an error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if _, merr := a.Manifest(); merr == nil {
+				t.Error("Manifest() succeeded on an invalid app")
+			}
+			resp := NewTestClient(a).Get("/x", nil)
+			if resp.StatusCode != 500 {
+				t.Errorf("serving an invalid app answered %d, want 500", resp.StatusCode)
+			}
+		})
+	}
+}
+
+func TestValidDeclarations(t *testing.T) {
+	a := New("t")
+	a.Route("/", ok)
+	a.Route("/a/{x}/{y}/{z}", three)
+	a.Route("/s", ok, Methods("get"), CORS(true))
+	a.Route("/s", otherOK, Methods("POST", "PUT"), CORS(true))
+	a.Route("/bin", ok, Methods("POST"), ContentTypes("image/png", "image/gif"))
+	a.Route("/own-options", ok, Methods("OPTIONS"))
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	resp := NewTestClient(a).Get("/a/1/two/%33", nil)
+	if string(resp.Body) != `["1","two","3"]` {
+		t.Errorf("three captures: %s", resp.Body)
+	}
+}
+
+func TestRoutingPrefersLiterals(t *testing.T) {
+	a := New("t")
+	a.Route("/u/{name}", func(r *Request, n string) (any, error) { return "capture " + n, nil })
+	a.Route("/u/me", func(r *Request) (any, error) { return "literal", nil })
+	a.Route("/u/{name}/posts", func(r *Request, n string) (any, error) { return "posts " + n, nil })
+	a.Route("/u/me/{x}", func(r *Request, x string) (any, error) { return "me " + x, nil })
+	c := NewTestClient(a)
+	for path, want := range map[string]string{
+		"/u/me": `"literal"`, "/u/bob": `"capture bob"`, "/u/me/posts": `"me posts"`, "/u/bob/posts": `"posts bob"`,
+		"/u/a%2Fb": `"capture a/b"`,
+	} {
+		if got := c.Get(path, nil); string(got.Body) != want {
+			t.Errorf("GET %s = %d %s, want %s", path, got.StatusCode, got.Body, want)
+		}
+	}
+	if got := c.Get("/u", nil); got.StatusCode != 403 {
+		t.Errorf("GET /u = %d, want 403", got.StatusCode)
+	}
+}
+
+func TestRequestFields(t *testing.T) {
+	var seen *Request
+	a := New("t")
+	a.Route("/r", func(r *Request) (any, error) { seen = r; return nil, nil }, Methods("GET", "POST"))
+	a.Route("/r/{id}", func(r *Request, id string) (any, error) { seen = r; return nil, nil })
+	c := NewTestClient(a)
+
+	c.Get("/r", map[string]string{"X-Mixed-Case": "v"})
+	if seen.QueryParams != nil || seen.URIParams != nil || seen.RawBody != nil || seen.StageVars != nil {
+		t.Errorf("absent parts must be nil: query=%v uri=%v raw=%v stage=%v", seen.QueryParams, seen.URIParams, seen.RawBody, seen.StageVars)
+	}
+	if seen.Headers.Get("x-mixed-case") != "v" {
+		t.Errorf("headers are not lower-cased: %v", seen.Headers)
+	}
+	if body, err := seen.JSONBody(); body != nil || err != nil {
+		t.Errorf("JSONBody without a JSON content type = %v, %v", body, err)
+	}
+	d := seen.ToDict()
+	for _, k := range []string{"context", "headers", "method", "query_params", "raw_body", "stage_vars", "uri_params"} {
+		if _, ok := d[k]; !ok {
+			t.Errorf("ToDict lacks %q", k)
+		}
+	}
+	if len(d) != 7 {
+		t.Errorf("ToDict has %d keys, want 7", len(d))
+	}
+	ctx, _ := json.Marshal(seen.Context)
+	var m map[string]any
+	_ = json.Unmarshal(ctx, &m)
+	if len(m) != 7 || len(m["identity"].(map[string]any)) != 11 {
+		t.Errorf("context %s: want 7 keys and 11 identity keys", ctx)
+	}
+	if m["stage"] != "dev" || m["resourcePath"] != "/r" || m["httpMethod"] != "GET" {
+		t.Errorf("context %s", ctx)
+	}
+
+	c.Get("/r/a%20b?x=1&x=2", nil)
+	if seen.URIParams["id"] != "a b" || seen.QueryParams.Get("x") != "2" || len(seen.QueryParams.GetAll("x")) != 2 {
+		t.Errorf("uri=%v query=%v", seen.URIParams, seen.QueryParams)
+	}
+
+	ev := c.Event("GET", "/r/a%20b", nil, nil)
+	ev.StageVariables = map[string]string{"color": "blue"}
+	ev.RequestContext.Identity.UserArn = "arn:aws:iam::1:user/x"
+	if _, err := a.HandleEvent(t.Context(), ev); err != nil {
+		t.Fatal(err)
+	}
+	if seen.URIParams["id"] != "a b" || seen.StageVars["color"] != "blue" || *seen.Context.Identity.UserArn != "arn:aws:iam::1:user/x" || seen.Context.Identity.AccessKey != nil {
+		t.Errorf("from an event: uri=%v stage=%v identity=%+v", seen.URIParams, seen.StageVars, seen.Context.Identity)
+	}
+}
+
+type WidgetMissing struct{ NotFoundError }
+
+type quotaError struct{ TooManyRequestsError }
+
+func TestErrors(t *testing.T) {
+	a := New("t")
+	a.Route("/custom", func(r *Request) (any, error) {
+		return nil, WidgetMissing{NotFoundError{Message: "no widget 7"}}
+	})
+	a.Route("/custom-ptr", func(r *Request) (any, error) {
+		return nil, &quotaError{TooManyRequestsError{Message: "slow down"}}
+	})
+	a.Route("/wrapped", func(r *Request) (any, error) {
+		return nil, fmt.Errorf("loading: %w", ConflictError{Message: "version 3 exists"})
+	})
+	a.Route("/panic", func(r *Request) (any, error) { panic("oh no") })
+	a.Route("/unencodable", func(r *Request) (any, error) { return make(chan int), nil })
+	c := NewTestClient(a)
+	for path, want := range map[string]string{
+		"/custom":      `404 {"Code":"WidgetMissing","Message":"no widget 7"}`,
+		"/custom-ptr":  `429 {"Code":"quotaError","Message":"slow down"}`,
+		"/wrapped":     `409 {"Code":"ConflictError","Message":"version 3 exists"}`,
+		"/panic":       `500 {"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`,
+		"/unencodable": `500 {"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`,
+	} {
+		resp := c.Get(path, nil)
+		if got := fmt.Sprintf("%d %s", resp.StatusCode, resp.Body); got != want {
+			t.Errorf("GET %s = %s, want %s", path, got, want)
+		}
+	}
+	a.Debug = true
+	resp := c.Get("/panic", nil)
+	if resp.StatusCode != 500 || !bytes.Contains(resp.Body, []byte("panic: oh no")) || !bytes.Contains(resp.Body, []byte("goroutine")) {
+		t.Errorf("debug panic: %d %s", resp.StatusCode, resp.Body)
+	}
+}
+
+func TestJSONErrorIgnoredByHandler(t *testing.T) {
+	a := New("t")
+	a.Route("/j", func(r *Request) (any, error) {
+		body, _ := r.JSONBody()
+		return body, nil
+	}, Methods("POST"))
+	resp := NewTestClient(a).Do("POST", "/j", []byte("{"), map[string]string{"Content-Type": "application/json"})
+	if resp.StatusCode != 400 || string(resp.Body) != `{"Code":"BadRequestError","Message":"Error Parsing JSON"}` {
+		t.Errorf("got %d %s", resp.StatusCode, resp.Body)
+	}
+}
+
+func TestResponseShapes(t *testing.T) {
+	a := New("t")
+	a.Route("/str", func(r *Request) (any, error) { return Response{Body: "hi"}, nil })
+	a.Route("/empty", func(r *Request) (any, error) { return &Response{StatusCode: 204}, nil })
+	a.Route("/val", func(r *Request) (any, error) { return Response{Body: map[string]int{"n": 1}, StatusCode: 202}, nil })
+	a.Route("/html", func(r *Request) (any, error) { return "<b>&</b>", nil })
+	a.Route("/badstatus", func(r *Request) (any, error) { return Response{StatusCode: 42}, nil })
+	c := NewTestClient(a)
+	check := func(path string, status int, ctype, body string) {
+		t.Helper()
+		resp := c.Get(path, nil)
+		got := resp.Header("Content-Type")
+		gotType := ""
+		if len(got) > 0 {
+			gotType = got[0]
+		}
+		if resp.StatusCode != status || gotType != ctype || string(resp.Body) != body {
+			t.Errorf("GET %s = %d %q %q, want %d %q %q", path, resp.StatusCode, gotType, resp.Body, status, ctype, body)
+		}
+	}
+	check("/str", 200, "text/plain; charset=utf-8", "hi")
+	check("/empty", 204, "", "")
+	check("/val", 202, "application/json", `{"n":1}`)
+	check("/html", 200, "application/json", `"<b>&</b>"`)
+	check("/badstatus", 500, "application/json", `{"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`)
+}
+
+func TestGatewayEmulation(t *testing.T) {
+	a := New("t")
+	a.Route("/key", ok, APIKeyRequired(), CORS(true))
+	a.Route("/iam", ok, WithAuthorizer(RoleAuthorizer{}))
+	a.Route("/pool", ok, WithAuthorizer(UserPoolAuthorizer{Name: "pool", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_abc"}}))
+	a.Route("/custom", ok, WithAuthorizer(CustomAuthorizer{Name: "tok", Header: "X-Token",
+		AuthorizerURI: "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"}))
+	a.DefineAuthorizer("legacy", "Authorization", AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
+	a.Route("/legacy", ok, AuthorizerName("legacy"))
+	c := NewTestClient(a)
+	cases := []struct {
+		path   string
+		hdr    map[string]string
+		status int
+		body   string
+	}{
+		{"/key", nil, 403, `{"message":"Forbidden"}`},
+		{"/key", map[string]string{"X-Api-Key": "k"}, 200, `"ok"`},
+		{"/iam", nil, 403, `{"message":"Missing Authentication Token"}`},
+		{"/iam", map[string]string{"Authorization": "AWS4-HMAC-SHA256 ..."}, 200, `"ok"`},
+		{"/pool", nil, 401, `{"message":"Unauthorized"}`},
+		{"/pool", map[string]string{"Authorization": "token"}, 200, `"ok"`},
+		{"/custom", map[string]string{"Authorization": "token"}, 401, `{"message":"Unauthorized"}`},
+		{"/custom", map[string]string{"X-Token": "token"}, 200, `"ok"`},
+		{"/legacy", nil, 401, `{"message":"Unauthorized"}`},
+	}
+	for _, tc := range cases {
+		resp := c.Get(tc.path, tc.hdr)
+		if resp.StatusCode != tc.status || string(resp.Body) != tc.body {
+			t.Errorf("GET %s %v = %d %s, want %d %s", tc.path, tc.hdr, resp.StatusCode, resp.Body, tc.status, tc.body)
+		}
+	}
+	if got := c.Get("/key", nil).Header("Access-Control-Allow-Origin"); len(got) != 1 {
+		t.Errorf("the API key 403 of a CORS route lacks Access-Control-Allow-Origin")
+	}
+	m, err := a.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPath := map[string]ManifestRoute{}
+	for _, r := range m.Routes {
+		byPath[r.Path] = r
+	}
+	if !byPath["/key"].APIKeyRequired || byPath["/key"].CORS == nil {
+		t.Errorf("manifest /key: %+v", byPath["/key"])
+	}
+	if au := byPath["/custom"].Authorizer; au == nil || au.Type != AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
+		t.Errorf("manifest /custom authorizer: %+v", au)
+	}
+	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != AuthorizerUserPool || len(au.ProviderARNs) != 1 {
+		t.Errorf("manifest /legacy authorizer: %+v", au)
+	}
+	if au := byPath["/iam"].Authorizer; au == nil || au.Type != AuthorizerIAM {
+		t.Errorf("manifest /iam authorizer: %+v", au)
+	}
+}
+
+func TestManifestOrderAndGlobalCORS(t *testing.T) {
+	a := New("m")
+	a.Route("/b", ok, Methods("POST"), Name("b_post"))
+	a.Route("/b", otherOK, Name("b_get"))
+	a.Route("/a", ok)
+	a.API.CORS = true // set after registration, still applies
+	m, err := a.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range m.Routes {
+		got = append(got, r.Path+" "+strings.Join(r.Methods, ",")+" "+r.Handler)
+		if r.CORS == nil || r.CORS.AllowOrigin != "*" {
+			t.Errorf("%s: global CORS not applied: %+v", r.Path, r.CORS)
+		}
+	}
+	if strings.Join(got, "; ") != "/a GET ok; /b GET b_get; /b POST b_post" {
+		t.Errorf("manifest order: %v", got)
+	}
+	if m.Version != ManifestVersion || m.App != "m" || len(m.BinaryTypes) != 16 {
+		t.Errorf("manifest header: %+v", m)
+	}
+}
+
+func TestBodyLimitAndChunked(t *testing.T) {
+	a := New("t")
+	a.Route("/up", func(r *Request) (any, error) { return len(r.RawBody), nil }, Methods("POST"), ContentTypes("application/octet-stream"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: a.Handler("dev")}
+	go srv.Serve(l)
+	defer srv.Close()
+	url := "http://" + l.Addr().String() + "/up"
+
+	post := func(body *bytes.Reader, chunked bool) (int, string) {
+		req, _ := http.NewRequest("POST", url, body)
+		req.Header.Set("Content-Type", "application/octet-stream")
+		req.Header.Set("Accept", "*/*")
+		if chunked {
+			req.ContentLength = -1 // forces Transfer-Encoding: chunked
+			req.Body = io.NopCloser(struct{ io.Reader }{body})
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.String()
+	}
+	if code, body := post(bytes.NewReader(make([]byte, 3<<20)), true); code != 200 || body != fmt.Sprint(3<<20) {
+		t.Errorf("chunked 3 MB: %d %s", code, body)
+	}
+	if code, body := post(bytes.NewReader(make([]byte, MaxBodyBytes+1)), false); code != 413 || body != `{"message":"Request Too Long"}` {
+		t.Errorf("over 10 MB: %d %s", code, body)
+	}
+	if code, _ := post(bytes.NewReader(make([]byte, MaxBodyBytes+1)), true); code != 413 {
+		t.Errorf("chunked over 10 MB: %d", code)
+	}
+}
+
+// TestConcurrentRequestsDoNotShareState runs with -race in make test.
+func TestConcurrentRequestsDoNotShareState(t *testing.T) {
+	a := New("t")
+	a.Route("/echo/{v}", func(r *Request, v string) (any, error) {
+		body, err := r.JSONBody()
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"v": v, "q": r.QueryParams.Get("q"), "body": body}, nil
+	}, Methods("POST"))
+	c := NewTestClient(a)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			resp := c.Do("POST", fmt.Sprintf("/echo/%d?q=%d", i, i), []byte(fmt.Sprintf(`{"i":%d}`, i)), map[string]string{"Content-Type": "application/json"})
+			want := fmt.Sprintf(`{"body":{"i":%d},"q":"%d","v":"%d"}`, i, i, i)
+			if string(resp.Body) != want {
+				errs <- fmt.Errorf("request %d got %s", i, resp.Body)
+			}
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestLambdaEventEdgeCases(t *testing.T) {
+	a := New("t")
+	a.Route("/x", func(r *Request) (any, error) { return string(r.RawBody), nil }, Methods("POST"), ContentTypes("text/plain"))
+	out, _ := a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
+		Headers: map[string]string{"Content-Type": "text/plain"}, Body: "!!!", IsBase64Encoded: true})
+	if out.StatusCode != 400 {
+		t.Errorf("invalid base64 body: %d %s", out.StatusCode, out.Body)
+	}
+	out, _ = a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
+		Headers: map[string]string{"Content-Type": "text/plain"}, Body: "aGk=", IsBase64Encoded: true})
+	if out.StatusCode != 200 || out.Body != `"hi"` {
+		t.Errorf("base64 body: %d %s", out.StatusCode, out.Body)
+	}
+	out, _ = a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "GET", Resource: "/nope", Path: "/nope"})
+	if out.StatusCode != 403 {
+		t.Errorf("unknown resource: %d", out.StatusCode)
+	}
+}
+
+func TestRouteAfterServingIsReported(t *testing.T) {
+	a := New("t")
+	a.Route("/", ok)
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a.Route("/late", ok)
+	if resp := NewTestClient(a).Get("/late", nil); resp.StatusCode != 403 {
+		t.Errorf("a late route must not be served: %d", resp.StatusCode)
+	}
+	if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "route /late: registered after") {
+		t.Errorf("Validate after a late route = %v", err)
+	}
+	var de *DeclarationError
+	if !errors.As(&DeclarationError{Errs: []error{errors.New("x")}}, &de) {
+		t.Fatal("DeclarationError is not matchable")
+	}
+}
