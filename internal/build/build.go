@@ -70,16 +70,25 @@ func projectDirAbs(dir string) (string, error) {
 	return abs, nil
 }
 
+// CacheDirEnv names the environment variable that, when set, replaces the
+// directory where built binaries are kept between calls (by default
+// <user cache dir>/framework/build). Go's own build cache is not affected.
+const CacheDirEnv = "FRAMEWORK_CACHE_DIR"
+
 // cacheDir returns a directory private to the project in abs and the kind of
 // output, under the user's cache directory. Keeping the output binary at a
 // stable path lets the go command see it is up to date and skip linking.
 func cacheDir(abs, kind string) (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil || base == "" {
-		base = os.TempDir()
+	base := os.Getenv(CacheDirEnv)
+	if base == "" {
+		ucd, err := os.UserCacheDir()
+		if err != nil || ucd == "" {
+			ucd = os.TempDir()
+		}
+		base = filepath.Join(ucd, "framework", "build")
 	}
 	sum := sha256.Sum256([]byte(abs))
-	dir := filepath.Join(base, "framework", "build", hex.EncodeToString(sum[:8])+"-"+sanitize(filepath.Base(abs)), kind)
+	dir := filepath.Join(base, hex.EncodeToString(sum[:8])+"-"+sanitize(filepath.Base(abs)), kind)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create build cache directory %s: %w", dir, err)
 	}

@@ -81,14 +81,19 @@ func runManifest(ctx context.Context, dir, bin string) (*framework.Manifest, err
 		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call framework.Run(app) (or app.Run()) before doing anything else?", dir, ManifestTimeout)
 	case err != nil:
 		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 2 {
+		crashed := goCrash(stderr.Bytes())
+		if errors.As(err, &ee) && ee.ExitCode() == 2 && !crashed {
 			return nil, &RoutesError{Dir: dir, Output: stderr.String()}
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = "(no output on stderr)"
 		}
-		return nil, fmt.Errorf("the app in %s failed in manifest mode (%v):\n%s", dir, err, msg)
+		what := "failed"
+		if crashed {
+			what = "crashed"
+		}
+		return nil, fmt.Errorf("the app in %s %s in manifest mode (%v):\n%s", dir, what, err, msg)
 	}
 	return decodeManifest(dir, stdout.Bytes())
 }
@@ -119,4 +124,15 @@ func excerpt(out []byte) string {
 		s = s[:n] + "..."
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// goCrash reports whether stderr is a Go runtime crash (an unrecovered panic
+// or a fatal error), which exits with status 2 like refused routes do.
+func goCrash(stderr []byte) bool {
+	for _, line := range bytes.Split(stderr, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("panic: ")) || bytes.HasPrefix(line, []byte("fatal error: ")) {
+			return bytes.Contains(stderr, []byte("\ngoroutine ")) || bytes.Contains(stderr, []byte("\n[signal "))
+		}
+	}
+	return false
 }

@@ -1,0 +1,463 @@
+package build
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+// repoRoot is the root of this repository (two levels up from internal/build).
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// isolate keeps the binaries the tests build out of the user's cache and
+// makes sure nothing is fetched from the network.
+func isolate(t testing.TB) {
+	t.Helper()
+	t.Setenv(CacheDirEnv, t.TempDir())
+	t.Setenv("GOPROXY", "off")
+}
+
+// writeApp writes a throwaway module (example.com/app) with the given files
+// into a new temporary directory and returns it.
+func writeApp(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, ok := files["go.mod"]; !ok {
+		files["go.mod"] = "module example.com/app\n\ngo 1.25\n"
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// writeFrameworkApp writes a module whose main package imports this
+// repository's framework package through a replace directive, as a
+// development project created by new-project does.
+func writeFrameworkApp(t testing.TB, mainGo string) string {
+	t.Helper()
+	root := repoRoot(t)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	return writeApp(t, map[string]string{
+		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
+			"replace github.com/framework-dev/framework => " + root + "\n",
+		"go.sum":  string(sum),
+		"main.go": mainGo,
+	})
+}
+
+// fakeManifestApp prints body on stdout in manifest mode (and fails
+// otherwise), standing in for an app built on framework.Run.
+func fakeManifestApp(body string) string {
+	return `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	if os.Getenv("FRAMEWORK_MODE") != "manifest" {
+		fmt.Fprintln(os.Stderr, "not in manifest mode")
+		os.Exit(1)
+	}
+	if os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" || os.Getenv("FRAMEWORK_ADDR") != "" {
+		fmt.Fprintln(os.Stderr, "Lambda or server variables leaked into manifest mode")
+		os.Exit(1)
+	}
+	fmt.Print(` + "`" + body + "`" + `)
+}
+`
+}
+
+const goodManifest = `{"version": 1, "app": "hello", "binary_types": ["image/png"],
+ "routes": [{"path": "/users/{name}", "methods": ["GET", "PUT"], "handler": "user", "content_types": ["application/json"],
+   "cors": {"allow_origin": "*", "allow_headers": ["Authorization"]}, "api_key_required": true,
+   "authorizer": {"type": "iam"}}]}`
+
+func TestManifest(t *testing.T) {
+	isolate(t)
+	// Variables that would turn a real app into a Lambda function or a
+	// server must not reach it.
+	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9")
+	t.Setenv("FRAMEWORK_ADDR", "127.0.0.1:9")
+	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
+	m, err := Manifest(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := framework.ManifestRoute{Path: "/users/{name}", Methods: []string{"GET", "PUT"}, Handler: "user",
+		ContentTypes: []string{"application/json"}, APIKeyRequired: true}
+	if m.App != "hello" || len(m.Routes) != 1 || len(m.BinaryTypes) != 1 {
+		t.Fatalf("Manifest = %+v", m)
+	}
+	r := m.Routes[0]
+	if r.Path != want.Path || strings.Join(r.Methods, ",") != "GET,PUT" || r.Handler != want.Handler ||
+		!r.APIKeyRequired || r.CORS == nil || r.CORS.AllowOrigin != "*" || r.Authorizer == nil || r.Authorizer.Type != framework.AuthorizerIAM {
+		t.Errorf("route = %+v, want %+v with CORS and the IAM authorizer", r, want)
+	}
+}
+
+func TestManifestInRepoPackage(t *testing.T) {
+	// A package main inside this repository's own module, like
+	// examples/kitchensink: the build runs in its directory with the
+	// repository's go.mod.
+	isolate(t)
+	m, err := Manifest(context.Background(), filepath.Join("testdata", "inrepo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.App != "inrepo" || len(m.Routes) != 1 || m.Routes[0].Handler != "index" {
+		t.Errorf("Manifest = %+v", m)
+	}
+}
+
+func TestManifestReplaceModule(t *testing.T) {
+	// A project that is its own module and reaches the framework through a
+	// replace directive (what new-project writes for a development build).
+	isolate(t)
+	dir := writeFrameworkApp(t, `package main
+
+import (
+	"encoding/json"
+	"os"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+func main() {
+	json.NewEncoder(os.Stdout).Encode(framework.Manifest{Version: framework.ManifestVersion, App: "replaced"})
+}
+`)
+	m, err := Manifest(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.App != "replaced" {
+		t.Errorf("App = %q, want replaced", m.App)
+	}
+}
+
+func TestManifestErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		mainGo  string
+		want    []string
+		compile bool
+		routes  bool
+	}{
+		{
+			name:    "compile error carries the compiler output",
+			mainGo:  "package main\n\nfunc main() {\n\tundefinedThing()\n}\n",
+			want:    []string{"for host failed", "main.go:4:2: undefined: undefinedThing"},
+			compile: true,
+		},
+		{
+			name: "invalid routes carry the app's messages",
+			mainGo: `package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	fmt.Fprintln(os.Stderr, "route \"/users/{id}\": GET declared twice (handlers a and b)")
+	os.Exit(2)
+}
+`,
+			want:   []string{"invalid route declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
+			routes: true,
+		},
+		{
+			name:   "app failing otherwise",
+			mainGo: "package main\n\nfunc main() { panic(\"boom\") }\n",
+			want:   []string{"crashed in manifest mode (exit status 2)", "panic: boom"},
+		},
+		{
+			name:   "not a manifest",
+			mainGo: fakeManifestApp("starting up...\n{}"),
+			want:   []string{"did not print a route manifest on stdout", `"starting up...`},
+		},
+		{
+			name:   "unknown manifest version",
+			mainGo: fakeManifestApp(`{"version": 99, "app": "hello"}`),
+			want:   []string{"route manifest of version 99, but this CLI reads version 1"},
+		},
+		{
+			name:   "no app name",
+			mainGo: fakeManifestApp(`{"version": 1, "app": ""}`),
+			want:   []string{"without an app name"},
+		},
+	}
+	isolate(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeApp(t, map[string]string{"main.go": tt.mainGo})
+			_, err := Manifest(context.Background(), dir)
+			if err == nil {
+				t.Fatal("Manifest succeeded, want an error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n  %v\ndoes not contain\n  %s", err, w)
+				}
+			}
+			var ce *CompileError
+			if errors.As(err, &ce) != tt.compile {
+				t.Errorf("errors.As(*CompileError) = %v, want %v", !tt.compile, tt.compile)
+			}
+			var re *RoutesError
+			if errors.As(err, &re) != tt.routes {
+				t.Errorf("errors.As(*RoutesError) = %v, want %v", !tt.routes, tt.routes)
+			}
+		})
+	}
+}
+
+func TestManifestTimeout(t *testing.T) {
+	isolate(t)
+	old := ManifestTimeout
+	ManifestTimeout = 500 * time.Millisecond
+	t.Cleanup(func() { ManifestTimeout = old })
+	// An app that ignores manifest mode and serves forever.
+	dir := writeApp(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
+	_, err := Manifest(context.Background(), dir)
+	if err == nil || !strings.Contains(err.Error(), "did not print its route manifest within 500ms") ||
+		!strings.Contains(err.Error(), "framework.Run") {
+		t.Errorf("Manifest of a hanging app: %v, want a timeout error that names framework.Run", err)
+	}
+}
+
+func TestMissingGoToolchain(t *testing.T) {
+	isolate(t)
+	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
+	t.Setenv("PATH", t.TempDir())
+	for name, f := range map[string]func() error{
+		"Manifest": func() error { _, err := Manifest(context.Background(), dir); return err },
+		"Package": func() error {
+			_, err := Package(context.Background(), dir, "arm64", filepath.Join(t.TempDir(), "f.zip"))
+			return err
+		},
+	} {
+		if err := f(); err == nil || !strings.Contains(err.Error(), "the Go toolchain (the `go` command) is not on PATH: install Go") {
+			t.Errorf("%s without go on PATH: %v", name, err)
+		}
+	}
+}
+
+func TestMissingProjectDir(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope")
+	if _, err := Manifest(context.Background(), missing); err == nil || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Manifest of a missing directory: %v", err)
+	}
+}
+
+const lambdaApp = `package main
+
+import "fmt"
+
+var greeting = "hello"
+
+func main() { fmt.Println(greeting) }
+`
+
+// readZip opens the zip at path and returns its entries.
+func readZip(t *testing.T, path string) []*zip.File {
+	t.Helper()
+	r, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r.File
+}
+
+func TestPackageDeterministic(t *testing.T) {
+	isolate(t)
+	ctx := context.Background()
+	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+
+	first, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "a", "function.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.SHA256 != second.SHA256 || first.Size != second.Size {
+		t.Errorf("two packages of the same source differ: %+v vs %+v", first, second)
+	}
+	// The same source in another directory (another checkout, another
+	// machine) gives the same bytes too.
+	copyDir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	third, err := Package(ctx, copyDir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.SHA256 != first.SHA256 {
+		t.Errorf("the same source in %s and %s packages to different hashes %s and %s", dir, copyDir, first.SHA256, third.SHA256)
+	}
+	// The hash is that of the file's bytes.
+	data, err := os.ReadFile(first.ZipPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != first.SHA256 || int64(len(data)) != first.Size {
+		t.Errorf("SHA256/Size %s/%d do not describe the file (%x/%d)", first.SHA256, first.Size, sum, len(data))
+	}
+
+	// Editing the source changes the hash.
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(strings.Replace(lambdaApp, `"hello"`, `"hello, world"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed.SHA256 == first.SHA256 {
+		t.Errorf("a source change kept the hash %s", first.SHA256)
+	}
+}
+
+func TestPackageContents(t *testing.T) {
+	isolate(t)
+	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	tests := []struct {
+		arch    string
+		machine elf.Machine
+	}{
+		{"arm64", elf.EM_AARCH64},
+		{"x86_64", elf.EM_X86_64},
+	}
+	hashes := map[string]string{}
+	for _, tt := range tests {
+		t.Run(tt.arch, func(t *testing.T) {
+			zipPath := filepath.Join(t.TempDir(), "function.zip")
+			res, err := Package(context.Background(), dir, tt.arch, zipPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hashes[tt.arch] = res.SHA256
+			files := readZip(t, zipPath)
+			if len(files) != 1 || files[0].Name != "bootstrap" {
+				t.Fatalf("zip entries = %v, want only bootstrap", files)
+			}
+			f := files[0]
+			if f.Mode() != 0o755 {
+				t.Errorf("bootstrap mode = %v, want -rwxr-xr-x", f.Mode())
+			}
+			if !f.Modified.Equal(time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)) {
+				t.Errorf("bootstrap modified = %v, want the fixed 1980-01-01", f.Modified)
+			}
+			if int64(f.UncompressedSize64) != res.BinarySize {
+				t.Errorf("BinarySize = %d, entry holds %d bytes", res.BinarySize, f.UncompressedSize64)
+			}
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			bin, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ef, err := elf.NewFile(bytes.NewReader(bin))
+			if err != nil {
+				t.Fatalf("bootstrap is not an ELF binary: %v", err)
+			}
+			if ef.Machine != tt.machine || ef.OSABI != elf.ELFOSABI_NONE && ef.OSABI != elf.ELFOSABI_LINUX {
+				t.Errorf("bootstrap is %v/%v, want %v for Linux", ef.Machine, ef.OSABI, tt.machine)
+			}
+			if ef.Section(".symtab") != nil {
+				t.Errorf("bootstrap has a symbol table: it was not stripped (-s)")
+			}
+			if bytes.Contains(bin, []byte(dir)) {
+				t.Errorf("bootstrap contains the project path %s: -trimpath missing", dir)
+			}
+			if !bytes.Contains(bin, []byte("lambda.norpc")) {
+				t.Errorf("bootstrap's build info does not record -tags lambda.norpc")
+			}
+		})
+	}
+	if hashes["arm64"] == hashes["x86_64"] {
+		t.Errorf("arm64 and x86_64 packages have the same hash")
+	}
+}
+
+func TestPackageErrors(t *testing.T) {
+	isolate(t)
+	good := writeApp(t, map[string]string{"main.go": lambdaApp})
+	broken := writeApp(t, map[string]string{"main.go": "package main\n\nfunc main() { x := 1 }\n"})
+	// A cgo-only program cannot build with CGO_ENABLED=0 for Linux.
+	cgo := writeApp(t, map[string]string{"main.go": "package main\n\n// int one(void) { return 1; }\nimport \"C\"\n\nfunc main() { println(C.one()) }\n"})
+	tests := []struct {
+		name, dir, arch string
+		want            string
+		compile         bool
+	}{
+		{"unknown architecture", good, "amd64", `unknown Lambda architecture "amd64": use "arm64" or "x86_64"`, false},
+		{"compile error", broken, "arm64", "for linux/arm64 failed:\n# example.com/app\n./main.go:3:15: declared and not used: x", true},
+		{"cgo program", cgo, "x86_64", "for linux/amd64 failed", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			zipPath := filepath.Join(t.TempDir(), "function.zip")
+			_, err := Package(context.Background(), tt.dir, tt.arch, zipPath)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Package: %v, want an error containing %q", err, tt.want)
+			}
+			var ce *CompileError
+			if errors.As(err, &ce) != tt.compile {
+				t.Errorf("errors.As(*CompileError) = %v, want %v", !tt.compile, tt.compile)
+			}
+			if _, err := os.Stat(zipPath); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a failed Package left %s behind (%v)", zipPath, err)
+			}
+			left, _ := filepath.Glob(filepath.Join(filepath.Dir(zipPath), "*"))
+			if len(left) != 0 {
+				t.Errorf("a failed Package left files behind: %v", left)
+			}
+		})
+	}
+}
+
+func TestPackageCancelled(t *testing.T) {
+	isolate(t)
+	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "f.zip")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Package with a cancelled context: %v, want context.Canceled", err)
+	}
+}
