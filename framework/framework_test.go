@@ -29,7 +29,7 @@ func TestDeclarationErrors(t *testing.T) {
 		want  []string // substrings of the error, route named
 	}{
 		{"arity too few", func(a *App) { a.Route("/users/{name}", ok) }, []string{"route /users/{name}", "1 capture"}},
-		{"arity too many", func(a *App) { a.Route("/users", one) }, []string{"route /users", "0 capture"}},
+		{"arity too many", func(a *App) { a.Route("/users", one) }, []string{"route /users", "0 capture(s)"}},
 		{"not a function", func(a *App) { a.Route("/x", 42) }, []string{"route /x", "not a function"}},
 		{"wrong return", func(a *App) { a.Route("/x", func(r *Request) string { return "" }) }, []string{"route /x", "(T, error)"}},
 		{"overlapping methods", func(a *App) {

@@ -271,7 +271,7 @@ func makeHandler(h any, nCaptures int) (handlerFunc, error) {
 		return nil, fmt.Errorf("the handler is a %s, not a function: want %s", t, want)
 	}
 	if t.IsVariadic() || t.NumIn() != nCaptures+1 || t.In(0) != requestType {
-		return nil, fmt.Errorf("the handler %s takes %d argument(s) but the path has %d capture(s): want %s", t, t.NumIn(), nCaptures, want)
+		return nil, fmt.Errorf("the handler %s has %d capture parameter(s) after the *Request but the path has %d capture(s): want %s", t, max(t.NumIn()-1, 0), nCaptures, want)
 	}
 	for i := 1; i < t.NumIn(); i++ {
 		if t.In(i) != stringType {
