@@ -461,3 +461,87 @@ func TestPackageCancelled(t *testing.T) {
 		t.Errorf("Package with a cancelled context: %v, want context.Canceled", err)
 	}
 }
+
+func TestManifestExamples(t *testing.T) {
+	// The repository's own examples, built with the real runtime.
+	isolate(t)
+	tests := []struct {
+		dir       string
+		app       string
+		minRoutes int
+		path      string
+	}{
+		{"hello", "hello", 1, "/"},
+		{"kitchensink", "kitchensink", 10, "/cors-custom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			dir := filepath.Join(repoRoot(t), "examples", tt.dir)
+			if _, err := os.Stat(filepath.Join(dir, "main.go")); err != nil {
+				t.Skipf("examples/%s is not there: %v", tt.dir, err)
+			}
+			m, err := Manifest(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.App != tt.app || len(m.Routes) < tt.minRoutes {
+				t.Fatalf("Manifest of examples/%s = app %q with %d routes, want %q with at least %d", tt.dir, m.App, len(m.Routes), tt.app, tt.minRoutes)
+			}
+			found := false
+			for _, r := range m.Routes {
+				found = found || r.Path == tt.path
+			}
+			if !found {
+				t.Errorf("Manifest of examples/%s has no route %s: %+v", tt.dir, tt.path, m.Routes)
+			}
+		})
+	}
+}
+
+func TestManifestInvalidRoutesFromRuntime(t *testing.T) {
+	// An app on the real runtime whose declarations the runtime refuses:
+	// the error carries the runtime's own message.
+	isolate(t)
+	dir := writeFrameworkApp(t, `package main
+
+import "github.com/framework-dev/framework/framework"
+
+func main() {
+	app := framework.New("clash")
+	h := func(r *framework.Request) (any, error) { return nil, nil }
+	app.Route("/things", h, framework.Name("a"))
+	app.Route("/things", h, framework.Name("b"))
+	framework.Run(app)
+}
+`)
+	_, err := Manifest(context.Background(), dir)
+	var re *RoutesError
+	if !errors.As(err, &re) {
+		t.Fatalf("Manifest: %v, want a *RoutesError", err)
+	}
+	if !strings.Contains(re.Output, `route /things: method GET is served by both "a" and "b"`) {
+		t.Errorf("RoutesError output = %q, want the runtime's message about GET /things", re.Output)
+	}
+}
+
+func TestPackageHelloInTwoCopies(t *testing.T) {
+	// examples/hello copied into two directories as projects of their own
+	// (the new-project layout) packages to identical bytes.
+	isolate(t)
+	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "hello", "main.go"))
+	if err != nil {
+		t.Skipf("examples/hello: %v", err)
+	}
+	var hashes []string
+	for i := 0; i < 2; i++ {
+		dir := writeFrameworkApp(t, string(src))
+		res, err := Package(context.Background(), dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hashes = append(hashes, res.SHA256)
+	}
+	if hashes[0] != hashes[1] {
+		t.Errorf("two copies of examples/hello package to %s and %s", hashes[0], hashes[1])
+	}
+}

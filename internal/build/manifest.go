@@ -108,7 +108,7 @@ func decodeManifest(dir string, out []byte) (*framework.Manifest, error) {
 		return nil, fmt.Errorf("the app in %s printed a route manifest of version %d, but this CLI reads version %d: build the app and the CLI from the same framework version", dir, m.Version, framework.ManifestVersion)
 	}
 	if m.App == "" {
-		return nil, fmt.Errorf("the app in %s printed a route manifest without an app name: give the app a name where the app is created", dir)
+		return nil, fmt.Errorf("the app in %s printed a route manifest without an app name: pass one to framework.New", dir)
 	}
 	return &m, nil
 }

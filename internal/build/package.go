@@ -61,13 +61,16 @@ func Package(ctx context.Context, projectDir, arch, zipPath string) (*PackageRes
 	if err != nil {
 		return nil, err
 	}
-	dir, err := cacheDir(abs, "linux-"+goarch)
+	// -buildid= leaves the go command no way to tell that an existing binary
+	// is up to date, so it links every time anyway: each call builds into a
+	// directory of its own, which also keeps concurrent calls apart. Go's
+	// build cache still spares recompiling unchanged packages.
+	dir, err := os.MkdirTemp("", "framework-package-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("create a temporary build directory: %w", err)
 	}
+	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, BootstrapName)
-	unlock := lockOutput(bin)
-	defer unlock()
 	env := environ([]string{"GOAMD64", "GOARM64", "GOARM", "GO386"},
 		"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOAMD64=v1", "GOARM64=v8.0")
 	if err := goBuild(ctx, abs, "linux/"+goarch, bin, env,
