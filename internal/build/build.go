@@ -39,10 +39,12 @@ type CompileError struct {
 	Err error
 }
 
+// Error returns the failed target and the compiler's output.
 func (e *CompileError) Error() string {
 	return fmt.Sprintf("build of %s for %s failed:\n%s", e.Dir, e.Target, strings.TrimRight(e.Output, "\n"))
 }
 
+// Unwrap returns the go command's exit error.
 func (e *CompileError) Unwrap() error { return e.Err }
 
 // lookGo finds the go command, with a message saying what to install.

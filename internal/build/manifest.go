@@ -24,6 +24,7 @@ type RoutesError struct {
 	Output string
 }
 
+// Error returns the project directory and the app's messages.
 func (e *RoutesError) Error() string {
 	return fmt.Sprintf("invalid route declarations in %s:\n%s", e.Dir, strings.TrimRight(e.Output, "\n"))
 }

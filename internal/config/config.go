@@ -276,6 +276,7 @@ type Error struct {
 	Msg string
 }
 
+// Error formats the problem as path[:line:column]: key: message.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
