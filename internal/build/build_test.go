@@ -545,3 +545,24 @@ func TestPackageHelloInTwoCopies(t *testing.T) {
 		t.Errorf("two copies of examples/hello package to %s and %s", hashes[0], hashes[1])
 	}
 }
+
+func TestManifestConcurrent(t *testing.T) {
+	// Several commands reading the manifest of one project at once all get it.
+	isolate(t)
+	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
+	errs := make(chan error, 4)
+	for i := 0; i < cap(errs); i++ {
+		go func() {
+			m, err := Manifest(context.Background(), dir)
+			if err == nil && m.App != "hello" {
+				err = errors.New("wrong app " + m.App)
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < cap(errs); i++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

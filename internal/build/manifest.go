@@ -49,8 +49,15 @@ func Manifest(ctx context.Context, projectDir string) (*framework.Manifest, erro
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
+	// Another framework command (say `local` while `synth` runs) may build
+	// and run the same binary: one build-and-run at a time per project.
 	unlock := lockOutput(bin)
 	defer unlock()
+	release, err := lockFile(bin + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// GOOS and GOARCH are dropped so that a user who exports them for
 	// cross-compiling still gets a binary this machine can run.
 	env := environ([]string{"GOOS", "GOARCH"})

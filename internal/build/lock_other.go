@@ -1,0 +1,7 @@
+//go:build !unix
+
+package build
+
+// lockFile is a no-op where flock(2) is not available; builds of one project
+// are still serialized within a process.
+func lockFile(path string) (func(), error) { return func() {}, nil }
