@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,5 +170,25 @@ func goBuild(ctx context.Context, dir, target, out string, env []string, args ..
 		}
 		return &CompileError{Dir: dir, Target: target, Output: output.String(), Err: err}
 	}
+	// For a package other than main, go build -o writes an archive, not a program.
+	if head, err := readHead(out, 8); err == nil && string(head) == "!<arch>\n" {
+		os.Remove(out)
+		return fmt.Errorf("%s holds no command: its Go package is not package main; run the command in the app's directory (the one whose main function calls framework.Run)", dir)
+	}
 	return nil
+}
+
+// readHead returns the first n bytes of the file at path (fewer if it is shorter).
+func readHead(path string, n int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, n)
+	m, err := io.ReadFull(f, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:m], err
 }

@@ -275,6 +275,22 @@ func TestMissingGoToolchain(t *testing.T) {
 	}
 }
 
+func TestNotAMainPackage(t *testing.T) {
+	isolate(t)
+	dir := writeApp(t, map[string]string{"lib.go": "package lib\n\nfunc F() {}\n"})
+	const want = "holds no command: its Go package is not package main"
+	if _, err := Manifest(context.Background(), dir); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Manifest of a library: %v, want %q", err, want)
+	}
+	zipPath := filepath.Join(t.TempDir(), "f.zip")
+	if _, err := Package(context.Background(), dir, "arm64", zipPath); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Package of a library: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(zipPath); err == nil {
+		t.Errorf("Package of a library wrote %s", zipPath)
+	}
+}
+
 func TestMissingProjectDir(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	if _, err := Manifest(context.Background(), missing); err == nil || !errors.Is(err, os.ErrNotExist) {
