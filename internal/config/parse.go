@@ -42,8 +42,8 @@ func (p *parser) parse(data []byte) *File {
 		p.errorf("", "the file is empty: it must hold a JSON object, for example {\"version\": %q, \"app_name\": \"hello\"}", FormatVersion)
 		return nil
 	}
-	var any any
-	if err := json.Unmarshal(data, &any); err != nil {
+	var probe any
+	if err := json.Unmarshal(data, &probe); err != nil {
 		p.syntaxError(data, err)
 		return nil
 	}
