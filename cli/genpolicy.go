@@ -1,9 +1,50 @@
 package cli
 
-import "errors"
+import (
+	"fmt"
+	"io"
+	"strings"
 
-// GenPolicyCmd is a placeholder until its issue lands; its owner replaces this file.
-type GenPolicyCmd struct{}
+	"github.com/framework-dev/framework/internal/policy"
+)
 
-// Run reports that the command is not available yet.
-func (c *GenPolicyCmd) Run() error { return errors.New("not available in this build yet") }
+// GenPolicyCmd prints the IAM policy generated from the AWS SDK for Go v2
+// calls in the app's source (spec 2.10), the policy deploy gives the
+// function's role unless --no-autogen-policy is set.
+type GenPolicyCmd struct {
+	Explain bool `help:"Instead of the policy, list each IAM action with the source position and SDK operation that needs it."`
+}
+
+// Run scans the app in the project directory and prints its policy as JSON.
+func (c *GenPolicyCmd) Run(g *Globals, stdout io.Writer) error {
+	rep, err := policy.Scan(g.ProjectDir)
+	if err != nil {
+		return fmt.Errorf("gen-policy: %w", err)
+	}
+	if c.Explain {
+		return explainPolicy(stdout, rep)
+	}
+	b, err := policy.FromCalls(rep.Calls).Marshal()
+	if err != nil {
+		return fmt.Errorf("gen-policy: %w", err)
+	}
+	_, err = stdout.Write(b)
+	return err
+}
+
+// explainPolicy writes one line per action and use:
+// "s3:ListBucket  blob/blob.go:15:10  s3.ListObjectsV2 (paginator)".
+func explainPolicy(w io.Writer, rep *policy.Report) error {
+	var b strings.Builder
+	for _, a := range policy.LoggingActions {
+		fmt.Fprintf(&b, "%s\t(always: the function writes its logs)\n", a)
+	}
+	for _, call := range rep.Calls {
+		svc := call.Package[strings.LastIndexByte(call.Package, '/')+1:]
+		for _, a := range call.Actions {
+			fmt.Fprintf(&b, "%s\t%s\t%s.%s (%s)\n", a, call.Pos, svc, call.Operation, call.Via)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -2,6 +2,13 @@
 // AWS SDK for Go v2 calls found in its source (spec 2.10 and 4.7).
 package policy
 
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+)
+
 // PolicyVersion is the fixed IAM policy language version.
 const PolicyVersion = "2012-10-17"
 
@@ -17,4 +24,76 @@ type Statement struct {
 	Effect   string   `json:"Effect"`
 	Action   []string `json:"Action"`
 	Resource []string `json:"Resource"`
+}
+
+// Marshal returns d as indented JSON with a trailing newline, the form
+// written to .framework/policy.json. The same document always gives the same
+// bytes; nil Action and Resource lists are written as [] rather than null.
+func (d *Document) Marshal() ([]byte, error) {
+	if d == nil {
+		return nil, errors.New("marshal policy: nil document")
+	}
+	out := Document{Version: d.Version, Statement: make([]Statement, len(d.Statement))}
+	for i, s := range d.Statement {
+		if s.Action == nil {
+			s.Action = []string{}
+		}
+		if s.Resource == nil {
+			s.Resource = []string{}
+		}
+		out.Statement[i] = s
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("marshal policy: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Actions returns every action the Allow statements of d grant, sorted and
+// de-duplicated. Deny statements are left out: they take permissions away.
+func Actions(d *Document) []string {
+	if d == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range d.Statement {
+		if s.Effect == "Deny" {
+			continue
+		}
+		for _, a := range s.Action {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// DiffActions compares the actions granted by old and new (see Actions):
+// added are granted by new only, removed by old only, both sorted. A nil
+// document grants nothing, so DiffActions(nil, d) lists all of d as added.
+// Deploy prints the two lists before "Would you like to continue?".
+func DiffActions(old, new *Document) (added, removed []string) {
+	before, after := Actions(old), Actions(new)
+	inBefore := make(map[string]bool, len(before))
+	for _, a := range before {
+		inBefore[a] = true
+	}
+	inAfter := make(map[string]bool, len(after))
+	for _, a := range after {
+		inAfter[a] = true
+		if !inBefore[a] {
+			added = append(added, a)
+		}
+	}
+	for _, a := range before {
+		if !inAfter[a] {
+			removed = append(removed, a)
+		}
+	}
+	return added, removed
 }

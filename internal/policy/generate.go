@@ -1,11 +1,596 @@
 package policy
 
-// Generate returns the policy for the app whose Go module is in dir.
-// Placeholder until the gen-policy work lands: CloudWatch Logs only.
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// LoggingActions are the CloudWatch Logs actions every function needs to
+// write its logs; Generate always grants them.
+var LoggingActions = []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
+
+// LoggingResource is the resource of the logging statement.
+const LoggingResource = "arn:*:logs:*:*:*"
+
+// Call is one use of an AWS SDK for Go v2 operation found in the app's
+// source: a client method called or taken as a value, a paginator or waiter
+// constructed, a presigned request, or an interface call a visible client
+// satisfies.
+type Call struct {
+	// Pos is "file:line:column", the file relative to the project directory
+	// when it lies inside it.
+	Pos string
+	// Package is the SDK service package, e.g. github.com/aws/aws-sdk-go-v2/service/s3.
+	Package string
+	// Operation is the SDK operation, e.g. ListObjectsV2.
+	Operation string
+	// Actions are the IAM actions the operation needs, e.g. s3:ListBucket.
+	Actions []string
+	// Via says how the operation is reached: "call", "method value",
+	// "method expression", "paginator", "waiter", "presign", "interface"
+	// or "helper" (an SDK feature package such as feature/s3/manager).
+	Via string
+}
+
+// Report is what Scan found in an app.
+type Report struct {
+	// Module is the app's module path.
+	Module string
+	// Packages are the import paths of the module's packages the main
+	// package reaches (itself included), sorted.
+	Packages []string
+	// Calls are the SDK operations found, sorted by position.
+	Calls []Call
+}
+
+// CompileError reports that the app's packages do not load or type-check;
+// Generate refuses to produce a partial policy from them.
+type CompileError struct {
+	// Dir is the project directory.
+	Dir string
+	// Errors are the compiler's messages, "file:line:col: message", in
+	// order and de-duplicated.
+	Errors []string
+}
+
+// Error lists every compiler message.
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("the app in %s does not compile, so no policy was generated (fix these and run again):\n%s",
+		e.Dir, strings.Join(e.Errors, "\n"))
+}
+
+// Generate returns the IAM policy for the app whose main package is in dir:
+// the CloudWatch Logs actions every function needs, plus the actions of
+// every AWS SDK for Go v2 operation the app's code uses (see Scan), one
+// statement per service, Resource "*", sorted and de-duplicated, so the
+// same source always gives the same document.
 func Generate(dir string) (*Document, error) {
-	return &Document{Version: PolicyVersion, Statement: []Statement{{
-		Sid: "AllowLogging", Effect: "Allow",
-		Action:   []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"},
-		Resource: []string{"arn:*:logs:*:*:*"},
-	}}}, nil
+	rep, err := Scan(dir)
+	if err != nil {
+		return nil, err
+	}
+	return FromCalls(rep.Calls), nil
+}
+
+// FromCalls builds the policy document for the given calls: the logging
+// statement first (Sid AllowLogging), then one statement per IAM service
+// prefix in alphabetical order (Sid "Allow" + the prefix in CamelCase, for
+// example AllowS3, AllowDynamodb, AllowS3ObjectLambda).
+func FromCalls(calls []Call) *Document {
+	doc := &Document{Version: PolicyVersion, Statement: []Statement{{
+		Sid:      "AllowLogging",
+		Effect:   "Allow",
+		Action:   append([]string(nil), LoggingActions...),
+		Resource: []string{LoggingResource},
+	}}}
+	byPrefix := map[string]map[string]bool{}
+	for _, c := range calls {
+		for _, a := range c.Actions {
+			prefix, _, _ := strings.Cut(a, ":")
+			if byPrefix[prefix] == nil {
+				byPrefix[prefix] = map[string]bool{}
+			}
+			byPrefix[prefix][a] = true
+		}
+	}
+	prefixes := make([]string, 0, len(byPrefix))
+	for p := range byPrefix {
+		prefixes = append(prefixes, p)
+	}
+	sort.Strings(prefixes)
+	for _, p := range prefixes {
+		actions := make([]string, 0, len(byPrefix[p]))
+		for a := range byPrefix[p] {
+			actions = append(actions, a)
+		}
+		sort.Strings(actions)
+		doc.Statement = append(doc.Statement, Statement{
+			Sid:      "Allow" + camel(p),
+			Effect:   "Allow",
+			Action:   actions,
+			Resource: []string{"*"},
+		})
+	}
+	return doc
+}
+
+// camel turns an IAM prefix such as "s3-object-lambda" into "S3ObjectLambda".
+func camel(prefix string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(prefix, func(r rune) bool { return r == '-' || r == '_' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
+
+// loadModeGraph is the first pass: the import graph, to find the module's
+// packages the main package reaches.
+const loadModeGraph = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedDeps | packages.NeedModule
+
+// loadModeTypes is the second pass: syntax and types of the module's
+// packages; dependencies come from compiler export data, which the go
+// command caches, rather than being type-checked from source each time.
+const loadModeTypes = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
+	packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
+
+// Scan finds the AWS SDK for Go v2 operations used by the app whose main
+// package is in dir. It loads, with golang.org/x/tools/go/packages and
+// go/types, the main package and every package of the same module it
+// imports directly or indirectly, and in each of them records:
+//
+//   - calls of service client methods (c.GetObject(...) on *s3.Client, also
+//     through struct embedding), method values (f := c.GetObject) and method
+//     expressions ((*s3.Client).GetObject);
+//   - paginators and waiters (s3.NewListObjectsV2Paginator →
+//     ListObjectsV2, s3.NewObjectExistsWaiter → HeadObject), by the
+//     operation interface their constructor takes;
+//   - presigned requests (PresignClient.PresignGetObject → GetObject);
+//   - feature/s3/manager uploads and downloads;
+//   - calls through an interface type (one the app declares or the SDK's
+//     XxxAPIClient), counted for every service client type that the module's
+//     code visibly uses and that implements the interface.
+//
+// Limits: the scan is per package, not per executed path (code in a reached
+// package counts even if never called); clients used only inside other
+// modules (libraries the app imports) are not seen; an interface call whose
+// only implementations are hidden from the module's code, and calls made
+// through reflection or generic type parameters, are not seen. Add such
+// actions by hand with --no-autogen-policy and .framework/policy.json.
+//
+// Loading needs the module's dependencies in the module cache (as go build
+// does); it does not need the network when they are. If a package does not
+// compile, Scan returns a *CompileError listing the compiler's messages.
+func Scan(dir string) (*Report, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("scan app in %s: %w", dir, err)
+	}
+	graph, err := packages.Load(&packages.Config{Mode: loadModeGraph, Dir: abs, Tests: false}, ".")
+	if err != nil {
+		return nil, fmt.Errorf("scan app in %s: load packages with the go command: %w", abs, err)
+	}
+	if len(graph) != 1 {
+		return nil, fmt.Errorf("scan app in %s: expected one package in the directory, found %d", abs, len(graph))
+	}
+	root := graph[0]
+	if errs := packageErrors(abs, graph, nil); len(errs) > 0 {
+		return nil, &CompileError{Dir: abs, Errors: errs}
+	}
+	if root.Name != "main" {
+		return nil, fmt.Errorf("scan app in %s: the directory holds package %s, not package main: run gen-policy in the app's project directory", abs, root.Name)
+	}
+	if root.Module == nil {
+		return nil, fmt.Errorf("scan app in %s: not inside a Go module: create one with `go mod init`", abs)
+	}
+	modPath := root.Module.Path
+	inModule := func(p *packages.Package) bool { return p.Module != nil && p.Module.Path == modPath }
+	var paths []string
+	seen := map[string]bool{}
+	var walk func(p *packages.Package)
+	walk = func(p *packages.Package) {
+		if seen[p.PkgPath] || !inModule(p) {
+			return
+		}
+		seen[p.PkgPath] = true
+		paths = append(paths, p.PkgPath)
+		for _, imp := range p.Imports {
+			walk(imp)
+		}
+	}
+	walk(root)
+	sort.Strings(paths)
+
+	pkgs, err := packages.Load(&packages.Config{Mode: loadModeTypes, Dir: abs}, paths...)
+	if err != nil {
+		return nil, fmt.Errorf("scan app in %s: load packages with the go command: %w", abs, err)
+	}
+	if errs := packageErrors(abs, pkgs, inModule); len(errs) > 0 {
+		return nil, &CompileError{Dir: abs, Errors: errs}
+	}
+	s := &scanner{dir: abs, clients: map[string]*types.Named{}, called: map[*ast.SelectorExpr]bool{}}
+	for _, p := range pkgs {
+		s.collectClients(p)
+	}
+	for _, p := range pkgs {
+		s.scan(p)
+	}
+	s.resolveInterfaces()
+	sort.Slice(s.calls, func(i, j int) bool {
+		a, b := s.calls[i], s.calls[j]
+		if a.Pos != b.Pos {
+			return lessPos(a.Pos, b.Pos)
+		}
+		return a.Operation < b.Operation
+	})
+	return &Report{Module: modPath, Packages: paths, Calls: s.calls}, nil
+}
+
+// packageErrors returns the errors of the packages (and their
+// dependencies) as "file:line:col: message", positions relative to dir,
+// in the order go/packages reports them, without duplicates. With keep set,
+// only packages for which keep is true are visited below the roots.
+func packageErrors(dir string, roots []*packages.Package, keep func(*packages.Package) bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	visited := map[*packages.Package]bool{}
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if visited[p] {
+			return
+		}
+		visited[p] = true
+		for _, e := range p.Errors {
+			msg := e.Msg
+			if e.Pos != "" && e.Pos != "-" {
+				msg = relPos(dir, e.Pos) + ": " + e.Msg
+			}
+			if !seen[msg] {
+				seen[msg] = true
+				out = append(out, msg)
+			}
+		}
+		for _, imp := range p.Imports {
+			if keep == nil || keep(imp) {
+				visit(imp)
+			}
+		}
+	}
+	for _, p := range roots {
+		visit(p)
+	}
+	return out
+}
+
+// relPos rewrites "file:line:col" with file relative to dir when inside it.
+func relPos(dir, pos string) string {
+	file, rest := pos, ""
+	// Split off ":line" and ":line:col" from the right; file names may
+	// themselves contain colons on some systems.
+	for range 2 {
+		i := strings.LastIndexByte(file, ':')
+		if i < 0 || !isDigits(file[i+1:]) {
+			break
+		}
+		file, rest = file[:i], file[i:]+rest
+	}
+	if rel, err := filepath.Rel(dir, file); err == nil && !strings.HasPrefix(rel, "..") {
+		file = filepath.ToSlash(rel)
+	}
+	return file + rest
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// lessPos orders "file:line:col" positions by file, then numerically.
+func lessPos(a, b string) bool {
+	fa, la, ca := splitPos(a)
+	fb, lb, cb := splitPos(b)
+	if fa != fb {
+		return fa < fb
+	}
+	if la != lb {
+		return la < lb
+	}
+	return ca < cb
+}
+
+func splitPos(p string) (file string, line, col int) {
+	file = p
+	if i := strings.LastIndexByte(file, ':'); i >= 0 {
+		fmt.Sscan(file[i+1:], &col)
+		file = file[:i]
+	}
+	if i := strings.LastIndexByte(file, ':'); i >= 0 {
+		fmt.Sscan(file[i+1:], &line)
+		file = file[:i]
+	}
+	return file, line, col
+}
+
+// scanner collects calls across the module's packages.
+type scanner struct {
+	dir     string
+	clients map[string]*types.Named // service package path → its Client type, if the module uses it
+	calls   []Call
+	pending []ifaceCall
+	called  map[*ast.SelectorExpr]bool // selectors that are the function of a call
+}
+
+// ifaceCall is a method call through an interface, resolved against the
+// visible clients once every package has been seen.
+type ifaceCall struct {
+	pos   string
+	iface *types.Interface
+	name  string
+}
+
+// serviceClient reports whether t (or what it points to) is the Client type
+// of an SDK service package, and returns it.
+func serviceClient(t types.Type) (*types.Named, bool) {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := t.(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Name() != "Client" {
+		return nil, false
+	}
+	if _, ok := IAMPrefix(n.Obj().Pkg().Path()); !ok {
+		return nil, false
+	}
+	return n, true
+}
+
+// collectClients records the service client types p's code mentions.
+func (s *scanner) collectClients(p *packages.Package) {
+	if p.TypesInfo == nil {
+		return
+	}
+	note := func(t types.Type) {
+		if n, ok := serviceClient(t); ok {
+			s.clients[n.Obj().Pkg().Path()] = n
+		}
+	}
+	for _, tv := range p.TypesInfo.Types {
+		note(tv.Type)
+	}
+	for _, obj := range p.TypesInfo.Defs {
+		if obj != nil {
+			note(obj.Type())
+		}
+	}
+}
+
+func (s *scanner) add(pos token.Position, pkgPath, op, via string, actions []string) {
+	if len(actions) == 0 {
+		return
+	}
+	s.calls = append(s.calls, Call{
+		Pos:       relPos(s.dir, pos.String()),
+		Package:   pkgPath,
+		Operation: op,
+		Actions:   actions,
+		Via:       via,
+	})
+}
+
+// scan records the SDK operations used in p.
+func (s *scanner) scan(p *packages.Package) {
+	info := p.TypesInfo
+	if info == nil {
+		return
+	}
+	for _, file := range p.Syntax {
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CallExpr:
+				// Inspect visits a call before its function expression,
+				// so the selector is marked before selector sees it.
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+					s.called[sel] = true
+				}
+				s.constructor(p, n)
+			case *ast.SelectorExpr:
+				s.selector(p, n)
+			}
+			return true
+		})
+	}
+}
+
+// selector handles x.M where M is a method: client operations, presign
+// operations, feature helpers and interface methods.
+func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
+	selection, ok := p.TypesInfo.Selections[sel]
+	if !ok {
+		return
+	}
+	fn, ok := selection.Obj().(*types.Func)
+	if !ok || !fn.Exported() {
+		return
+	}
+	sig := fn.Type().(*types.Signature)
+	if sig.Recv() == nil {
+		return
+	}
+	via := "call"
+	switch selection.Kind() {
+	case types.MethodExpr:
+		via = "method expression"
+	case types.MethodVal:
+		if !s.called[sel] {
+			via = "method value"
+		}
+	default:
+		return
+	}
+	pos := p.Fset.Position(sel.Sel.Pos())
+	recv := sig.Recv().Type()
+	if _, isIface := recv.Underlying().(*types.Interface); isIface {
+		if it, ok := selection.Recv().Underlying().(*types.Interface); ok {
+			s.pending = append(s.pending, ifaceCall{pos: relPos(s.dir, pos.String()), iface: it, name: fn.Name()})
+		}
+		return
+	}
+	named := namedOf(recv)
+	if named == nil || named.Obj().Pkg() == nil {
+		return
+	}
+	pkgPath := named.Obj().Pkg().Path()
+	switch {
+	case named.Obj().Name() == "Client":
+		if isOperation(fn) {
+			s.add(pos, pkgPath, fn.Name(), via, OperationActions(pkgPath, fn.Name()))
+		}
+	case named.Obj().Name() == "PresignClient":
+		if op, ok := strings.CutPrefix(fn.Name(), "Presign"); ok && op != "" {
+			s.add(pos, pkgPath, op, "presign", OperationActions(pkgPath, op))
+		}
+	default:
+		if h, ok := featureHelpers[pkgPath+"."+named.Obj().Name()+"."+fn.Name()]; ok {
+			s.add(pos, pkgPath, h.operation, "helper", append([]string(nil), h.actions...))
+		}
+	}
+}
+
+// constructor handles calls of SDK package-level functions: paginator and
+// waiter constructors, and feature helper functions.
+func (s *scanner) constructor(p *packages.Package, call *ast.CallExpr) {
+	var id *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	default:
+		return
+	}
+	fn, ok := p.TypesInfo.Uses[id].(*types.Func)
+	if !ok || fn.Pkg() == nil || fn.Type().(*types.Signature).Recv() != nil {
+		return
+	}
+	pkgPath := fn.Pkg().Path()
+	pos := p.Fset.Position(id.Pos())
+	if h, ok := featureHelpers[pkgPath+"."+fn.Name()]; ok {
+		s.add(pos, pkgPath, h.operation, "helper", append([]string(nil), h.actions...))
+		return
+	}
+	if _, ok := IAMPrefix(pkgPath); !ok {
+		return
+	}
+	var via string
+	switch {
+	case strings.HasPrefix(fn.Name(), "New") && strings.HasSuffix(fn.Name(), "Paginator"):
+		via = "paginator"
+	case strings.HasPrefix(fn.Name(), "New") && strings.HasSuffix(fn.Name(), "Waiter"):
+		via = "waiter"
+	default:
+		return
+	}
+	// The constructor's first parameter is the operation's interface,
+	// "<Operation>APIClient": it names the operation the paginator or
+	// waiter calls (NewObjectExistsWaiter takes HeadObjectAPIClient).
+	params := fn.Type().(*types.Signature).Params()
+	if params.Len() == 0 {
+		return
+	}
+	named := namedOf(params.At(0).Type())
+	if named == nil {
+		return
+	}
+	op, ok := strings.CutSuffix(named.Obj().Name(), "APIClient")
+	if !ok || op == "" {
+		return
+	}
+	s.add(pos, pkgPath, op, via, OperationActions(pkgPath, op))
+}
+
+// resolveInterfaces attributes interface calls to the visible clients that
+// implement the interface.
+func (s *scanner) resolveInterfaces() {
+	paths := make([]string, 0, len(s.clients))
+	for path := range s.clients {
+		paths = append(paths, path)
+	}
+	sort.Strings(paths)
+	for _, c := range s.pending {
+		for _, path := range paths {
+			client := s.clients[path]
+			ptr := types.NewPointer(client)
+			if !types.Implements(ptr, c.iface) {
+				continue
+			}
+			obj, _, _ := types.LookupFieldOrMethod(ptr, false, client.Obj().Pkg(), c.name)
+			fn, ok := obj.(*types.Func)
+			if !ok || !isOperation(fn) {
+				continue
+			}
+			s.calls = append(s.calls, Call{Pos: c.pos, Package: path, Operation: c.name,
+				Actions: OperationActions(path, c.name), Via: "interface"})
+		}
+	}
+}
+
+// isOperation reports whether fn has the shape of an SDK operation method:
+// func(ctx context.Context, params *<Name>Input, optFns ...func(*Options)) (*<Name>Output, error).
+func isOperation(fn *types.Func) bool {
+	sig := fn.Type().(*types.Signature)
+	if sig.Params().Len() < 2 {
+		return false
+	}
+	ctx := namedOf(sig.Params().At(0).Type())
+	if ctx == nil || ctx.Obj().Pkg() == nil || ctx.Obj().Pkg().Path() != "context" || ctx.Obj().Name() != "Context" {
+		return false
+	}
+	in, ok := sig.Params().At(1).Type().(*types.Pointer)
+	if !ok {
+		return false
+	}
+	n := namedOf(in.Elem())
+	return n != nil && n.Obj().Name() == fn.Name()+"Input"
+}
+
+func namedOf(t types.Type) *types.Named {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if a, ok := t.(*types.Alias); ok {
+		t = types.Unalias(a)
+	}
+	n, _ := t.(*types.Named)
+	return n
+}
+
+// helperUse is what a function or method of an SDK feature package does
+// with the client it was given.
+type helperUse struct {
+	operation string
+	actions   []string
+}
+
+// featureHelpers maps "<package path>.<Type>.<Method>" and
+// "<package path>.<Func>" of SDK feature packages to the actions they need.
+// An upload that fails part way aborts its multipart upload, so Upload
+// needs s3:AbortMultipartUpload as well as s3:PutObject.
+var featureHelpers = map[string]helperUse{
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager.Uploader.Upload":     {"Upload", []string{"s3:AbortMultipartUpload", "s3:PutObject"}},
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager.Downloader.Download": {"Download", []string{"s3:GetObject"}},
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager.GetBucketRegion":     {"GetBucketRegion", []string{"s3:ListBucket"}},
+	"github.com/aws/aws-sdk-go-v2/feature/rds/auth.BuildAuthToken":        {"BuildAuthToken", []string{"rds-db:connect"}},
 }
