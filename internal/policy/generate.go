@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -172,14 +173,22 @@ func Scan(dir string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan app in %s: %w", dir, err)
 	}
+	if fi, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("scan app in %s: %w", abs, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("scan app in %s: not a directory: give the app's project directory", abs)
+	}
 	graph, err := packages.Load(&packages.Config{Mode: loadModeGraph, Dir: abs, Tests: false}, ".")
 	if err != nil {
-		return nil, fmt.Errorf("scan app in %s: load packages with the go command: %w", abs, err)
+		return nil, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
 	}
 	if len(graph) != 1 {
 		return nil, fmt.Errorf("scan app in %s: expected one package in the directory, found %d", abs, len(graph))
 	}
 	root := graph[0]
+	if len(root.GoFiles) == 0 && len(root.CompiledGoFiles) == 0 && len(root.Imports) == 0 {
+		return nil, fmt.Errorf("scan app in %s: no Go files: run gen-policy in the app's project directory (the one with package main), or pass -C <dir>", abs)
+	}
 	if errs := packageErrors(abs, graph, nil); len(errs) > 0 {
 		return nil, &CompileError{Dir: abs, Errors: errs}
 	}
@@ -209,7 +218,7 @@ func Scan(dir string) (*Report, error) {
 
 	pkgs, err := packages.Load(&packages.Config{Mode: loadModeTypes, Dir: abs}, paths...)
 	if err != nil {
-		return nil, fmt.Errorf("scan app in %s: load packages with the go command: %w", abs, err)
+		return nil, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
 	}
 	if errs := packageErrors(abs, pkgs, inModule); len(errs) > 0 {
 		return nil, &CompileError{Dir: abs, Errors: errs}
@@ -232,6 +241,19 @@ func Scan(dir string) (*Report, error) {
 	return &Report{Module: modPath, Packages: paths, Calls: s.calls}, nil
 }
 
+// goCommandError shortens the error go/packages returns when the go command
+// itself fails ("err: exit status 1: stderr: go: go.mod file not found ...")
+// to the go command's own message.
+func goCommandError(err error) error {
+	msg := err.Error()
+	if i := strings.Index(msg, "stderr: "); i >= 0 {
+		if rest := strings.TrimSpace(msg[i+len("stderr: "):]); rest != "" {
+			return fmt.Errorf("the go command failed: %s", rest)
+		}
+	}
+	return fmt.Errorf("the go command failed: %w", err)
+}
+
 // packageErrors returns the errors of the packages (and their
 // dependencies) as "file:line:col: message", positions relative to dir,
 // in the order go/packages reports them, without duplicates. With keep set,
@@ -246,7 +268,16 @@ func packageErrors(dir string, roots []*packages.Package, keep func(*packages.Pa
 			return
 		}
 		visited[p] = true
+		// With type errors at hand, the go command's compiler output for
+		// the same package ("# pkg" and the same messages) is a duplicate.
+		typed := false
 		for _, e := range p.Errors {
+			typed = typed || e.Kind == packages.TypeError || e.Kind == packages.ParseError
+		}
+		for _, e := range p.Errors {
+			if typed && e.Kind == packages.ListError {
+				continue
+			}
 			msg := e.Msg
 			if e.Pos != "" && e.Pos != "-" {
 				msg = relPos(dir, e.Pos) + ": " + e.Msg
