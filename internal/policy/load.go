@@ -106,8 +106,9 @@ func (p *docParser) document() (*Document, error) {
 	if _, err := p.dec.Token(); err != nil { // the closing '}'
 		return nil, p.syntax(err)
 	}
+	end := p.next(p.dec.InputOffset())
 	if _, err := p.dec.Token(); err != io.EOF {
-		return nil, p.errAt(p.next(p.dec.InputOffset()), nil, "unexpected data after the policy document")
+		return nil, p.errAt(end, nil, "unexpected data after the policy document")
 	}
 	switch {
 	case !haveVersion:
