@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const policyFixture = "../internal/policy/testdata/fixture"
+
+func offlineGo(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=readonly")
+	t.Setenv("GOWORK", "off")
+}
+
+func TestGenPolicyPrintsTheGeneratedPolicy(t *testing.T) {
+	offlineGo(t)
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-C", policyFixture, "gen-policy"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+	}
+	// The policy package's golden file for the same fixture: the command
+	// prints exactly the document deploy would use.
+	want, err := os.ReadFile("../internal/policy/testdata/fixture.policy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != string(want) {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout.String(), want)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+}
+
+func TestGenPolicyExplain(t *testing.T) {
+	offlineGo(t)
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-C", policyFixture, "gen-policy", "--explain"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+	}
+	for _, line := range []string{
+		"logs:PutLogEvents\t(always: the function writes its logs)",
+		"s3:ListBucket\tblob/blob.go:15:10\ts3.ListObjectsV2 (paginator)",
+		"s3:GetObject\tmain.go:27:19\ts3.HeadObject (call)",
+		"dynamodb:PutItem\tstore/store.go:33:18\tdynamodb.PutItem (interface)",
+	} {
+		if !strings.Contains(stdout.String(), line+"\n") {
+			t.Errorf("explanation lacks %q:\n%s", line, stdout.String())
+		}
+	}
+}
+
+func TestGenPolicyCompileErrorIsOneLine(t *testing.T) {
+	offlineGo(t)
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"go.mod":  "module example.com/broken\n\ngo 1.24\n",
+		"main.go": "package main\n\nfunc main() {\n\tundefinedCall()\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := Main([]string{"-C", dir, "gen-policy"}, &stdout, &stderr); code != 1 {
+		t.Fatalf("exit %d, want 1; stderr: %s", code, stderr.String())
+	}
+	if stdout.Len() != 0 {
+		t.Errorf("printed a policy for an app that does not compile:\n%s", stdout.String())
+	}
+	msg := stderr.String()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "main.go:4:2: undefined: undefinedCall") || !strings.Contains(msg, "does not compile") {
+		t.Errorf("stderr = %q, want one line naming main.go:4:2", msg)
+	}
+}
