@@ -35,8 +35,9 @@ type Call struct {
 	// Actions are the IAM actions the operation needs, e.g. s3:ListBucket.
 	Actions []string
 	// Via says how the operation is reached: "call", "method value",
-	// "method expression", "paginator", "waiter", "presign", "interface"
-	// or "helper" (an SDK feature package such as feature/s3/manager).
+	// "method expression", "paginator", "waiter", "presign", "interface",
+	// "type parameter" or "helper" (an SDK feature package such as
+	// feature/s3/manager).
 	Via string
 }
 
@@ -155,15 +156,17 @@ const loadModeTypes = packages.NeedName | packages.NeedFiles | packages.NeedImpo
 //   - presigned requests (PresignClient.PresignGetObject → GetObject);
 //   - feature/s3/manager uploads and downloads;
 //   - calls through an interface type (one the app declares or the SDK's
-//     XxxAPIClient), counted for every service client type that the module's
-//     code visibly uses and that implements the interface.
+//     XxxAPIClient) or a type parameter's constraint, counted for every
+//     service client type that the module's code visibly uses (names as a
+//     type, creates, stores or passes) and that implements the interface.
 //
-// Limits: the scan is per package, not per executed path (code in a reached
-// package counts even if never called); clients used only inside other
-// modules (libraries the app imports) are not seen; an interface call whose
-// only implementations are hidden from the module's code, and calls made
-// through reflection or generic type parameters, are not seen. Add such
-// actions by hand with --no-autogen-policy and .framework/policy.json.
+// Limits: the scan is per package, not per executed path: code in a reached
+// package counts even if never called. Calls made inside other modules
+// (libraries the app imports, other than the SDK feature helpers above)
+// are not seen, nor interface calls when no concrete client type appears
+// in the module's code, nor calls through reflection. Every action is
+// granted on Resource "*". Add or narrow such actions by hand with
+// --no-autogen-policy and .framework/policy.json.
 //
 // Loading needs the module's dependencies in the module cache (as go build
 // does); it does not need the network when they are. If a package does not
@@ -370,6 +373,7 @@ type ifaceCall struct {
 	pos   string
 	iface *types.Interface
 	name  string
+	via   string // "interface" or "type parameter"
 }
 
 // serviceClient reports whether t (or what it points to) is the Client type
@@ -475,7 +479,11 @@ func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
 	recv := sig.Recv().Type()
 	if _, isIface := recv.Underlying().(*types.Interface); isIface {
 		if it, ok := selection.Recv().Underlying().(*types.Interface); ok {
-			s.pending = append(s.pending, ifaceCall{pos: relPos(s.dir, pos.String()), iface: it, name: fn.Name()})
+			via := "interface"
+			if _, isParam := types.Unalias(selection.Recv()).(*types.TypeParam); isParam {
+				via = "type parameter"
+			}
+			s.pending = append(s.pending, ifaceCall{pos: relPos(s.dir, pos.String()), iface: it, name: fn.Name(), via: via})
 		}
 		return
 	}
@@ -573,7 +581,7 @@ func (s *scanner) resolveInterfaces() {
 				continue
 			}
 			s.calls = append(s.calls, Call{Pos: c.pos, Package: path, Operation: c.name,
-				Actions: OperationActions(path, c.name), Via: "interface"})
+				Actions: OperationActions(path, c.name), Via: c.via})
 		}
 	}
 }

@@ -59,10 +59,11 @@ func TestGenerateFixture(t *testing.T) {
 		"dynamodb:Query",         // paginator
 		"dynamodb:UpdateItem",    // method expression in a package-level var
 		"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents",
-		"s3:DeleteObject", // helper never called from main: the package counts
-		"s3:GetObject",    // HeadObject, embedded client, presigned link
-		"s3:ListBucket",   // ListObjectsV2 paginator
-		"s3:PutObject",    // method value
+		"s3:DeleteObject",        // helper never called from main: the package counts
+		"s3:GetObject",           // HeadObject, embedded client, presigned link
+		"s3:GetObjectAttributes", // through a generic type parameter
+		"s3:ListBucket",          // ListObjectsV2 paginator
+		"s3:PutObject",           // method value
 	}
 	if got := Actions(doc); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("actions:\n got %v\nwant %v", got, want)
@@ -299,5 +300,30 @@ func TestGenerateOutsideAModule(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.dir) {
 			t.Errorf("Generate(%s) error = %v, want it to name the directory and say %q", tt.dir, err, tt.want)
 		}
+	}
+}
+
+// TestGenerateExampleHello runs on an app of this repository: its module is
+// the framework's own, and the packages it reaches (framework/) make no SDK
+// calls, so it gets the logging statement only.
+func TestGenerateExampleHello(t *testing.T) {
+	offline(t)
+	rep, err := Scan("../../examples/hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Module != "github.com/framework-dev/framework" {
+		t.Errorf("module = %q", rep.Module)
+	}
+	for _, p := range rep.Packages {
+		if !strings.HasPrefix(p, rep.Module+"/") {
+			t.Errorf("scanned package %s outside the module", p)
+		}
+	}
+	if len(rep.Calls) != 0 {
+		t.Errorf("calls in examples/hello: %+v", rep.Calls)
+	}
+	if doc := FromCalls(rep.Calls); len(doc.Statement) != 1 || doc.Statement[0].Sid != "AllowLogging" {
+		t.Errorf("policy = %+v, want the logging statement only", doc)
 	}
 }
