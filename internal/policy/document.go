@@ -1,5 +1,14 @@
 // Package policy generates the IAM policy of an app's execution role from the
 // AWS SDK for Go v2 calls found in its source (spec 2.10 and 4.7).
+//
+// Generate (and Scan, which also says where each action comes from) loads
+// the app's main package and the packages of its module it reaches with
+// golang.org/x/tools/go/packages and go/types, maps each SDK operation to
+// the IAM actions it needs (OperationActions: s3 ListObjectsV2 →
+// s3:ListBucket, lambda Invoke → lambda:InvokeFunction) and always adds the
+// CloudWatch Logs actions. Load reads a hand-written .framework/policy.json;
+// Marshal writes one; DiffActions tells deploy what a new policy adds and
+// removes.
 package policy
 
 import (
