@@ -1,0 +1,70 @@
+// Package synth turns a project (its app's route manifest, its Lambda
+// package, its configuration and its policy) into a cloud assembly holding
+// the stage's CloudFormation stack `<app>-<stage>`: the input of `framework
+// synth`, `diff` and `deploy`.
+package synth
+
+import (
+	"context"
+	"io"
+
+	"github.com/framework-dev/framework/internal/policy"
+)
+
+// Stack outputs every synthesized stage stack carries. The deploy engine and
+// `framework url` read them by these names.
+const (
+	OutputEndpointURL  = "EndpointURL"  // https://{api}.execute-api.{region}.{suffix}/{stage}/
+	OutputRestAPIID    = "RestAPIId"    // the REST API's id
+	OutputFunctionName = "FunctionName" // the Lambda function's name
+	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
+	OutputRoleArn      = "RoleArn"      // the execution role's ARN
+	OutputAPIKeyID     = "APIKeyId"     // the API key's id (never its value); only when a route requires a key
+)
+
+// Options selects what to synthesize and where.
+type Options struct {
+	// ProjectDir is the project's root, the directory holding .framework/.
+	ProjectDir string
+	// Stage is the stage name; empty means config.DefaultStage ("dev").
+	Stage string
+	// OutDir is the cloud assembly directory; empty means <ProjectDir>/cdk.out.
+	OutDir string
+	// NoAutogenPolicy uses .framework/policy.json as written by hand instead
+	// of generating the policy from the source (spec 4.7), whatever the
+	// configuration's autogen_policy says.
+	NoAutogenPolicy bool
+	// Progress, when not nil, receives one human-readable line per step
+	// ("Building the Lambda package...", "Synthesizing dev stack..."). Nil is silent.
+	Progress io.Writer
+}
+
+// Result describes the assembly Synth wrote.
+type Result struct {
+	// App is the app's name from its route manifest.
+	App string
+	// Stage is the stage synthesized.
+	Stage string
+	// StackName is the stack's name, <app>-<stage>.
+	StackName string
+	// AssemblyDir is the cloud assembly directory (holding manifest.json).
+	AssemblyDir string
+	// TemplatePath is the stack's template file inside AssemblyDir.
+	TemplatePath string
+	// ResourceCount is the number of resources in the template.
+	ResourceCount int
+	// Policy is the execution role's policy in the template, or nil when
+	// the configuration has manage_role false (an existing role is used).
+	Policy *policy.Document
+	// Reused is true when nothing had changed since the last synth into
+	// AssemblyDir and the assembly there was kept as it was.
+	Reused bool
+}
+
+// synthesize is set by the implementation file of this package.
+var synthesize func(ctx context.Context, o Options) (*Result, error)
+
+// Synth synthesizes the stage's stack of the project into a cloud assembly.
+func Synth(ctx context.Context, o Options) (*Result, error) {
+	return synthesize(ctx, o)
+}
