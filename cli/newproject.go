@@ -1,9 +1,43 @@
 package cli
 
-import "errors"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
-// NewProjectCmd is a placeholder until its issue lands; its owner replaces this file.
-type NewProjectCmd struct{}
+	"github.com/framework-dev/framework/internal/scaffold"
+)
 
-// Run reports that the command is not available yet.
-func (c *NewProjectCmd) Run() error { return errors.New("not available in this build yet") }
+// NewProjectCmd creates a project directory: a Go module with a one-route
+// app, .framework/config.json, go.mod and go.sum (spec 1, "new-project").
+type NewProjectCmd struct {
+	Name string `arg:"" help:"Name of the app and of the directory to create (letters, digits and hyphens, starting with a letter)."`
+	JSON bool   `name:"json" help:"Print the result as JSON."`
+}
+
+// Run creates the project in the current directory (or --project-dir).
+func (c *NewProjectCmd) Run(g *Globals, stdout io.Writer) error {
+	o := scaffold.Options{Name: c.Name, ParentDir: g.ProjectDir, FrameworkDir: SourceDir}
+	if SourceDir == "" {
+		o.FrameworkVersion = "v" + strings.TrimPrefix(Version, "v")
+	}
+	res, err := scaffold.Create(context.Background(), o)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return json.NewEncoder(stdout).Encode(map[string]any{"dir": res.Dir, "files": res.Files})
+	}
+	rel := res.Dir
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, res.Dir); err == nil && !strings.HasPrefix(r, "..") {
+			rel = r
+		}
+	}
+	fmt.Fprintf(stdout, "Created %s/ (%s).\nNext: cd %s && framework local\n", rel, strings.Join(res.Files, ", "), rel)
+	return nil
+}

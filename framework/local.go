@@ -124,6 +124,11 @@ func writeResult(w http.ResponseWriter, res *result) {
 // Serve serves the app over HTTP on l until ctx is done, then shuts down
 // gracefully, letting requests in flight finish (up to 10 s).
 func (a *App) Serve(ctx context.Context, l net.Listener, stage string) error {
+	return a.serve(ctx, l, stage, nil)
+}
+
+// serve is Serve calling ready, when not nil, once the server accepts.
+func (a *App) serve(ctx context.Context, l net.Listener, stage string, ready func()) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
@@ -137,6 +142,9 @@ func (a *App) Serve(ctx context.Context, l net.Listener, stage string) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(l) }()
+	if ready != nil {
+		ready() // connections queue on l until Serve accepts them
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serving on %s: %w", l.Addr(), err)

@@ -25,6 +25,10 @@ const (
 	EnvAddr = "FRAMEWORK_ADDR"
 	// EnvStage is the stage reported in the request context when serving locally (default dev).
 	EnvStage = "FRAMEWORK_STAGE"
+	// EnvReadyFD names an inherited pipe that the app writes "ready\n" to
+	// and closes once it serves HTTP (set by `framework local`, which keeps
+	// the previous version answering until the new one is ready).
+	EnvReadyFD = "FRAMEWORK_READY_FD"
 )
 
 // Run runs app in the mode its environment selects, and exits:
@@ -85,11 +89,34 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Serving on localhost:%d\n", l.Addr().(*net.TCPAddr).Port)
 	}
 	stage := os.Getenv(EnvStage)
-	if err := a.Serve(ctx, l, stage); err != nil {
+	ready, err := readyPipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+		return 1
+	}
+	if err := a.serve(ctx, l, stage, ready); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 		return 1
 	}
 	return 0
+}
+
+// readyPipe returns a function that signals readiness on the pipe inherited
+// as FRAMEWORK_READY_FD, or nil when there is none.
+func readyPipe() (func(), error) {
+	fdText := os.Getenv(EnvReadyFD)
+	if fdText == "" {
+		return nil, nil
+	}
+	fd, err := strconv.Atoi(fdText)
+	if err != nil || fd < 3 {
+		return nil, fmt.Errorf("%s=%q is not an inherited file descriptor number", EnvReadyFD, fdText)
+	}
+	f := os.NewFile(uintptr(fd), "ready")
+	return func() {
+		_, _ = f.Write([]byte("ready\n"))
+		_ = f.Close()
+	}, nil
 }
 
 // listener returns the inherited socket, or a new one; announce is true when

@@ -1,0 +1,444 @@
+// Package local runs `framework local`: it serves the project's app on a
+// local HTTP port and rebuilds and restarts it on every source change.
+//
+// The supervisor (this package, inside the CLI) owns the listening socket.
+// Each build of the app runs as a child process that inherits the socket
+// (FRAMEWORK_LISTEN_FD) and serves on it with the same request pipeline the
+// Lambda adapter uses; it reports on an inherited pipe (FRAMEWORK_READY_FD)
+// once it accepts. On a change the supervisor builds the new version and
+// starts it on the same socket; only when it is ready is the previous one
+// told to shut down gracefully, so requests in flight finish and no request
+// is refused during a reload. A build that fails, or a version that exits at
+// start-up, leaves the previous version serving. While no version runs (the
+// very first build failed, or the app exited), the supervisor answers every
+// request itself with 503 and the reason, until the next good build.
+//
+// No proxy sits in the request path: requests go straight from the kernel
+// to the app process.
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
+)
+
+// Options configure Run.
+type Options struct {
+	// ProjectDir is the project's root (the app's main package).
+	ProjectDir string
+	// Host is the address to bind; empty means 127.0.0.1.
+	Host string
+	// Port is the TCP port; 0 picks a free one (the line printed says which).
+	Port int
+	// Stage is the stage whose environment variables the app gets and that
+	// appears in the request context; empty means dev.
+	Stage string
+	// NoAutoreload turns off rebuilding on source changes.
+	NoAutoreload bool
+	// Profile, when set, becomes AWS_PROFILE in the app's environment, so
+	// its own AWS SDK calls use that profile's credentials (spec 1: local
+	// does not assume the deployed function's role).
+	Profile string
+	// JSON prints one JSON object per event on Stdout instead of text lines;
+	// the app's own output then goes to Stderr.
+	JSON bool
+	// Stdout and Stderr receive the supervisor's lines and the app's output.
+	Stdout, Stderr io.Writer
+	// Debounce is how long to wait after a change for more changes before
+	// rebuilding; 0 means 150 ms.
+	Debounce time.Duration
+}
+
+// StartTimeout bounds how long a new app process may take to start serving.
+var StartTimeout = 30 * time.Second
+
+// StopTimeout bounds the graceful shutdown of an app process before it is killed.
+var StopTimeout = 12 * time.Second
+
+// Run serves until ctx is done (Ctrl-C), then stops the app gracefully.
+func Run(ctx context.Context, o Options) error {
+	if o.Stdout == nil {
+		o.Stdout = io.Discard
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Host == "" {
+		o.Host = "127.0.0.1"
+	}
+	if o.Stage == "" {
+		o.Stage = config.DefaultStage
+	}
+	if err := config.CheckStageName(o.Stage); err != nil {
+		return err
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return fmt.Errorf("--port %d is not a TCP port: use 1 to 65535 (or 0 for any free port)", o.Port)
+	}
+	if o.Debounce == 0 {
+		o.Debounce = 150 * time.Millisecond
+	}
+	dir, err := filepath.Abs(o.ProjectDir)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("project directory %s does not exist or is not a directory", dir)
+	}
+	s := &supervisor{o: o, dir: dir, appOut: o.Stdout, exited: make(chan *child, 64)}
+	if o.JSON {
+		s.appOut = o.Stderr
+	}
+	if err := s.loadEnv(); err != nil {
+		return err
+	}
+
+	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w (is another `framework local` or server using the port? choose another with --port)", addr, err)
+	}
+	defer l.Close()
+	s.ln = l.(*net.TCPListener)
+	if s.lnFile, err = s.ln.File(); err != nil {
+		return fmt.Errorf("prepare the listening socket for the app: %w", err)
+	}
+	defer s.lnFile.Close()
+	s.port = s.ln.Addr().(*net.TCPAddr).Port
+
+	var events <-chan fsnotify.Event
+	var werrs <-chan error
+	if !o.NoAutoreload {
+		w, err := newWatcher(dir)
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		events, werrs = w.Events, w.Errors
+		s.watcher = w
+	}
+
+	s.reload(ctx, "")
+	s.announce()
+	defer s.shutdown()
+
+	var timer *time.Timer
+	var fire <-chan time.Time
+	changed := map[string]bool{}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-events:
+			if s.watcher.handle(ev) {
+				changed[relName(dir, ev.Name)] = true
+				if timer == nil {
+					timer = time.NewTimer(o.Debounce)
+				} else {
+					timer.Reset(o.Debounce)
+				}
+				fire = timer.C
+			}
+		case err := <-werrs:
+			s.event("watch_error", map[string]any{"error": err.Error()}, "Watching for changes: %v", err)
+		case <-fire:
+			fire = nil
+			names := sortedNames(changed)
+			changed = map[string]bool{}
+			s.reload(ctx, strings.Join(names, ", "))
+		case c := <-s.exited:
+			if c == s.cur {
+				s.cur = nil
+				msg := fmt.Sprintf("the app exited (%s)", exitText(c.err))
+				s.event("app_exited", map[string]any{"status": exitText(c.err)}, "The app exited (%s); fix it and save to restart it. Meanwhile requests get 503.", exitText(c.err))
+				s.startFallback(msg)
+			}
+		}
+	}
+}
+
+// supervisor is the state of one `framework local` run; only Run's goroutine uses it.
+type supervisor struct {
+	o       Options
+	dir     string
+	appOut  io.Writer
+	env     []string // the app's environment
+	ln      *net.TCPListener
+	lnFile  *os.File // the socket handed to each app process
+	port    int
+	watcher *watcher
+
+	outMu     sync.Mutex
+	cur       *child
+	exited    chan *child
+	fallback  *http.Server
+	lastErr   string
+	announced bool
+}
+
+// child is one running app process.
+type child struct {
+	cmd  *exec.Cmd
+	bin  string
+	done chan struct{}
+	err  error // set before done is closed
+}
+
+// loadEnv computes the app's environment: the user's, without the
+// variables that would change the app's mode, plus the stage's variables
+// from .framework/config.json, FRAMEWORK_STAGE and AWS_PROFILE.
+func (s *supervisor) loadEnv() error {
+	var stageVars []string
+	f, err := config.Load(s.dir)
+	switch {
+	case err == nil:
+		st, err := f.Stage(s.o.Stage)
+		if err != nil {
+			return err
+		}
+		stageVars = st.Environ()
+	case errors.Is(err, os.ErrNotExist):
+		// A bare app without a project configuration still serves.
+	default:
+		return err
+	}
+	drop := map[string]bool{"AWS_LAMBDA_RUNTIME_API": true}
+	set := append([]string{framework.EnvStage + "=" + s.o.Stage}, stageVars...)
+	if s.o.Profile != "" {
+		set = append(set, "AWS_PROFILE="+s.o.Profile)
+	}
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if drop[k] || strings.HasPrefix(k, "FRAMEWORK_") && k != "FRAMEWORK_CACHE_DIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	s.env = append(env, set...)
+	return nil
+}
+
+// reload builds the app and, when the build is good, swaps the running
+// version for the new one. why names the changed files ("" at start-up).
+func (s *supervisor) reload(ctx context.Context, why string) {
+	start := time.Now()
+	if why != "" {
+		s.event("change", map[string]any{"files": why}, "Change in %s: rebuilding...", why)
+		if err := s.loadEnv(); err != nil {
+			s.event("config_error", map[string]any{"error": err.Error()}, "%v\nStill serving the previous version.", err)
+			return
+		}
+	}
+	name := "app-a"
+	if s.cur != nil && filepath.Base(s.cur.bin) == name {
+		name = "app-b"
+	}
+	bin, err := build.Host(ctx, s.dir, name)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		s.failed("build_failed", err)
+		return
+	}
+	s.stopFallback()
+	c, err := s.start(bin)
+	if err != nil {
+		s.failed("start_failed", err)
+		return
+	}
+	old := s.cur
+	s.cur = c
+	s.lastErr = ""
+	if old != nil {
+		s.stop(old)
+		s.event("reloaded", map[string]any{"seconds": time.Since(start).Seconds()}, "Reloaded in %.1fs.", time.Since(start).Seconds())
+	} else if why != "" {
+		s.event("started", map[string]any{"seconds": time.Since(start).Seconds()}, "Built and started in %.1fs.", time.Since(start).Seconds())
+	}
+}
+
+// failed reports a build or start failure; the previous version, if any,
+// keeps serving, otherwise the fallback answers with the error.
+func (s *supervisor) failed(kind string, err error) {
+	msg := err.Error()
+	var ce *build.CompileError
+	if errors.As(err, &ce) {
+		msg = "Build failed:\n" + strings.TrimRight(ce.Output, "\n")
+	}
+	s.lastErr = msg
+	if s.cur != nil {
+		s.event(kind, map[string]any{"error": msg}, "%s\nStill serving the previous version; fix the error and save.", msg)
+		return
+	}
+	s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503 until a build succeeds.", msg)
+	s.startFallback(msg)
+}
+
+// announce prints the serving line once.
+func (s *supervisor) announce() {
+	if s.announced {
+		return
+	}
+	s.announced = true
+	host := s.o.Host
+	if host == "127.0.0.1" || host == "::1" || host == "localhost" {
+		host = "localhost"
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(s.port))
+	if s.o.JSON {
+		s.event("serving", map[string]any{"address": addr, "url": "http://" + addr + "/", "stage": s.o.Stage, "running": s.cur != nil}, "")
+		return
+	}
+	s.printf("Serving on %s\n", addr)
+}
+
+// start runs bin on the shared socket and waits until it serves.
+func (s *supervisor) start(bin string) (*child, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	cmd := exec.Command(bin)
+	cmd.Dir = s.dir
+	cmd.Env = append(append([]string{}, s.env...), framework.EnvListenFD+"=3", framework.EnvReadyFD+"=4")
+	cmd.ExtraFiles = []*os.File{s.lnFile, w}
+	cmd.Stdout = s.appOut
+	cmd.Stderr = s.o.Stderr
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("start the app %s: %w", bin, err)
+	}
+	w.Close()
+	c := &child{cmd: cmd, bin: bin, done: make(chan struct{})}
+	go func() {
+		c.err = cmd.Wait()
+		close(c.done)
+		s.exited <- c
+	}()
+	ready := make(chan bool, 1)
+	go func() {
+		buf := make([]byte, 6)
+		n, _ := io.ReadFull(r, buf)
+		ready <- n == 6 && string(buf) == "ready\n"
+	}()
+	select {
+	case ok := <-ready:
+		if ok {
+			return c, nil
+		}
+		select {
+		case <-c.done:
+		case <-time.After(StopTimeout):
+			s.stop(c)
+		}
+		return nil, fmt.Errorf("the new version exited at start-up (%s); see its message above", exitText(c.err))
+	case <-time.After(StartTimeout):
+		s.stop(c)
+		return nil, fmt.Errorf("the new version did not start serving within %s: does main call framework.Run(app)?", StartTimeout)
+	}
+}
+
+// stop asks c to shut down gracefully and kills it after StopTimeout.
+func (s *supervisor) stop(c *child) {
+	_ = terminate(c.cmd.Process)
+	select {
+	case <-c.done:
+	case <-time.After(StopTimeout):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
+}
+
+// shutdown stops everything at the end of Run.
+func (s *supervisor) shutdown() {
+	s.stopFallback()
+	if s.cur != nil {
+		s.stop(s.cur)
+		s.cur = nil
+	}
+	s.event("stopped", nil, "Stopped.")
+}
+
+// startFallback answers every request with 503 and msg while no app runs.
+// It serves on a duplicate of the socket, so stopping it leaves the socket open.
+func (s *supervisor) startFallback(msg string) {
+	s.stopFallback()
+	f, err := s.ln.File()
+	if err != nil {
+		return
+	}
+	l, err := net.FileListener(f)
+	f.Close()
+	if err != nil {
+		return
+	}
+	body := "framework local: the app is not running.\n\n" + msg + "\n"
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = io.WriteString(w, body)
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	s.fallback = srv
+	go func() { _ = srv.Serve(l) }()
+}
+
+// stopFallback stops the fallback server, if it runs.
+func (s *supervisor) stopFallback() {
+	if s.fallback == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = s.fallback.Shutdown(ctx)
+	s.fallback = nil
+}
+
+func (s *supervisor) printf(format string, args ...any) {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	fmt.Fprintf(s.o.Stdout, format, args...)
+}
+
+// exitText describes how a process ended.
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+func relName(dir, name string) string {
+	if r, err := filepath.Rel(dir, name); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return name
+}

@@ -1,0 +1,228 @@
+// Package scaffold creates new projects for `framework new-project NAME`:
+// a directory holding a Go module whose main package is a one-route app,
+// the project configuration .framework/config.json, and the module's
+// dependency files (go.mod and go.sum, the Go counterpart of the spec's
+// requirements.txt).
+//
+// The framework module is resolved in one of two ways:
+//
+//   - a development build of the CLI (built from a checkout by `make build`,
+//     which records the checkout's path) writes a replace directive pointing
+//     the module at that checkout, so the project builds offline against
+//     exactly the code the CLI was built from;
+//   - a released build requires the framework module at the CLI's own
+//     version, fetched through the Go module proxy like any dependency.
+//
+// go.sum is filled by `go mod tidy`, first offline from the module cache
+// (enough on any machine that built the CLI), then through the module proxy.
+package scaffold
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/framework-dev/framework/internal/config"
+)
+
+// FrameworkModule is the module path of the framework.
+const FrameworkModule = "github.com/framework-dev/framework"
+
+// Options describe the project to create.
+type Options struct {
+	// Name is the app's name and the new directory's name.
+	Name string
+	// ParentDir is where the directory is created; empty means the current directory.
+	ParentDir string
+	// FrameworkDir, when not empty, is a framework checkout the project's
+	// go.mod points at with a replace directive (development builds).
+	FrameworkDir string
+	// FrameworkVersion is the framework version required when FrameworkDir
+	// is empty (released builds), for example "v0.3.0".
+	FrameworkVersion string
+}
+
+// Result describes the project created.
+type Result struct {
+	// Dir is the new project's directory (absolute).
+	Dir string
+	// Files are the files written, relative to Dir, sorted.
+	Files []string
+}
+
+// ExistsError reports that the project directory is already there.
+type ExistsError struct{ Path string }
+
+// Error says what exists and what to do.
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already exists: choose another name, or remove it first; nothing was written", e.Path)
+}
+
+// TidyTimeout bounds `go mod tidy` in the new project.
+var TidyTimeout = 5 * time.Minute
+
+// Create writes the new project. Nothing is left behind on failure: the
+// files are written into a temporary sibling directory that is renamed into
+// place only when everything, go.sum included, is ready.
+func Create(ctx context.Context, o Options) (*Result, error) {
+	if err := config.CheckAppName(o.Name); err != nil {
+		return nil, fmt.Errorf("%w; nothing was written", err)
+	}
+	parent := o.ParentDir
+	if parent == "" {
+		parent = "."
+	}
+	parent, err := filepath.Abs(parent)
+	if err != nil {
+		return nil, err
+	}
+	dest := filepath.Join(parent, o.Name)
+	if _, err := os.Lstat(dest); err == nil {
+		return nil, &ExistsError{Path: dest}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("check %s: %w", dest, err)
+	}
+	var require, replace string
+	switch {
+	case o.FrameworkDir != "":
+		fw, err := filepath.Abs(o.FrameworkDir)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(fw, "framework", "app.go")); err != nil {
+			return nil, fmt.Errorf("this development build of the CLI was built from %s, which no longer holds the framework's source: rebuild the CLI with `make build` in a framework checkout; nothing was written", fw)
+		}
+		require, replace = "v0.0.0-00010101000000-000000000000", fw
+	case o.FrameworkVersion != "":
+		require = o.FrameworkVersion
+	default:
+		return nil, errors.New("no framework version to require: set FrameworkDir or FrameworkVersion")
+	}
+
+	tmp, err := os.MkdirTemp(parent, "."+o.Name+".new-")
+	if err != nil {
+		return nil, fmt.Errorf("cannot create the project in %s: %w", parent, err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	data := struct{ Name, Module, Require, Replace string }{o.Name, FrameworkModule, require, replace}
+	files := map[string]string{"go.mod": goModTmpl, "main.go": mainTmpl, ".gitignore": gitignoreTmpl}
+	for name, tmpl := range files {
+		var buf bytes.Buffer
+		if err := template.Must(template.New(name).Parse(tmpl)).Execute(&buf, data); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, name), buf.Bytes(), 0o644); err != nil {
+			return nil, fmt.Errorf("write %s: %w", name, err)
+		}
+	}
+	if err := config.Default(o.Name).Write(tmp); err != nil {
+		return nil, err
+	}
+	if err := tidy(ctx, tmp); err != nil {
+		return nil, fmt.Errorf("%w; nothing was written", err)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		return nil, &ExistsError{Path: dest}
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		return nil, fmt.Errorf("move the new project into place at %s: %w", dest, err)
+	}
+	done = true
+	res := &Result{Dir: dest}
+	err = filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dest, p)
+			res.Files = append(res.Files, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	return res, err
+}
+
+// tidy runs `go mod tidy` in dir: offline first, then through the proxy.
+func tidy(ctx context.Context, dir string) error {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		return fmt.Errorf("the Go toolchain (the `go` command) is not on PATH: install Go 1.26 or newer from https://go.dev/dl/")
+	}
+	run := func(extra ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, TidyTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, goCmd, "mod", "tidy")
+		cmd.Dir = dir
+		cmd.Env = append(withoutGoFlags(os.Environ()), extra...)
+		out, err := cmd.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	if _, err := run("GOPROXY=off", "GOFLAGS=-mod=mod"); err == nil {
+		return nil
+	}
+	out, err := run("GOFLAGS=-mod=mod")
+	if err != nil {
+		return fmt.Errorf("`go mod tidy` in the new project failed, so its dependencies could not be resolved (is the Go module proxy reachable?):\n%s", out)
+	}
+	return nil
+}
+
+// withoutGoFlags drops GOFLAGS, which the tidy runs set themselves.
+func withoutGoFlags(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "GOFLAGS=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+const goModTmpl = `module {{.Name}}
+
+go 1.26.0
+
+require {{.Module}} {{.Require}}
+{{- if .Replace}}
+
+// A development build of the framework CLI points the project at the
+// checkout it was built from. Drop this line to use a released version.
+replace {{.Module}} => {{.Replace}}
+{{- end}}
+`
+
+const mainTmpl = `// Command {{.Name}} is a framework app. Run it with ` + "`framework local`" + `, deploy it
+// with ` + "`framework deploy`" + `.
+package main
+
+import "github.com/framework-dev/framework/framework"
+
+func main() {
+	app := framework.New("{{.Name}}")
+
+	app.Route("/", func(r *framework.Request) (any, error) {
+		return map[string]string{"hello": "world"}, nil
+	})
+
+	framework.Run(app)
+}
+`
+
+const gitignoreTmpl = `cdk.out/
+bootstrap
+*.zip
+`
