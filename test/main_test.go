@@ -1,0 +1,214 @@
+// Package test holds the end-to-end tests: they build the `framework` CLI
+// and use it as a user would, against real processes and real HTTP.
+package test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// cliDir holds the CLI binary built for this test run.
+var cliDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "framework-e2e-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cliDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	cliOnce sync.Once
+	cliPath string
+	cliErr  error
+)
+
+// repoRoot is the root of this repository.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// frameworkCLI builds the CLI once per test run, as `make build` does (a
+// development build that records this checkout for new-project), and
+// returns its path.
+func frameworkCLI(t testing.TB) string {
+	t.Helper()
+	root := repoRoot(t)
+	cliOnce.Do(func() {
+		cliPath = filepath.Join(cliDir, "framework")
+		cmd := exec.Command("go", "build", "-trimpath",
+			"-ldflags", "-X github.com/framework-dev/framework/cli.SourceDir="+root,
+			"-o", cliPath, "./cli/framework")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			cliErr = fmt.Errorf("building the CLI: %v\n%s", err, out)
+		}
+	})
+	if cliErr != nil {
+		t.Fatal(cliErr)
+	}
+	return cliPath
+}
+
+// testEnv returns the environment for CLI runs: the test's own, with the
+// framework's build cache private to the test and no network for modules.
+func testEnv(t testing.TB, extra ...string) []string {
+	t.Helper()
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "FRAMEWORK_") || strings.HasPrefix(k, "KITCHENSINK_") || k == "GOPROXY" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	env = append(env, "FRAMEWORK_CACHE_DIR="+t.TempDir(), "GOPROXY=off")
+	return append(env, extra...)
+}
+
+// runCLI runs the CLI in dir and returns stdout, stderr and the exit code.
+func runCLI(t testing.TB, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(frameworkCLI(t), args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run framework %s: %v", strings.Join(args, " "), err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// localServer is a running `framework local --json`.
+type localServer struct {
+	cmd    *exec.Cmd
+	URL    string // http://localhost:PORT
+	events chan map[string]any
+	stderr *lockedBuffer
+	done   chan struct{}
+}
+
+// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startLocal runs `framework local --port 0 --json` in dir and waits for
+// its serving event. The server is stopped with SIGINT at the end of the test.
+func startLocal(t *testing.T, dir string, env []string, args ...string) *localServer {
+	t.Helper()
+	argv := append([]string{"local", "--port", "0", "--json"}, args...)
+	cmd := exec.Command(frameworkCLI(t), argv...)
+	cmd.Dir = dir
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &localServer{cmd: cmd, events: make(chan map[string]any, 100), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	cmd.Stderr = s.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		defer close(s.events)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var ev map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				ev = map[string]any{"event": "text", "line": sc.Text()}
+			}
+			s.events <- ev
+		}
+	}()
+	go func() { _ = cmd.Wait(); close(s.done) }()
+	t.Cleanup(func() { s.stop(t) })
+	ev := s.waitEvent(t, "serving", 3*time.Minute)
+	s.URL = strings.TrimSuffix(ev["url"].(string), "/")
+	return s
+}
+
+// waitEvent returns the next event of the given kind, failing on timeout
+// or when the CLI exits first.
+func (s *localServer) waitEvent(t *testing.T, kind string, timeout time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				t.Fatalf("framework local exited before %q; stderr:\n%s", kind, s.stderr.String())
+			}
+			if ev["event"] == kind {
+				return ev
+			}
+		case <-deadline:
+			t.Fatalf("no %q event from framework local within %s; stderr:\n%s", kind, timeout, s.stderr.String())
+		}
+	}
+}
+
+// stop sends SIGINT and waits for the CLI to exit.
+func (s *localServer) stop(t *testing.T) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.done:
+	case <-time.After(20 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+		t.Errorf("framework local did not stop within 20s of SIGINT")
+	}
+}
+
+// readAll reads a response body and closes it.
+func readAll(t testing.TB, r io.ReadCloser) []byte {
+	t.Helper()
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
