@@ -33,6 +33,7 @@ test: test-deps build
 bench: build
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench . -benchmem ./framework/... | tee .bench/framework.txt
+	$(GO) run ./test/localbench -cli $(BIN) | tee .bench/local.txt
 
 # demo serves examples/hello on localhost:8000 with no AWS account.
 demo: build
