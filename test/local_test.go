@@ -413,3 +413,59 @@ func listDir(t *testing.T, dir string) string {
 	})
 	return strings.Join(names, " ")
 }
+
+// TestLocalStageEnvironment: `framework local --stage S` gives the app the
+// environment variables of stage S from .framework/config.json, as the
+// deployed function would have them, and S in the request context.
+func TestLocalStageEnvironment(t *testing.T) {
+	work := t.TempDir()
+	env := testEnv(t, "TABLE=from-the-shell", "KEEP=user-env")
+	if _, stderr, code := runCLI(t, work, env, "new-project", "envapp"); code != 0 {
+		t.Fatal(stderr)
+	}
+	proj := filepath.Join(work, "envapp")
+	writeFile(t, filepath.Join(proj, ".framework", "config.json"), `{
+  "version": "1.0",
+  "app_name": "envapp",
+  "environment_variables": {"TABLE": "top-level", "COLOR": "blue"},
+  "stages": {
+    "dev": {},
+    "prod": {"environment_variables": {"TABLE": "prod-table"}}
+  }
+}
+`)
+	writeFile(t, filepath.Join(proj, "main.go"), `package main
+
+import (
+	"os"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+func main() {
+	app := framework.New("envapp")
+	app.Route("/", func(r *framework.Request) (any, error) {
+		return map[string]string{"table": os.Getenv("TABLE"), "color": os.Getenv("COLOR"), "keep": os.Getenv("KEEP"), "stage": r.Context.Stage}, nil
+	})
+	framework.Run(app)
+}
+`)
+	for _, tc := range []struct{ stage, want string }{
+		{"dev", `{"color":"blue","keep":"user-env","stage":"dev","table":"top-level"}`},
+		{"prod", `{"color":"blue","keep":"user-env","stage":"prod","table":"prod-table"}`},
+		{"qa", `{"color":"blue","keep":"user-env","stage":"qa","table":"top-level"}`}, // undeclared stage: defaults
+	} {
+		t.Run(tc.stage, func(t *testing.T) {
+			s := startLocal(t, proj, env, "--stage", tc.stage, "--no-autoreload")
+			wantJSON(t, get(t, s.URL+"/", nil), 200, tc.want)
+			s.stop(t)
+		})
+	}
+
+	// A broken configuration stops local with the file and key named.
+	writeFile(t, filepath.Join(proj, ".framework", "config.json"), `{"version": "1.0", "lambda_memory_size": "big"}`)
+	_, stderr, code := runCLI(t, proj, env, "local", "--port", "0")
+	if code == 0 || !strings.Contains(stderr, "config.json") || !strings.Contains(stderr, "lambda_memory_size") {
+		t.Errorf("local with a broken config: exit %d, stderr %q; want an error naming the file and the key", code, stderr)
+	}
+}
