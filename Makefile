@@ -16,9 +16,12 @@ $(BIN): FORCE
 
 FORCE:
 
-# test-deps installs the official CDK CLI into a test-local directory for the
-# end-to-end `cdk synth` test. It needs the npm registry once; later runs reuse it.
+# test-deps downloads the modules of the policy fixture app (tests read it
+# with GOPROXY=off) and installs the official CDK CLI into a test-local
+# directory for the end-to-end `cdk synth` test. It needs the module proxy
+# and the npm registry once; later runs reuse what they fetched.
 test-deps:
+	$(GO) -C internal/policy/testdata/fixture mod download
 	@if [ ! -x test/.cdk-cli/node_modules/.bin/cdk ]; then \
 		mkdir -p test/.cdk-cli && cd test/.cdk-cli && \
 		npm install --no-audit --no-fund --loglevel=error aws-cdk@$(CDK_CLI_VERSION) >/dev/null && \

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -56,8 +57,13 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // process exit code. Errors are printed as one line on stderr.
 func Main(args []string, stdout, stderr io.Writer) int {
 	var root CLI
+	return run(&root, args, stdout, stderr)
+}
+
+// run parses args into the command tree root and runs the chosen command.
+func run(root any, args []string, stdout, stderr io.Writer) int {
 	exitCode := -1
-	parser, err := kong.New(&root,
+	parser, err := kong.New(root,
 		kong.Name("framework"),
 		kong.Description("A serverless REST framework for Go: routes on Go functions, served locally and deployed to API Gateway and Lambda."),
 		kong.UsageOnError(),
@@ -77,7 +83,12 @@ func Main(args []string, stdout, stderr io.Writer) int {
 					code = exitCode
 					return
 				}
-				panic(r)
+				// A bug of ours: one line, the trace only on request.
+				fmt.Fprintf(stderr, "framework: internal error: %v (please report it with the command you ran; set FRAMEWORK_DEBUG=1 for the stack trace)\n", r)
+				if os.Getenv("FRAMEWORK_DEBUG") == "1" {
+					fmt.Fprintf(stderr, "%s", debug.Stack())
+				}
+				code = 70
 			}
 		}()
 		ctx, err := parser.Parse(args)
@@ -85,7 +96,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "framework: %s\n", oneLine(err))
 			return 2
 		}
-		ctx.Bind(&root.Globals)
+		if r, ok := root.(*CLI); ok {
+			ctx.Bind(&r.Globals)
+		}
 		if err := ctx.Run(); err != nil {
 			fmt.Fprintf(stderr, "Error: %s\n", oneLine(err))
 			var ee *ExitError
