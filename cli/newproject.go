@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/framework-dev/framework/internal/scaffold"
@@ -21,8 +22,8 @@ type NewProjectCmd struct {
 
 // Run creates the project in the current directory (or --project-dir).
 func (c *NewProjectCmd) Run(g *Globals, stdout io.Writer) error {
-	o := scaffold.Options{Name: c.Name, ParentDir: g.ProjectDir, FrameworkDir: SourceDir}
-	if SourceDir == "" {
+	o := scaffold.Options{Name: c.Name, ParentDir: g.ProjectDir, FrameworkDir: sourceDir()}
+	if o.FrameworkDir == "" {
 		o.FrameworkVersion = "v" + strings.TrimPrefix(Version, "v")
 	}
 	res, err := scaffold.Create(context.Background(), o)
@@ -40,4 +41,23 @@ func (c *NewProjectCmd) Run(g *Globals, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "Created %s/ (%s).\nNext: cd %s && framework local\n", rel, strings.Join(res.Files, ", "), rel)
 	return nil
+}
+
+// sourceDir returns the framework checkout of a development build: the one
+// `make build` recorded in SourceDir, or, for `go install ./cli/framework`
+// run in a checkout (no -trimpath), the checkout this file was compiled
+// from when it is still there. Released builds return "".
+func sourceDir() string {
+	if SourceDir != "" {
+		return SourceDir
+	}
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return ""
+	}
+	root := filepath.Dir(filepath.Dir(file))
+	if _, err := os.Stat(filepath.Join(root, "framework", "app.go")); err != nil {
+		return ""
+	}
+	return root
 }
