@@ -70,12 +70,20 @@ const (
 
 // Header names of the Runtime API.
 const (
-	HeaderRequestID          = "Lambda-Runtime-Aws-Request-Id"
-	HeaderDeadlineMs         = "Lambda-Runtime-Deadline-Ms"
+	// HeaderRequestID carries the invocation's request ID on /next.
+	HeaderRequestID = "Lambda-Runtime-Aws-Request-Id"
+	// HeaderDeadlineMs carries the invocation's deadline on /next, in Unix milliseconds.
+	HeaderDeadlineMs = "Lambda-Runtime-Deadline-Ms"
+	// HeaderInvokedFunctionARN carries the invoked function's ARN on /next.
 	HeaderInvokedFunctionARN = "Lambda-Runtime-Invoked-Function-Arn"
-	HeaderTraceID            = "Lambda-Runtime-Trace-Id"
-	HeaderFunctionErrorType  = "Lambda-Runtime-Function-Error-Type"
-	HeaderFunctionErrorBody  = "Lambda-Runtime-Function-Error-Body"
+	// HeaderTraceID carries the X-Ray trace header on /next.
+	HeaderTraceID = "Lambda-Runtime-Trace-Id"
+	// HeaderFunctionErrorType is the error type a runtime may send as a
+	// header on /error and /init/error, or as a trailer of a failed /response.
+	HeaderFunctionErrorType = "Lambda-Runtime-Function-Error-Type"
+	// HeaderFunctionErrorBody is the trailer of a failed /response holding
+	// the base64-encoded error document.
+	HeaderFunctionErrorBody = "Lambda-Runtime-Function-Error-Body"
 )
 
 // Errors Invoke returns; test them with errors.Is.
