@@ -1,0 +1,190 @@
+// Package deploy carries a synthesized cloud assembly to AWS with the AWS
+// SDK for Go v2: it publishes the stack's file assets to S3 as the asset
+// manifest says, creates the assets bucket on the first deploy to an
+// account and region (no separate bootstrap), deploys the template through
+// a change set (CREATE the first time, UPDATE after), follows the stack's
+// events while it waits, and reads, diffs and deletes deployed stacks.
+//
+// The engine reads the standard cloud assembly files (manifest.json, the
+// stack's <stack>.assets.json and template) as plain JSON: it imports no
+// CDK package and compiles fast.
+//
+// The last deployed IAM policy is read back from the deployed template
+// (GetTemplate): the statements of the execution role's inline policies
+// and of AWS::IAM::Policy resources. Nothing else is stored in the account.
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+)
+
+// AssetsBucketName is the assets bucket the synthesizer's asset manifests
+// name, with placeholders. It must equal stacks.AssetsBucketName; package
+// stacks is not imported here because it pulls in the CDK.
+const AssetsBucketName = "framework-assets-${AWS::AccountId}-${AWS::Region}"
+
+// AssetsStackName is the stack holding the assets bucket, one per account
+// and region. It has no hyphen, so it never collides with an app's
+// <app>-<stage> stack.
+const AssetsStackName = "FrameworkAssets"
+
+// AssetsExpirationDays is the age after which the assets bucket's
+// lifecycle rule deletes an object. Deploy uploads again any asset it needs
+// that is missing.
+const AssetsExpirationDays = 365
+
+// LoadConfig loads the AWS configuration from the SDK's default chain
+// (environment, shared config and credentials files, AWS_PROFILE, SSO, ...)
+// with the profile and region given on the command line taking precedence,
+// and checks that a region and credentials are there, so that a missing one
+// is one clear error.
+func LoadConfig(ctx context.Context, profile, region string) (aws.Config, error) {
+	var opts []func(*config.LoadOptions) error
+	if profile != "" {
+		opts = append(opts, config.WithSharedConfigProfile(profile))
+	}
+	if region != "" {
+		opts = append(opts, config.WithRegion(region))
+	}
+	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	if err != nil {
+		if profile != "" {
+			return aws.Config{}, fmt.Errorf("load AWS configuration for profile %q (check ~/.aws/config and ~/.aws/credentials): %w", profile, err)
+		}
+		return aws.Config{}, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	if cfg.Region == "" {
+		return aws.Config{}, errors.New("no AWS region: set AWS_REGION, pass --region, or set region in ~/.aws/config for your profile")
+	}
+	if cfg.Credentials == nil {
+		return aws.Config{}, errNoCredentials(nil)
+	}
+	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+		return aws.Config{}, errNoCredentials(err)
+	}
+	return cfg, nil
+}
+
+func errNoCredentials(err error) error {
+	msg := "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, add them to ~/.aws/credentials (section [default]), or pass --profile (run `aws sso login --profile P` for SSO profiles)"
+	if err == nil {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// Engine deploys, reads, diffs and deletes stacks in one account and region.
+type Engine struct {
+	// CFN, S3 and STS are the service clients.
+	CFN *cloudformation.Client
+	S3  *s3.Client
+	STS *sts.Client
+	// Region is the configured region.
+	Region string
+	// Out receives progress and status lines.
+	Out io.Writer
+	// Terminal makes progress one line rewritten in place (resources done
+	// of total, elapsed time) rather than one line per event.
+	Terminal bool
+	// PollInterval is the time between two looks at a stack or change set
+	// being worked on (default 2 s).
+	PollInterval time.Duration
+
+	env *Env
+}
+
+// New returns an engine using cfg. S3 uses path-style addressing when its
+// endpoint is a custom one (an IP address or localhost), as S3-compatible
+// servers need.
+func New(cfg aws.Config, out io.Writer) *Engine {
+	if out == nil {
+		out = io.Discard
+	}
+	return &Engine{
+		CFN: cloudformation.NewFromConfig(cfg),
+		S3: s3.NewFromConfig(cfg, func(o *s3.Options) {
+			if o.BaseEndpoint != nil && customHost(*o.BaseEndpoint) {
+				o.UsePathStyle = true
+			}
+		}),
+		STS:          sts.NewFromConfig(cfg),
+		Region:       cfg.Region,
+		Out:          out,
+		PollInterval: 2 * time.Second,
+	}
+}
+
+func customHost(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	h := u.Hostname()
+	return h == "localhost" || strings.Count(h, ".") == 3 && strings.Trim(h, "0123456789.") == "" || strings.Contains(h, ":")
+}
+
+// Environment returns the account (from STS GetCallerIdentity), region and
+// partition the engine works in.
+func (e *Engine) Environment(ctx context.Context) (Env, error) {
+	if e.env != nil {
+		return *e.env, nil
+	}
+	out, err := e.STS.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", err)
+	}
+	env := Env{Account: aws.ToString(out.Account), Region: e.Region, Partition: partitionOf(e.Region)}
+	e.env = &env
+	return env, nil
+}
+
+func (e *Engine) printf(format string, args ...any) {
+	fmt.Fprintf(e.Out, format, args...)
+}
+
+func (e *Engine) poll(ctx context.Context) error {
+	d := e.PollInterval
+	if d <= 0 {
+		d = 2 * time.Second
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// InterruptedError is returned when the context ends (Ctrl-C) while the
+// engine waits for CloudFormation: the operation goes on in AWS.
+type InterruptedError struct {
+	StackName, Region, Operation, Status string
+	// Hint is the command to run afterwards.
+	Hint string
+}
+
+func (e *InterruptedError) Error() string {
+	status := ""
+	if e.Status != "" {
+		status = " (" + e.Status + ")"
+	}
+	return fmt.Sprintf("stopped waiting for stack %s%s: CloudFormation goes on with the %s; follow it with `aws cloudformation describe-stack-events --stack-name %s --region %s` or in the CloudFormation console, then %s",
+		e.StackName, status, e.Operation, e.StackName, e.Region, e.Hint)
+}
+
+// ErrDeclined is returned when the user answers no to a confirmation.
+var ErrDeclined = errors.New("declined: nothing was changed")

@@ -1,0 +1,496 @@
+package deploy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/framework-dev/framework/internal/diff"
+	"github.com/framework-dev/framework/test/cfnstandin"
+)
+
+const fixtureAsset = "91adf477329c5deb37a7f712340221ae40dde686cc2c7cbf758a2b72098e681c"
+
+// newEngine starts the AWS stand-ins and returns an engine reaching them
+// through the SDK's default configuration chain, polling fast, with SDK
+// retries backing off briefly.
+func newEngine(t *testing.T) (*Engine, *cfnstandin.AWS, *bytes.Buffer) {
+	t.Helper()
+	aws_ := cfnstandin.Start(t)
+	cfg, err := LoadConfig(context.Background(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) { o.MaxBackoff = 5 * time.Millisecond })
+	}
+	var out bytes.Buffer
+	e := New(cfg, &out)
+	e.PollInterval = time.Millisecond
+	return e, aws_, &out
+}
+
+// assembly copies the fixture assembly into a temporary directory and
+// applies mutate to its template.
+func assembly(t *testing.T, mutate func(tpl map[string]any)) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("testdata", "assembly")
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if mutate != nil {
+		path := filepath.Join(dir, "hello-dev.template.json")
+		var tpl map[string]any
+		b, _ := os.ReadFile(path)
+		if err := json.Unmarshal(b, &tpl); err != nil {
+			t.Fatal(err)
+		}
+		mutate(tpl)
+		b, _ = json.MarshalIndent(tpl, "", " ")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func resources(tpl map[string]any) map[string]any { return tpl["Resources"].(map[string]any) }
+
+func props(tpl map[string]any, id string) map[string]any {
+	return resources(tpl)[id].(map[string]any)["Properties"].(map[string]any)
+}
+
+func paths(tpl map[string]any) map[string]any {
+	return props(tpl, "RestApi")["Body"].(map[string]any)["paths"].(map[string]any)
+}
+
+// addRoute adds POST /users/{name} to the API.
+func addRoute(tpl map[string]any) {
+	get := paths(tpl)["/"].(map[string]any)["get"]
+	paths(tpl)["/users/{name}"] = map[string]any{"post": get}
+}
+
+// grantS3 adds a statement granting s3:GetObject and s3:PutObject.
+func grantS3(tpl map[string]any) {
+	pol := props(tpl, "FunctionRole")["Policies"].([]any)[0].(map[string]any)["PolicyDocument"].(map[string]any)
+	pol["Statement"] = append(pol["Statement"].([]any), map[string]any{
+		"Sid": "S3", "Effect": "Allow", "Action": []any{"s3:GetObject", "s3:PutObject"}, "Resource": "*",
+	})
+}
+
+var endpointRE = regexp.MustCompile(`^https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/dev/$`)
+
+func TestDeployFirstNoChangeAndUpdate(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	dir := assembly(t, nil)
+
+	res, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	if err != nil {
+		t.Fatalf("first deploy: %v\n%s", err, out)
+	}
+	t.Logf("first deploy output:\n%s", out)
+	if !res.FirstDeploy || res.Status != "CREATE_COMPLETE" {
+		t.Errorf("first deploy: FirstDeploy %v, status %s", res.FirstDeploy, res.Status)
+	}
+	if !endpointRE.MatchString(res.Outputs["EndpointURL"]) {
+		t.Errorf("EndpointURL = %q", res.Outputs["EndpointURL"])
+	}
+	for _, want := range []string{
+		"First deployment to account 123456789012 in us-east-1: creating stack FrameworkAssets with the S3 bucket framework-assets-123456789012-us-east-1",
+		"Uploading hello-dev/Api/Function/Code (149 B) to s3://framework-assets-123456789012-us-east-1/" + fixtureAsset + ".zip",
+		"Initiating first time deployment...",
+		"CREATE_COMPLETE        AWS::Lambda::Function Function",
+		"[6/6 ",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	obj, err := fake.S3.GetObject("framework-assets-123456789012-us-east-1", fixtureAsset+".zip", nil)
+	if err != nil {
+		t.Fatalf("asset not in S3: %v", err)
+	}
+	got, _ := io.ReadAll(obj.Contents)
+	want, _ := os.ReadFile(filepath.Join(dir, "asset."+fixtureAsset+".zip"))
+	if !bytes.Equal(got, want) {
+		t.Errorf("uploaded asset differs from the file (%d vs %d bytes)", len(got), len(want))
+	}
+	if s := fake.CFN.Status(AssetsStackName); s != "CREATE_COMPLETE" {
+		t.Errorf("assets stack is %q", s)
+	}
+
+	// Second deploy of the same assembly: nothing to do.
+	out.Reset()
+	creates := fake.CFN.Calls("CreateChangeSet")
+	res2, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	if err != nil {
+		t.Fatalf("second deploy: %v\n%s", err, out)
+	}
+	t.Logf("no-change deploy output:\n%s", out)
+	if !res2.NoChanges || res2.FirstDeploy {
+		t.Errorf("second deploy: NoChanges %v FirstDeploy %v", res2.NoChanges, res2.FirstDeploy)
+	}
+	if res2.Outputs["EndpointURL"] != res.Outputs["EndpointURL"] {
+		t.Errorf("EndpointURL changed: %q → %q", res.Outputs["EndpointURL"], res2.Outputs["EndpointURL"])
+	}
+	if strings.Contains(out.String(), "Uploading") || strings.Contains(out.String(), "First deployment") || strings.Contains(out.String(), "Initiating") {
+		t.Errorf("second deploy uploaded, bootstrapped or announced a first deployment:\n%s", out)
+	}
+	if n := fake.CFN.Calls("CreateChangeSet") - creates; n != 1 {
+		t.Errorf("second deploy created %d change sets, want 1", n)
+	}
+	if n := fake.CFN.ChangeSetCount(); n != 0 {
+		t.Errorf("%d change sets left behind", n)
+	}
+
+	// Third deploy: a new route and a wider policy, confirmed.
+	out.Reset()
+	var asked [][]string
+	dir3 := assembly(t, func(tpl map[string]any) { addRoute(tpl); grantS3(tpl) })
+	res3, err := e.Deploy(ctx, Options{AssemblyDir: dir3, StackName: "hello-dev", ConfirmPolicy: func(added, removed []string) (bool, error) {
+		asked = append(asked, added, removed)
+		return true, nil
+	}})
+	if err != nil {
+		t.Fatalf("third deploy: %v\n%s", err, out)
+	}
+	if res3.Status != "UPDATE_COMPLETE" {
+		t.Errorf("third deploy status %s", res3.Status)
+	}
+	if len(asked) != 2 || strings.Join(asked[0], ",") != "s3:GetObject,s3:PutObject" || len(asked[1]) != 0 {
+		t.Errorf("policy confirmation asked with %q, want added s3:GetObject,s3:PutObject and nothing removed", asked)
+	}
+	if !strings.Contains(fake.CFN.Template("hello-dev"), "/users/{name}") {
+		t.Error("deployed template lacks the new route")
+	}
+}
+
+func TestDeployCreateFailureThenRecreate(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	dir := assembly(t, nil)
+	fake.CFN.FailResource("Function", "Resource handler returned message: \"Error occurred while GetObject. S3 Error Code: NoSuchKey\"")
+	_, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	t.Logf("failed deploy output:\n%s", out)
+	if !errors.Is(err, ErrFailed) {
+		t.Fatalf("err = %v, want ErrFailed", err)
+	}
+	for _, want := range []string{
+		"Failed resources of stack hello-dev:",
+		"Function (AWS::Lambda::Function) CREATE_FAILED: Resource handler returned message: \"Error occurred while GetObject. S3 Error Code: NoSuchKey\"",
+		"ROLLBACK_COMPLETE",
+		"deletes it and creates it again",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if s := fake.CFN.Status("hello-dev"); s != "ROLLBACK_COMPLETE" {
+		t.Fatalf("stack is %s, want ROLLBACK_COMPLETE", s)
+	}
+
+	out.Reset()
+	res, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	if err != nil {
+		t.Fatalf("deploy after rollback: %v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "Stack hello-dev is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.") ||
+		!strings.Contains(out.String(), "Initiating first time deployment...") {
+		t.Errorf("output:\n%s", out)
+	}
+	if res.Status != "CREATE_COMPLETE" || !endpointRE.MatchString(res.Outputs["EndpointURL"]) {
+		t.Errorf("status %s, outputs %v", res.Status, res.Outputs)
+	}
+}
+
+func TestDeployUpdateFailureRollsBack(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	before := fake.CFN.Template("hello-dev")
+	out.Reset()
+	fake.CFN.FailResource("Function", "Resource handler returned message: \"Memory size 99 is not valid\"")
+	dir := assembly(t, func(tpl map[string]any) { props(tpl, "Function")["MemorySize"] = 99 })
+	_, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	t.Logf("failed update output:\n%s", out)
+	if !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "UPDATE_ROLLBACK_COMPLETE") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(out.String(), "Function (AWS::Lambda::Function) UPDATE_FAILED: Resource handler returned message: \"Memory size 99 is not valid\"") ||
+		!strings.Contains(out.String(), "as it was before this deploy") {
+		t.Errorf("output:\n%s", out)
+	}
+	if fake.CFN.Status("hello-dev") != "UPDATE_ROLLBACK_COMPLETE" || fake.CFN.Template("hello-dev") != before {
+		t.Errorf("stack %s, template restored: %v", fake.CFN.Status("hello-dev"), fake.CFN.Template("hello-dev") == before)
+	}
+	// The stack can be deployed again after a rolled back update.
+	out.Reset()
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, func(tpl map[string]any) { props(tpl, "Function")["MemorySize"] = 256 }), StackName: "hello-dev"}); err != nil {
+		t.Fatalf("deploy after rollback: %v\n%s", err, out)
+	}
+}
+
+func TestDeployRefusesStackStates(t *testing.T) {
+	for _, tc := range []struct{ status, want string }{
+		{"UPDATE_IN_PROGRESS", "stack hello-dev is UPDATE_IN_PROGRESS: another operation is running on it"},
+		{"DELETE_IN_PROGRESS", "stack hello-dev is DELETE_IN_PROGRESS"},
+		{"UPDATE_ROLLBACK_FAILED", "aws cloudformation continue-update-rollback --stack-name hello-dev --region us-east-1"},
+		{"DELETE_FAILED", "delete it with `framework destroy`"},
+	} {
+		t.Run(tc.status, func(t *testing.T) {
+			e, fake, _ := newEngine(t)
+			fake.CFN.SetStatus("hello-dev", tc.status)
+			_, err := e.Deploy(context.Background(), Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
+			}
+			if fake.CFN.Calls("CreateChangeSet") != 0 {
+				t.Error("a change set was created for a stack in a state that cannot be deployed")
+			}
+		})
+	}
+}
+
+func TestDeployPolicyDeclined(t *testing.T) {
+	e, fake, _ := newEngine(t)
+	ctx := context.Background()
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	before := fake.CFN.Template("hello-dev")
+	executed := false
+	_, err := e.Deploy(ctx, Options{
+		AssemblyDir: assembly(t, grantS3), StackName: "hello-dev",
+		ConfirmPolicy: func(added, removed []string) (bool, error) { return false, nil },
+		BeforeExecute: func() error { executed = true; return nil },
+	})
+	if !errors.Is(err, ErrDeclined) {
+		t.Fatalf("err = %v, want ErrDeclined", err)
+	}
+	if executed || fake.CFN.Template("hello-dev") != before || fake.CFN.ChangeSetCount() != 0 {
+		t.Error("a declined policy change still changed something")
+	}
+}
+
+func TestDeployLargeTemplateGoesThroughS3(t *testing.T) {
+	e, fake, out := newEngine(t)
+	dir := assembly(t, func(tpl map[string]any) {
+		tpl["Description"] = strings.Repeat("a large template ", 4000)
+	})
+	res, err := e.Deploy(context.Background(), Options{AssemblyDir: dir, StackName: "hello-dev"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if res.Status != "CREATE_COMPLETE" || !strings.Contains(fake.CFN.Template("hello-dev"), "a large template") {
+		t.Errorf("status %s", res.Status)
+	}
+}
+
+func TestDeployRetriesThrottling(t *testing.T) {
+	e, fake, out := newEngine(t)
+	for _, a := range []string{"DescribeStacks", "CreateChangeSet", "DescribeStackEvents", "GetCallerIdentity"} {
+		fake.CFN.Throttle(a, 2)
+	}
+	if _, err := e.Deploy(context.Background(), Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Two throttled answers plus the one that went through.
+	if n := fake.CFN.Calls("GetCallerIdentity"); n != 3 {
+		t.Errorf("GetCallerIdentity called %d times, want 3 (2 throttled, then retried)", n)
+	}
+}
+
+func TestDeployInterruptedWhileWaiting(t *testing.T) {
+	e, fake, out := newEngine(t)
+	fake.CFN.Hold("hello-dev")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.PollInterval = 20 * time.Millisecond
+	go func() {
+		for fake.CFN.Status("hello-dev") != "CREATE_IN_PROGRESS" {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	_, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want *InterruptedError\n%s", err, out)
+	}
+	for _, want := range []string{"stopped waiting for stack hello-dev (CREATE_IN_PROGRESS)", "CloudFormation goes on", "aws cloudformation describe-stack-events --stack-name hello-dev --region us-east-1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if fake.CFN.Status("hello-dev") != "CREATE_IN_PROGRESS" {
+		t.Errorf("stack is %s", fake.CFN.Status("hello-dev"))
+	}
+}
+
+func TestDestroy(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	if found, err := e.Destroy(ctx, "hello-dev", nil); err != nil || found {
+		t.Fatalf("destroy of nothing: found %v, err %v", found, err)
+	}
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Destroy(ctx, "hello-dev", func(*Stack) (bool, error) { return false, nil }); !errors.Is(err, ErrDeclined) {
+		t.Fatalf("declined destroy: %v", err)
+	}
+	if fake.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
+		t.Fatal("declined destroy deleted the stack")
+	}
+	out.Reset()
+	found, err := e.Destroy(ctx, "hello-dev", func(st *Stack) (bool, error) { return st.Status == "CREATE_COMPLETE", nil })
+	if err != nil || !found {
+		t.Fatalf("destroy: found %v, err %v\n%s", found, err, out)
+	}
+	t.Logf("destroy output:\n%s", out)
+	if s := fake.CFN.Status("hello-dev"); s != "" {
+		t.Errorf("stack still there: %s", s)
+	}
+	if !strings.Contains(out.String(), "DELETE_COMPLETE        AWS::Lambda::Function Function") {
+		t.Errorf("output:\n%s", out)
+	}
+	st, err := e.DescribeStack(ctx, "hello-dev")
+	if err != nil || st != nil {
+		t.Errorf("after destroy DescribeStack = %v, %v", st, err)
+	}
+}
+
+func TestEngineDiff(t *testing.T) {
+	e, fake, _ := newEngine(t)
+	ctx := context.Background()
+	r, err := e.Diff(ctx, assembly(t, nil), "hello-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Deployed || len(r.Resources) != 6 || r.Resources[0].Action != diff.Add {
+		t.Fatalf("diff of an undeployed stack: %+v", r)
+	}
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	before := fake.CFN.Template("hello-dev")
+	r, err = e.Diff(ctx, assembly(t, func(tpl map[string]any) {
+		addRoute(tpl)
+		grantS3(tpl)
+		props(tpl, "FunctionRole")["RoleName"] = "hello-dev-role"
+	}), "hello-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repl := map[string]string{}
+	for _, c := range r.Resources {
+		repl[c.LogicalID] = c.Replacement
+	}
+	if repl["FunctionRole"] != "True" || repl["RestApi"] != "False" {
+		t.Errorf("replacement = %v, want FunctionRole True and RestApi False", repl)
+	}
+	if len(r.Routes) != 1 || r.Routes[0].Method != "POST" || r.Routes[0].Path != "/users/{name}" {
+		t.Errorf("routes = %+v", r.Routes)
+	}
+	if len(r.IAM) != 1 || r.IAM[0].Action != diff.Add || r.IAM[0].Resource != "FunctionRole" || !strings.Contains(string(r.IAM[0].Statement), `"s3:GetObject","s3:PutObject"`) {
+		t.Errorf("iam = %+v, want the one S3 statement added", r.IAM)
+	}
+	if fake.CFN.Template("hello-dev") != before || fake.CFN.ChangeSetCount() != 0 || fake.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
+		t.Error("diff changed the stack or left a change set")
+	}
+}
+
+func TestCapabilities(t *testing.T) {
+	for _, tc := range []struct{ tpl, want string }{
+		{`{"Resources":{"B":{"Type":"AWS::S3::Bucket"}}}`, ""},
+		{`{"Resources":{"R":{"Type":"AWS::IAM::Role","Properties":{}}}}`, "CAPABILITY_IAM"},
+		{`{"Resources":{"R":{"Type":"AWS::IAM::Role","Properties":{"RoleName":"x"}}}}`, "CAPABILITY_NAMED_IAM"},
+		{`{"Transform":"AWS::Serverless-2016-10-31","Resources":{"B":{"Type":"AWS::S3::Bucket"}}}`, "CAPABILITY_AUTO_EXPAND"},
+	} {
+		caps, err := Capabilities([]byte(tc.tpl))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range caps {
+			got = append(got, string(c))
+		}
+		if strings.Join(got, ",") != tc.want {
+			t.Errorf("Capabilities(%s) = %v, want %s", tc.tpl, got, tc.want)
+		}
+	}
+}
+
+func TestReadAssembly(t *testing.T) {
+	dir := assembly(t, nil)
+	a, err := ReadAssembly(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.StackName != "hello-dev" || len(a.Files) != 2 || a.Tags["framework:stage"] != "dev" {
+		t.Errorf("assembly = %+v", a)
+	}
+	env := Env{Account: "111122223333", Region: "eu-west-1", Partition: "aws"}
+	var keys []string
+	for _, f := range a.Files {
+		keys = append(keys, env.Resolve(f.Destinations[0].Bucket)+"/"+f.Destinations[0].Key)
+	}
+	if !strings.Contains(strings.Join(keys, " "), "framework-assets-111122223333-eu-west-1/"+fixtureAsset+".zip") {
+		t.Errorf("destinations = %v", keys)
+	}
+	if _, err := ReadAssembly(dir, "other-dev"); err == nil || !strings.Contains(err.Error(), `no stack "other-dev"`) {
+		t.Errorf("unknown stack: %v", err)
+	}
+	if _, err := ReadAssembly(t.TempDir(), ""); err == nil || !strings.Contains(err.Error(), "run `framework synth` first") {
+		t.Errorf("missing manifest: %v", err)
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	cfnstandin.Start(t)
+	t.Setenv("AWS_REGION", "")
+	if _, err := LoadConfig(context.Background(), "", ""); err == nil || !strings.Contains(err.Error(), "no AWS region: set AWS_REGION, pass --region") {
+		t.Errorf("no region: %v", err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	if _, err := LoadConfig(context.Background(), "", "eu-west-1"); err == nil || !strings.Contains(err.Error(), "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") {
+		t.Errorf("no credentials: %v", err)
+	}
+	if _, err := LoadConfig(context.Background(), "nosuch", "eu-west-1"); err == nil || !strings.Contains(err.Error(), `profile "nosuch"`) {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
+
+func TestPartition(t *testing.T) {
+	for region, want := range map[string]string{"us-east-1": "aws", "cn-north-1": "aws-cn", "us-gov-west-1": "aws-us-gov"} {
+		if got := partitionOf(region); got != want {
+			t.Errorf("partitionOf(%s) = %s, want %s", region, got, want)
+		}
+	}
+}

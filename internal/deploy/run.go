@@ -1,0 +1,346 @@
+package deploy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/framework-dev/framework/internal/diff"
+)
+
+// Options are the inputs of Deploy.
+type Options struct {
+	// AssemblyDir is the cloud assembly; StackName the stack in it.
+	AssemblyDir, StackName string
+	// ConfirmPolicy is asked, with the actions added to and removed from
+	// the function role's policy, when they differ from the deployed
+	// ones. It returns false to stop the deploy. Nil answers yes.
+	ConfirmPolicy func(added, removed []string) (bool, error)
+	// BeforeExecute, when not nil, runs once the change set is ready and
+	// confirmed, just before it is executed (the CLI writes
+	// .framework/policy.json there). An error stops the deploy and deletes
+	// the change set.
+	BeforeExecute func() error
+}
+
+// Result describes a finished deploy.
+type Result struct {
+	StackName string
+	// FirstDeploy is true when the stack was created.
+	FirstDeploy bool
+	// NoChanges is true when the deployed stack already matched.
+	NoChanges bool
+	// Status is the stack's final status.
+	Status string
+	// Outputs are the stack outputs.
+	Outputs map[string]string
+}
+
+// Deploy publishes the stack's assets and deploys its template through a
+// change set, waiting for CloudFormation and reporting progress on e.Out.
+func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
+	a, err := ReadAssembly(o.AssemblyDir, o.StackName)
+	if err != nil {
+		return nil, err
+	}
+	env, err := e.Environment(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hint := "run `framework deploy` again once it has finished"
+	st, err := e.DescribeStack(ctx, a.StackName)
+	if err != nil {
+		return nil, err
+	}
+	recreate := false
+	if st != nil {
+		switch {
+		case st.Status == "ROLLBACK_COMPLETE":
+			recreate = true
+		case st.Status == "REVIEW_IN_PROGRESS":
+			// Created by a change set never executed: still to be created.
+		case st.Status == "UPDATE_ROLLBACK_FAILED":
+			return nil, errors.New(updateRollbackFailed(st.Name, e.Region))
+		case strings.HasSuffix(st.Status, "_IN_PROGRESS"):
+			return nil, fmt.Errorf("stack %s is %s: another operation is running on it; wait for it to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status) and deploy again", st.Name, st.Status, st.Name, e.Region)
+		case st.Status == "ROLLBACK_FAILED", st.Status == "DELETE_FAILED", st.Status == "CREATE_FAILED":
+			return nil, fmt.Errorf("stack %s is %s and cannot be updated: delete it with `framework destroy` (fixing what blocks the deletion) and deploy again", st.Name, st.Status)
+		}
+	}
+	first := st == nil || recreate || st.Status == "REVIEW_IN_PROGRESS"
+
+	// The role's policy: ask before changing what the function may do.
+	if !first {
+		deployed, err := e.DeployedTemplate(ctx, st.ID)
+		if err != nil {
+			return nil, err
+		}
+		added, removed, err := policyChange(deployed, a.Template)
+		if err != nil {
+			return nil, err
+		}
+		if (len(added) > 0 || len(removed) > 0) && o.ConfirmPolicy != nil {
+			ok, err := o.ConfirmPolicy(added, removed)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
+				return nil, ErrDeclined
+			}
+		}
+	}
+
+	if len(a.Files) > 0 || len(a.Template) > MaxTemplateBody {
+		if usesAssetsBucket(a, env) {
+			if err := e.EnsureAssetsBucket(ctx, env); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := e.PublishAssets(ctx, a.Files, env); err != nil {
+			return nil, err
+		}
+	}
+	templateURL := ""
+	if len(a.Template) > MaxTemplateBody {
+		if templateURL, err = e.templateURL(ctx, a, env); err != nil {
+			return nil, err
+		}
+	}
+
+	if recreate {
+		e.printf("Stack %s is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.\n", st.Name)
+		if err := e.deleteStack(ctx, st, hint); err != nil {
+			return nil, err
+		}
+	}
+	if first {
+		e.printf("Initiating first time deployment...\n")
+	}
+	cs, err := e.createChangeSet(ctx, changeSetInput{
+		stackName: a.StackName, template: a.Template, templateURL: templateURL,
+		create: first, tags: a.Tags, description: "framework deploy",
+	})
+	if err != nil {
+		var ie *InterruptedError
+		if ctx.Err() != nil && !errors.As(err, &ie) {
+			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, Operation: "change set creation (deleted, nothing was deployed)", Hint: "deploy again"}
+		}
+		return nil, err
+	}
+	res := &Result{StackName: a.StackName, FirstDeploy: first}
+	if cs.NoChanges {
+		e.printf("No changes: stack %s is up to date.\n", a.StackName)
+		res.NoChanges = true
+		cur, err := e.DescribeStack(ctx, a.StackName)
+		if err != nil {
+			return nil, err
+		}
+		if cur != nil {
+			res.Status, res.Outputs = cur.Status, cur.Outputs
+		}
+		return res, nil
+	}
+	if o.BeforeExecute != nil {
+		if err := o.BeforeExecute(); err != nil {
+			e.discardChangeSet(ctx, cs)
+			return nil, err
+		}
+	}
+	total := len(cs.Changes)
+	if first {
+		total = resourceCount(a.Template)
+	}
+	boundary, err := e.lastEventID(ctx, cs.StackID)
+	if err != nil {
+		e.discardChangeSet(ctx, cs)
+		return nil, err
+	}
+	if _, err := e.CFN.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: aws.String(cs.ID), StackName: aws.String(cs.StackID)}); err != nil {
+		e.discardChangeSet(ctx, cs)
+		return nil, fmt.Errorf("execute the change set of stack %s: %w", a.StackName, err)
+	}
+	verb := "Updating"
+	if first {
+		verb = "Creating"
+	}
+	e.printf("%s stack %s (%d resource changes)...\n", verb, a.StackName, total)
+	f := e.newFollower(a.StackName, cs.StackID, boundary, total, "deployment", hint)
+	status, err := f.wait(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Status = status
+	if !succeeded(status) {
+		f.report(status)
+		return nil, fmt.Errorf("deploying stack %s failed (%s): %w", a.StackName, status, ErrFailed)
+	}
+	cur, err := e.DescribeStack(ctx, cs.StackID)
+	if err != nil {
+		return nil, err
+	}
+	if cur != nil {
+		res.Outputs = cur.Outputs
+	}
+	return res, nil
+}
+
+// usesAssetsBucket reports whether the assets go to the framework's assets
+// bucket (and so need it created).
+func usesAssetsBucket(a *Assembly, env Env) bool {
+	bucket := env.Resolve(AssetsBucketName)
+	if len(a.Template) > MaxTemplateBody {
+		return true
+	}
+	for _, f := range a.Files {
+		for _, d := range f.Destinations {
+			if env.Resolve(d.Bucket) == bucket {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// policyChange returns the IAM actions the new template grants that the
+// deployed one does not, and the reverse.
+func policyChange(deployed, synthesized []byte) (added, removed []string, err error) {
+	before, err := diff.PolicyActions(deployed)
+	if err != nil {
+		return nil, nil, fmt.Errorf("deployed template: %w", err)
+	}
+	after, err := diff.PolicyActions(synthesized)
+	if err != nil {
+		return nil, nil, fmt.Errorf("synthesized template: %w", err)
+	}
+	in := func(list []string) map[string]bool {
+		m := map[string]bool{}
+		for _, a := range list {
+			m[a] = true
+		}
+		return m
+	}
+	b, a := in(before), in(after)
+	for _, x := range after {
+		if !b[x] {
+			added = append(added, x)
+		}
+	}
+	for _, x := range before {
+		if !a[x] {
+			removed = append(removed, x)
+		}
+	}
+	return added, removed, nil
+}
+
+// Destroy deletes the stack and waits for the deletion to end. It returns
+// false when there was no stack to delete. confirm, when not nil, is asked
+// once the stack is known to exist; false stops with ErrDeclined.
+func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*Stack) (bool, error)) (bool, error) {
+	st, err := e.DescribeStack(ctx, stackName)
+	if err != nil {
+		return false, err
+	}
+	if st == nil {
+		return false, nil
+	}
+	hint := "run `framework destroy` again if it fails"
+	if st.Status == "DELETE_IN_PROGRESS" {
+		e.printf("Stack %s is already being deleted: waiting for it.\n", stackName)
+		boundary, _ := e.lastEventID(ctx, st.ID)
+		f := e.newFollower(stackName, st.ID, boundary, 0, "deletion", hint)
+		status, err := f.wait(ctx)
+		if err != nil {
+			return false, err
+		}
+		if status != "DELETE_COMPLETE" {
+			f.report(status)
+			return false, fmt.Errorf("deleting stack %s failed (%s): %w", stackName, status, ErrFailed)
+		}
+		return true, nil
+	}
+	if strings.HasSuffix(st.Status, "_IN_PROGRESS") && st.Status != "REVIEW_IN_PROGRESS" {
+		return false, fmt.Errorf("stack %s is %s: wait for that operation to finish, then run destroy again", stackName, st.Status)
+	}
+	if confirm != nil {
+		ok, err := confirm(st)
+		if err != nil {
+			return false, err
+		}
+		if !ok {
+			return false, ErrDeclined
+		}
+	}
+	e.printf("Deleting stack %s...\n", stackName)
+	if err := e.deleteStack(ctx, st, hint); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Diff compares the deployed stack with the synthesized one in the
+// assembly. For a deployed stack a change set is created, described for
+// CloudFormation's replacement answers and deleted, never executed.
+func (e *Engine) Diff(ctx context.Context, assemblyDir, stackName string) (*diff.Report, error) {
+	a, err := ReadAssembly(assemblyDir, stackName)
+	if err != nil {
+		return nil, err
+	}
+	st, err := e.DescribeStack(ctx, a.StackName)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil || st.Status == "REVIEW_IN_PROGRESS" || st.Status == "ROLLBACK_COMPLETE" {
+		return diff.Templates(a.StackName, nil, a.Template)
+	}
+	deployed, err := e.DeployedTemplate(ctx, st.ID)
+	if err != nil {
+		return nil, err
+	}
+	r, err := diff.Templates(a.StackName, deployed, a.Template)
+	if err != nil {
+		return nil, err
+	}
+	modified := false
+	for _, c := range r.Resources {
+		modified = modified || c.Action == diff.Modify
+	}
+	if !modified {
+		return r, nil
+	}
+	if strings.HasSuffix(st.Status, "_IN_PROGRESS") || strings.HasSuffix(st.Status, "_FAILED") {
+		r.ReplacementUnknown = fmt.Sprintf("stack %s is %s, no change set can be created", st.Name, st.Status)
+		return r, nil
+	}
+	templateURL := ""
+	if len(a.Template) > MaxTemplateBody {
+		env, err := e.Environment(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if templateURL, err = e.templateURL(ctx, a, env); err != nil {
+			r.ReplacementUnknown = fmt.Sprintf("the template is larger than %d bytes and could not be uploaded: %v", MaxTemplateBody, err)
+			return r, nil
+		}
+	}
+	cs, err := e.createChangeSet(ctx, changeSetInput{stackName: a.StackName, template: a.Template, templateURL: templateURL, tags: a.Tags, description: "framework diff (never executed)"})
+	if err != nil {
+		return nil, err
+	}
+	if !cs.NoChanges {
+		e.discardChangeSet(ctx, cs)
+	}
+	repl := map[string]string{}
+	for _, c := range cs.Changes {
+		repl[aws.ToString(c.LogicalResourceId)] = string(c.Replacement)
+	}
+	r.SetReplacement(repl)
+	return r, nil
+}
+
+// MaxTemplateBody is CloudFormation's limit on a template sent inline;
+// larger templates go through S3.
+const MaxTemplateBody = 51200

@@ -1,0 +1,257 @@
+// Package diff compares two CloudFormation templates of a stage stack, the
+// deployed one and the synthesized one: resources added, removed and
+// modified with their property-level changes, a route-level view of each
+// REST API whose OpenAPI definition is its Body property (`+ POST
+// /users/{name}`, `~ GET /cors: cors changed`), and the IAM policy
+// statements added and removed, listed on their own. Replacement
+// information comes from a CloudFormation change set and is merged in with
+// SetReplacement.
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Actions of a change.
+const (
+	Add    = "add"
+	Remove = "remove"
+	Modify = "modify"
+)
+
+// Report is the difference between a deployed and a synthesized template.
+type Report struct {
+	// Stack is the stack name.
+	Stack string `json:"stack"`
+	// Deployed is false when the stack does not exist: everything is added.
+	Deployed bool `json:"deployed"`
+	// Resources are the resource changes, sorted by logical id.
+	Resources []ResourceChange `json:"resources"`
+	// Routes are the route changes of the REST APIs, sorted by path and method.
+	Routes []RouteChange `json:"routes"`
+	// IAM are the policy statements added and removed.
+	IAM []StatementChange `json:"iam"`
+	// Outputs are the stack outputs added, removed or changed.
+	Outputs []OutputChange `json:"outputs,omitempty"`
+	// ReplacementUnknown says why replacement information is missing, when it is.
+	ReplacementUnknown string `json:"replacement_unknown,omitempty"`
+}
+
+// ResourceChange is one resource added, removed or modified.
+type ResourceChange struct {
+	Action    string `json:"action"`
+	LogicalID string `json:"logical_id"`
+	Type      string `json:"type"`
+	// Replacement is CloudFormation's answer for a modified resource:
+	// "True" (replaced), "Conditional" (may be), "False", or "" when unknown.
+	Replacement string           `json:"replacement,omitempty"`
+	Properties  []PropertyChange `json:"properties,omitempty"`
+}
+
+// PropertyChange is one changed property value, by dotted path
+// ("Environment.Variables.TABLE", "Policies[0].PolicyDocument").
+type PropertyChange struct {
+	Path string `json:"path"`
+	Old  any    `json:"old,omitempty"`
+	New  any    `json:"new,omitempty"`
+}
+
+// RouteChange is a route (path and method) of a REST API's OpenAPI body
+// added, removed or modified.
+type RouteChange struct {
+	Action string `json:"action"`
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Changes name what changed in a modified route: "cors", "integration",
+	// "authorization", "api key", "parameters", "responses", ...
+	Changes []string `json:"changes,omitempty"`
+	// API is the logical id of the REST API.
+	API string `json:"api"`
+}
+
+// StatementChange is an IAM policy statement added or removed.
+type StatementChange struct {
+	Action string `json:"action"`
+	// Resource is the logical id of the role or policy holding it.
+	Resource  string          `json:"resource"`
+	Statement json.RawMessage `json:"statement"`
+}
+
+// OutputChange is a stack output added, removed or changed.
+type OutputChange struct {
+	Action string `json:"action"`
+	Name   string `json:"name"`
+}
+
+// Empty reports whether there is no difference.
+func (r *Report) Empty() bool {
+	return len(r.Resources) == 0 && len(r.Routes) == 0 && len(r.IAM) == 0 && len(r.Outputs) == 0
+}
+
+type template struct {
+	Resources map[string]resource `json:"Resources"`
+	Outputs   map[string]any      `json:"Outputs"`
+}
+
+type resource struct {
+	Type       string         `json:"Type"`
+	Properties map[string]any `json:"Properties"`
+	DependsOn  any            `json:"DependsOn"`
+	Condition  any            `json:"Condition"`
+}
+
+func parse(b []byte, what string) (*template, error) {
+	t := &template{}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return t, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(t); err != nil {
+		return nil, fmt.Errorf("parse the %s template: %w", what, err)
+	}
+	return t, nil
+}
+
+// Templates compares the deployed template old (nil when the stack is not
+// deployed) with the synthesized template new.
+func Templates(stack string, old, new []byte) (*Report, error) {
+	o, err := parse(old, "deployed")
+	if err != nil {
+		return nil, err
+	}
+	n, err := parse(new, "synthesized")
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Stack: stack, Deployed: old != nil, Resources: []ResourceChange{}, Routes: []RouteChange{}, IAM: []StatementChange{}}
+	for _, id := range keys(n.Resources) {
+		nr := n.Resources[id]
+		or, ok := o.Resources[id]
+		switch {
+		case !ok:
+			r.Resources = append(r.Resources, ResourceChange{Action: Add, LogicalID: id, Type: nr.Type})
+		case or.Type != nr.Type:
+			r.Resources = append(r.Resources, ResourceChange{Action: Modify, LogicalID: id, Type: nr.Type, Replacement: "True",
+				Properties: []PropertyChange{{Path: "Type", Old: or.Type, New: nr.Type}}})
+		default:
+			var props []PropertyChange
+			compare(nr.Type, "", or.Properties, nr.Properties, &props)
+			if !equal(or.DependsOn, nr.DependsOn) {
+				props = append(props, PropertyChange{Path: "DependsOn", Old: or.DependsOn, New: nr.DependsOn})
+			}
+			if !equal(or.Condition, nr.Condition) {
+				props = append(props, PropertyChange{Path: "Condition", Old: or.Condition, New: nr.Condition})
+			}
+			if len(props) > 0 {
+				r.Resources = append(r.Resources, ResourceChange{Action: Modify, LogicalID: id, Type: nr.Type, Properties: props})
+			}
+		}
+	}
+	for _, id := range keys(o.Resources) {
+		if _, ok := n.Resources[id]; !ok {
+			r.Resources = append(r.Resources, ResourceChange{Action: Remove, LogicalID: id, Type: o.Resources[id].Type})
+		}
+	}
+	sort.SliceStable(r.Resources, func(i, j int) bool { return r.Resources[i].LogicalID < r.Resources[j].LogicalID })
+
+	r.Routes = routeChanges(o, n)
+	r.IAM = statementChanges(o, n)
+	for _, k := range keys(n.Outputs) {
+		if ov, ok := o.Outputs[k]; !ok {
+			r.Outputs = append(r.Outputs, OutputChange{Action: Add, Name: k})
+		} else if !equal(ov, n.Outputs[k]) {
+			r.Outputs = append(r.Outputs, OutputChange{Action: Modify, Name: k})
+		}
+	}
+	for _, k := range keys(o.Outputs) {
+		if _, ok := n.Outputs[k]; !ok {
+			r.Outputs = append(r.Outputs, OutputChange{Action: Remove, Name: k})
+		}
+	}
+	return r, nil
+}
+
+// SetReplacement records CloudFormation's replacement answers ("True",
+// "Conditional", "False") by logical id on the modified resources.
+func (r *Report) SetReplacement(byLogicalID map[string]string) {
+	for i := range r.Resources {
+		if v, ok := byLogicalID[r.Resources[i].LogicalID]; ok && r.Resources[i].Action == Modify {
+			r.Resources[i].Replacement = v
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func equal(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return bytes.Equal(x, y)
+}
+
+// compare appends the leaf differences between a and b under path. A REST
+// API's OpenAPI paths are left to the route view.
+func compare(typ, path string, a, b any, out *[]PropertyChange) {
+	if typ == "AWS::ApiGateway::RestApi" && path == "Body.paths" {
+		if !equal(a, b) {
+			*out = append(*out, PropertyChange{Path: path, Old: "(routes, see below)", New: "(routes, see below)"})
+		}
+		return
+	}
+	am, aok := a.(map[string]any)
+	bm, bok := b.(map[string]any)
+	if aok && bok && !intrinsic(am) && !intrinsic(bm) {
+		names := map[string]bool{}
+		for k := range am {
+			names[k] = true
+		}
+		for k := range bm {
+			names[k] = true
+		}
+		for _, k := range keys(names) {
+			compare(typ, join(path, k), am[k], bm[k], out)
+		}
+		return
+	}
+	al, aok := a.([]any)
+	bl, bok := b.([]any)
+	if aok && bok && len(al) == len(bl) {
+		for i := range al {
+			compare(typ, fmt.Sprintf("%s[%d]", path, i), al[i], bl[i], out)
+		}
+		return
+	}
+	if !equal(a, b) {
+		*out = append(*out, PropertyChange{Path: path, Old: a, New: b})
+	}
+}
+
+// intrinsic tells {"Ref": ...} and {"Fn::X": ...}, compared as one value.
+func intrinsic(m map[string]any) bool {
+	if len(m) != 1 {
+		return false
+	}
+	for k := range m {
+		return k == "Ref" || strings.HasPrefix(k, "Fn::")
+	}
+	return false
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}

@@ -1,0 +1,184 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// statement is one IAM policy statement found in a template.
+type statement struct {
+	holder string // logical id of the role or policy
+	raw    json.RawMessage
+	effect string
+	action []string
+}
+
+// statements returns the permission statements of the template's IAM
+// roles (inline Policies) and AWS::IAM::Policy / ManagedPolicy resources.
+// Trust policies (AssumeRolePolicyDocument) are not permissions and are
+// left out.
+func statements(t *template) []statement {
+	var out []statement
+	for _, id := range keys(t.Resources) {
+		r := t.Resources[id]
+		var docs []any
+		switch r.Type {
+		case "AWS::IAM::Role", "AWS::IAM::User", "AWS::IAM::Group":
+			pols, _ := r.Properties["Policies"].([]any)
+			for _, p := range pols {
+				pm, _ := p.(map[string]any)
+				docs = append(docs, pm["PolicyDocument"])
+			}
+		case "AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::IAM::RolePolicy":
+			docs = append(docs, r.Properties["PolicyDocument"])
+		}
+		for _, d := range docs {
+			dm, _ := d.(map[string]any)
+			var list []any
+			switch s := dm["Statement"].(type) {
+			case []any:
+				list = s
+			case map[string]any:
+				list = []any{s}
+			}
+			for _, s := range list {
+				sm, _ := s.(map[string]any)
+				raw, _ := canonical(sm)
+				st := statement{holder: id, raw: raw}
+				st.effect, _ = sm["Effect"].(string)
+				st.action = strs(sm["Action"])
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+func strs(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		var out []string
+		for _, e := range t {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// canonical encodes v with sorted keys and sorted Action lists, so that
+// equal statements compare equal.
+func canonical(sm map[string]any) (json.RawMessage, error) {
+	c := map[string]any{}
+	for k, v := range sm {
+		if k == "Action" || k == "NotAction" {
+			a := strs(v)
+			sort.Strings(a)
+			v = a
+		}
+		c[k] = v
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+func statementChanges(o, n *template) []StatementChange {
+	olds, news := statements(o), statements(n)
+	key := func(s statement) string { return s.holder + "\x00" + string(s.raw) }
+	in := func(list []statement) map[string]bool {
+		m := map[string]bool{}
+		for _, s := range list {
+			m[key(s)] = true
+		}
+		return m
+	}
+	oldSet, newSet := in(olds), in(news)
+	out := []StatementChange{}
+	for _, s := range olds {
+		if !newSet[key(s)] {
+			out = append(out, StatementChange{Action: Remove, Resource: s.holder, Statement: s.raw})
+		}
+	}
+	for _, s := range news {
+		if !oldSet[key(s)] {
+			out = append(out, StatementChange{Action: Add, Resource: s.holder, Statement: s.raw})
+		}
+	}
+	return out
+}
+
+// PolicyActions returns the actions the Allow statements of the template's
+// IAM permission policies grant, sorted and de-duplicated: the policy of
+// the function's role as deployed. Deploy compares it with the
+// synthesized template's before asking to update the policy.
+func PolicyActions(templateJSON []byte) ([]string, error) {
+	t, err := parse(templateJSON, "")
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range statements(t) {
+		if s.effect == "Deny" {
+			continue
+		}
+		for _, a := range s.action {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// describeStatement renders a statement as one line:
+// "Allow s3:GetObject, s3:PutObject on arn:aws:s3:::b/*".
+func describeStatement(raw json.RawMessage) string {
+	var s map[string]any
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return string(raw)
+	}
+	effect, _ := s["Effect"].(string)
+	actions := strs(s["Action"])
+	var res []string
+	switch r := s["Resource"].(type) {
+	case string:
+		res = []string{r}
+	case []any:
+		for _, e := range r {
+			if str, ok := e.(string); ok {
+				res = append(res, str)
+			} else {
+				b, _ := json.Marshal(e)
+				res = append(res, string(b))
+			}
+		}
+	case nil:
+	default:
+		b, _ := json.Marshal(r)
+		res = []string{string(b)}
+	}
+	line := fmt.Sprintf("%s %s", effect, strings.Join(actions, ", "))
+	if len(res) > 0 {
+		line += " on " + strings.Join(res, ", ")
+	}
+	if c, ok := s["Condition"]; ok {
+		b, _ := json.Marshal(c)
+		line += " when " + string(b)
+	}
+	return line
+}

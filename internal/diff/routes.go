@@ -1,0 +1,223 @@
+package diff
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// httpMethods are the OpenAPI operation keys of a path item, with the
+// API Gateway catch-all.
+var httpMethods = map[string]string{
+	"get": "GET", "put": "PUT", "post": "POST", "delete": "DELETE", "options": "OPTIONS",
+	"head": "HEAD", "patch": "PATCH", "x-amazon-apigateway-any-method": "ANY",
+}
+
+// methodOrder sorts methods as a reader expects.
+var methodOrder = map[string]int{"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4, "HEAD": 5, "OPTIONS": 6, "ANY": 7}
+
+// restAPIs returns the OpenAPI paths of each REST API with a Body.
+func restAPIs(t *template) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for id, r := range t.Resources {
+		if r.Type != "AWS::ApiGateway::RestApi" {
+			continue
+		}
+		body, _ := r.Properties["Body"].(map[string]any)
+		paths, _ := body["paths"].(map[string]any)
+		if paths == nil {
+			paths = map[string]any{}
+		}
+		out[id] = paths
+	}
+	return out
+}
+
+// operations returns the methods of a path item, keyed by upper-case method.
+func operations(item any) map[string]map[string]any {
+	m, _ := item.(map[string]any)
+	out := map[string]map[string]any{}
+	for k, v := range m {
+		if method, ok := httpMethods[strings.ToLower(k)]; ok {
+			op, _ := v.(map[string]any)
+			if op == nil {
+				op = map[string]any{}
+			}
+			out[method] = op
+		}
+	}
+	return out
+}
+
+// preflight tells a CORS preflight: an OPTIONS method answered by a MOCK
+// integration.
+func preflight(op map[string]any) bool {
+	in, _ := op["x-amazon-apigateway-integration"].(map[string]any)
+	t, _ := in["type"].(string)
+	return strings.EqualFold(t, "mock")
+}
+
+func routeChanges(o, n *template) []RouteChange {
+	oldAPIs, newAPIs := restAPIs(o), restAPIs(n)
+	out := []RouteChange{}
+	ids := map[string]bool{}
+	for id := range oldAPIs {
+		ids[id] = true
+	}
+	for id := range newAPIs {
+		ids[id] = true
+	}
+	for _, id := range keys(ids) {
+		op, np := oldAPIs[id], newAPIs[id]
+		paths := map[string]bool{}
+		for p := range op {
+			paths[p] = true
+		}
+		for p := range np {
+			paths[p] = true
+		}
+		for _, p := range keys(paths) {
+			out = append(out, pathChanges(id, p, operations(op[p]), operations(np[p]))...)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return methodOrder[out[i].Method] < methodOrder[out[j].Method]
+	})
+	return out
+}
+
+func pathChanges(api, path string, old, neu map[string]map[string]any) []RouteChange {
+	var out []RouteChange
+	// A CORS preflight added, removed or changed shows on the path's other
+	// methods as a CORS change rather than as an OPTIONS route.
+	corsChange := ""
+	oo, oldPre := old["OPTIONS"]
+	no, newPre := neu["OPTIONS"]
+	oldPre = oldPre && preflight(oo)
+	newPre = newPre && preflight(no)
+	switch {
+	case !oldPre && newPre:
+		corsChange = "cors enabled"
+	case oldPre && !newPre:
+		corsChange = "cors disabled"
+	case oldPre && newPre && !equal(oo, no):
+		corsChange = "cors changed"
+	}
+	if oldPre {
+		delete(old, "OPTIONS")
+	}
+	if newPre {
+		delete(neu, "OPTIONS")
+	}
+	methods := map[string]bool{}
+	for m := range old {
+		methods[m] = true
+	}
+	for m := range neu {
+		methods[m] = true
+	}
+	for _, m := range keys(methods) {
+		a, inOld := old[m]
+		b, inNew := neu[m]
+		switch {
+		case !inOld:
+			out = append(out, RouteChange{Action: Add, Method: m, Path: path, API: api})
+		case !inNew:
+			out = append(out, RouteChange{Action: Remove, Method: m, Path: path, API: api})
+		default:
+			changes := operationChanges(a, b)
+			if corsChange != "" {
+				changes = appendUnique(changes, corsChange)
+			}
+			if len(changes) > 0 {
+				sort.Strings(changes)
+				out = append(out, RouteChange{Action: Modify, Method: m, Path: path, Changes: changes, API: api})
+			}
+		}
+	}
+	return out
+}
+
+// operationChanges names what differs between two OpenAPI operations.
+func operationChanges(a, b map[string]any) []string {
+	var out []string
+	for _, k := range keys(union(a, b)) {
+		if equal(a[k], b[k]) {
+			continue
+		}
+		if mentionsCORS(a[k]) || mentionsCORS(b[k]) {
+			out = appendUnique(out, "cors")
+			// An integration may hold CORS headers and more: look deeper.
+			if !equal(stripCORS(a[k]), stripCORS(b[k])) {
+				out = appendUnique(out, name(k))
+			}
+			continue
+		}
+		out = appendUnique(out, name(k))
+	}
+	return out
+}
+
+func name(key string) string {
+	switch key {
+	case "x-amazon-apigateway-integration":
+		return "integration"
+	case "security":
+		return "authorization"
+	case "x-amazon-apigateway-api-key-source":
+		return "api key"
+	case "consumes":
+		return "content types"
+	}
+	return strings.TrimPrefix(key, "x-amazon-apigateway-")
+}
+
+func union(a, b map[string]any) map[string]bool {
+	out := map[string]bool{}
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+func appendUnique(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+func mentionsCORS(v any) bool {
+	b, _ := json.Marshal(v)
+	return strings.Contains(strings.ToLower(string(b)), "access-control-")
+}
+
+// stripCORS returns v without map entries whose key names a CORS header.
+func stripCORS(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, e := range t {
+			if strings.Contains(strings.ToLower(k), "access-control-") {
+				continue
+			}
+			out[k] = stripCORS(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = stripCORS(e)
+		}
+		return out
+	}
+	return v
+}
