@@ -1,0 +1,285 @@
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+// Version is the OpenAPI version of the body Build returns.
+const Version = "3.0.1"
+
+// API Gateway's extension names, as its OpenAPI import reads them.
+const (
+	ExtIntegration      = "x-amazon-apigateway-integration"
+	ExtAuthorizer       = "x-amazon-apigateway-authorizer"
+	ExtAuthType         = "x-amazon-apigateway-authtype"
+	ExtBinaryMediaTypes = "x-amazon-apigateway-binary-media-types"
+	ExtAPIKeySource     = "x-amazon-apigateway-api-key-source"
+	ExtGatewayResponses = "x-amazon-apigateway-gateway-responses"
+)
+
+// Fixed security scheme names.
+const (
+	// SchemeAPIKey is the scheme of routes that require an API key.
+	SchemeAPIKey = "api_key"
+	// SchemeSigV4 is the scheme of routes protected by IAM (RoleAuthorizer).
+	SchemeSigV4 = "sigv4"
+)
+
+// Options are the values of the body that come from the deployment, not the manifest.
+type Options struct {
+	// Title is the API's title; empty means the manifest's app name. (The construct sets e.g. "<app>-<stage>".)
+	Title string
+	// IntegrationURI is the Lambda proxy integration URI used for every route method:
+	// "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/<function arn>/invocations".
+	// The construct passes a string holding CDK token markers (e.g. "${Token[TOKEN.123]}"); copy it verbatim.
+	IntegrationURI string
+}
+
+// methods API Gateway REST APIs serve, as framework accepts them.
+var knownMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true}
+
+// pathItem gathers the routes of one path while building.
+type pathItem struct {
+	path     string
+	captures []string
+	methods  map[string]*framework.ManifestRoute
+	cors     *framework.ManifestCORS // the CORS setting every route of the path shares
+	first    *framework.ManifestRoute
+}
+
+// Build returns the OpenAPI definition of the REST API for m: a JSON-ready value (maps, slices, strings,
+// numbers, bools only) that the construct hands to CDK whole. Deterministic: the same manifest and options
+// give the same value. Errors name the route at fault (for example an authorizer kind it does not know).
+func Build(m *framework.Manifest, o Options) (map[string]any, error) {
+	if m == nil {
+		return nil, errors.New("openapi: no manifest")
+	}
+	if m.Version != framework.ManifestVersion {
+		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, framework.ManifestVersion)
+	}
+	title := o.Title
+	if title == "" {
+		title = m.App
+	}
+	if strings.TrimSpace(title) == "" {
+		return nil, errors.New("openapi: no title: the manifest has no app name and Options.Title is empty")
+	}
+	if strings.TrimSpace(o.IntegrationURI) == "" {
+		return nil, errors.New("openapi: Options.IntegrationURI is empty: every route method needs the Lambda function's invocation URI")
+	}
+	binary, err := binaryMediaTypes(m.BinaryTypes)
+	if err != nil {
+		return nil, err
+	}
+
+	items, order, err := groupPaths(m.Routes)
+	if err != nil {
+		return nil, err
+	}
+	sec := newSecurity()
+	paths := map[string]any{}
+	for _, p := range order {
+		it := items[p]
+		pi := map[string]any{}
+		methods := make([]string, 0, len(it.methods))
+		for method := range it.methods {
+			methods = append(methods, method)
+		}
+		sort.Strings(methods)
+		for _, method := range methods {
+			r := it.methods[method]
+			op := map[string]any{
+				"responses":    map[string]any{},
+				ExtIntegration: proxyIntegration(o.IntegrationURI),
+			}
+			if len(it.captures) > 0 {
+				op["parameters"] = pathParameters(it.captures)
+			}
+			req, err := sec.requirement(r)
+			if err != nil {
+				return nil, err
+			}
+			if req != nil {
+				op["security"] = []any{req}
+			}
+			pi[strings.ToLower(method)] = op
+		}
+		if it.cors != nil {
+			op, err := preflightOperation(it, methods)
+			if err != nil {
+				return nil, err
+			}
+			if len(it.captures) > 0 {
+				op["parameters"] = pathParameters(it.captures)
+			}
+			pi["options"] = op
+		}
+		paths[p] = pi
+	}
+
+	doc := map[string]any{
+		"openapi":           Version,
+		"info":              map[string]any{"title": title, "version": "1.0"},
+		"paths":             paths,
+		ExtBinaryMediaTypes: binary,
+	}
+	if schemes := sec.schemes(); len(schemes) > 0 {
+		doc["components"] = map[string]any{"securitySchemes": schemes}
+	}
+	if sec.apiKey {
+		doc[ExtAPIKeySource] = "HEADER"
+	}
+	gr, err := gatewayResponses(m)
+	if err != nil {
+		return nil, err
+	}
+	if gr != nil {
+		doc[ExtGatewayResponses] = gr
+	}
+	return doc, nil
+}
+
+// Marshal returns doc as indented JSON with sorted keys and a trailing newline (for golden files and synth output).
+func Marshal(doc map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("openapi: encoding the definition as JSON: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// routeLabel names a route in error messages.
+func routeLabel(r *framework.ManifestRoute) string {
+	return fmt.Sprintf("route %s %s (handler %q)", strings.Join(r.Methods, ","), r.Path, r.Handler)
+}
+
+// groupPaths checks the routes and gathers them by path; order is the
+// sorted list of paths.
+func groupPaths(routes []framework.ManifestRoute) (map[string]*pathItem, []string, error) {
+	items := map[string]*pathItem{}
+	var order []string
+	for i := range routes {
+		r := &routes[i]
+		captures, err := parsePath(r.Path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("openapi: %s: %w", routeLabel(r), err)
+		}
+		if len(r.Methods) == 0 {
+			return nil, nil, fmt.Errorf("openapi: %s: no methods", routeLabel(r))
+		}
+		it := items[r.Path]
+		if it == nil {
+			it = &pathItem{path: r.Path, captures: captures, methods: map[string]*framework.ManifestRoute{}, first: r}
+			items[r.Path] = it
+			order = append(order, r.Path)
+		}
+		if it.first == r {
+			it.cors = r.CORS
+		} else if !sameCORS(it.first.CORS, r.CORS) {
+			return nil, nil, fmt.Errorf("openapi: %s and %s share a path but not their CORS settings: API Gateway answers one preflight per path; give them the same CORS setting", routeLabel(it.first), routeLabel(r))
+		}
+		for _, m := range r.Methods {
+			if !knownMethods[m] {
+				return nil, nil, fmt.Errorf("openapi: %s: method %q is not one API Gateway serves here (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, upper case)", routeLabel(r), m)
+			}
+			if prev := it.methods[m]; prev != nil {
+				return nil, nil, fmt.Errorf("openapi: %s and %s both declare %s: one method of a path goes to one handler", routeLabel(prev), routeLabel(r), m)
+			}
+			it.methods[m] = r
+		}
+	}
+	for _, p := range order {
+		it := items[p]
+		if it.cors != nil && it.methods["OPTIONS"] != nil {
+			return nil, nil, fmt.Errorf("openapi: %s declares OPTIONS on a CORS path: API Gateway answers the preflight itself; remove OPTIONS or turn CORS off", routeLabel(it.methods["OPTIONS"]))
+		}
+	}
+	sort.Strings(order)
+	return items, order, nil
+}
+
+// parsePath checks a route pattern as API Gateway needs it and returns its
+// capture names in order.
+func parsePath(p string) ([]string, error) {
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("path %q does not start with \"/\"", p)
+	}
+	if p == "/" {
+		return nil, nil
+	}
+	var captures []string
+	seen := map[string]bool{}
+	for _, seg := range strings.Split(p[1:], "/") {
+		if seg == "" {
+			return nil, fmt.Errorf("path %q has an empty segment", p)
+		}
+		if !strings.ContainsAny(seg, "{}") {
+			continue
+		}
+		if len(seg) < 3 || seg[0] != '{' || seg[len(seg)-1] != '}' || strings.ContainsAny(seg[1:len(seg)-1], "{}+") {
+			return nil, fmt.Errorf("path %q: segment %q is not a whole-segment capture like {name}", p, seg)
+		}
+		name := seg[1 : len(seg)-1]
+		if seen[name] {
+			return nil, fmt.Errorf("path %q: capture {%s} appears twice", p, name)
+		}
+		seen[name] = true
+		captures = append(captures, name)
+	}
+	return captures, nil
+}
+
+// pathParameters declares the captures of a path, or returns nil when it has none.
+func pathParameters(captures []string) []any {
+	if len(captures) == 0 {
+		return nil
+	}
+	out := make([]any, 0, len(captures))
+	for _, c := range captures {
+		out = append(out, map[string]any{
+			"name": c, "in": "path", "required": true,
+			"schema": map[string]any{"type": "string"},
+		})
+	}
+	return out
+}
+
+// proxyIntegration is the Lambda proxy integration of every route method.
+func proxyIntegration(uri string) map[string]any {
+	return map[string]any{
+		"type":                "aws_proxy",
+		"httpMethod":          "POST",
+		"uri":                 uri,
+		"passthroughBehavior": "when_no_match",
+	}
+}
+
+// binaryMediaTypes checks the binary types and returns them without duplicates.
+func binaryMediaTypes(types []string) ([]any, error) {
+	out := []any{}
+	seen := map[string]bool{}
+	for _, t := range types {
+		if strings.TrimSpace(t) == "" {
+			return nil, errors.New("openapi: binary types: an entry is empty")
+		}
+		if strings.Contains(t, "~1") {
+			return nil, fmt.Errorf("openapi: binary type %q holds \"~1\": write it with a plain \"/\" (%q); the ~1 escape belongs to JSON Patch paths, and the OpenAPI import would keep it as is", t, strings.ReplaceAll(t, "~1", "/"))
+		}
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
