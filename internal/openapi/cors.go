@@ -135,7 +135,7 @@ func preflightOperation(it *pathItem, methods []string) (map[string]any, error) 
 // route of m shares. It returns nil when no route has CORS, and also when
 // CORS routes differ, since gateway responses are set for the whole API and
 // no single set of headers fits every path (see the package documentation).
-// Routes are taken as Build takes them: it does not check them.
+// It does not check the routes; Build does.
 func SharedCORS(m *framework.Manifest) *framework.ManifestCORS {
 	var shared *framework.ManifestCORS
 	for i := range m.Routes {
