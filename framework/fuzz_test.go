@@ -88,12 +88,16 @@ func FuzzEventRequest(f *testing.F) {
 	f.Add("GET", uint8(7), "/status", "", "", "", "", "", "s", "204", []byte(nil), uint8(0))
 	f.Add("DELETE", uint8(9), "/nope/{x}", "%zz", "\r\n", "\x00", ";;;", ",,", "\xff", "\xfe", []byte("\xff\xfe"), uint8(0))
 	f.Add("GET", uint8(0), "", "", "", "", "", "", "", "", []byte(nil), uint8(0))
+	f.Add("GET", uint8(0), "/status", "", "", "0", "", "", "s", "1", []byte(nil), uint8(0))
+	// Header names that differ only in case (with Content-Type below).
+	f.Add("POST", uint8(4), "/echo", "", "content-type", "text/plain", "application/json", "*/*", "", "", []byte(`{"a":1}`), uint8(0))
 
 	app := fuzzEventApp()
 	if err := app.Validate(); err != nil {
 		f.Fatal(err)
 	}
 	binary := newTypeSet(app.API.BinaryTypes)
+	tbl, _ := app.compiled()
 
 	f.Fuzz(func(t *testing.T, method string, resource uint8, path, param, hName, hValue, ct, accept, qKey, qValue string, body []byte, bodyMode uint8) {
 		ev := events.APIGatewayProxyRequest{
@@ -112,6 +116,7 @@ func FuzzEventRequest(f *testing.F) {
 		}
 		if ct != "" {
 			ev.Headers["Content-Type"] = ct
+			ev.MultiValueHeaders["Content-Type"] = []string{ct}
 		}
 		if accept != "" {
 			ev.Headers["Accept"] = accept
@@ -128,9 +133,19 @@ func FuzzEventRequest(f *testing.F) {
 			ev.Body, ev.IsBase64Encoded = string(body), true
 		}
 
+		// target is the route pattern the event is for.
+		target := ev.Resource
+		if target == "" {
+			if e, _ := tbl.match(escapePath(ev.Path)); e != nil {
+				target = e.pattern
+			}
+		}
 		out, err := app.HandleEvent(context.Background(), ev)
 		if err != nil {
 			t.Fatalf("HandleEvent returned an error: %v", err)
+		}
+		if again, _ := app.HandleEvent(context.Background(), ev); !reflect.DeepEqual(again, out) {
+			t.Fatalf("the same event answered differently:\n%+v\n%+v", out, again)
 		}
 		if out.StatusCode < 100 || out.StatusCode > 599 {
 			t.Fatalf("status %d is not an HTTP status", out.StatusCode)
@@ -176,10 +191,10 @@ func FuzzEventRequest(f *testing.F) {
 				return
 			}
 		}
-		if out.StatusCode == 500 && ev.Resource != "/status" {
+		if out.StatusCode == 500 && target != "/status" {
 			t.Errorf("500 from handlers that never fail: %s", respBody)
 		}
-		if ev.Resource == "/status" && out.StatusCode != 403 {
+		if target == "/status" && out.StatusCode != 403 {
 			want, _ := strconv.Atoi(qValue)
 			if qKey != "s" || want == 0 {
 				want = 200
@@ -191,6 +206,24 @@ func FuzzEventRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEventHeaderCaseVariants: header names that differ only in case are one
+// header, their values merged in a fixed order (FuzzEventRequest found that
+// the map order decided which one the request saw).
+func TestEventHeaderCaseVariants(t *testing.T) {
+	ev := events.APIGatewayProxyRequest{
+		HTTPMethod: "POST", Path: "/x",
+		MultiValueHeaders: map[string][]string{"Content-Type": {"text/plain"}, "content-type": {"application/json"}, "X-A": {"1", "2"}},
+		Headers:           map[string]string{"Content-Type": "text/plain", "content-type": "application/json", "x-b": "b1", "X-B": "b2", "X-A": "2"},
+	}
+	for i := 0; i < 50; i++ {
+		req, _ := eventRequest(context.Background(), ev)
+		want := MultiDict{"content-type": {"text/plain", "application/json"}, "x-a": {"1", "2"}, "x-b": {"b2", "b1"}}
+		if !reflect.DeepEqual(req.Headers, want) {
+			t.Fatalf("attempt %d: headers %v, want %v", i, req.Headers, want)
+		}
+	}
 }
 
 // fuzzRouteApp has literal and capture routes that overlap; every handler

@@ -56,15 +56,25 @@ func (a *App) HandleEvent(ctx context.Context, ev events.APIGatewayProxyRequest)
 // has none or when its base64 is invalid.
 func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Request, []byte) {
 	req := &Request{Method: strings.ToUpper(ev.HTTPMethod), Path: ev.Path, ctx: ctx}
+	// Names that differ only in case are one header: their values are
+	// merged in sorted name order, so the same event always gives the
+	// same request.
 	req.Headers = make(MultiDict, len(ev.Headers))
-	for k, v := range ev.MultiValueHeaders {
-		req.Headers[strings.ToLower(k)] = append([]string(nil), v...)
-	}
-	for k, v := range ev.Headers {
+	for _, k := range sortedKeys(ev.MultiValueHeaders) {
 		lk := strings.ToLower(k)
-		if _, ok := req.Headers[lk]; !ok {
-			req.Headers[lk] = []string{v}
+		req.Headers[lk] = append(req.Headers[lk], ev.MultiValueHeaders[k]...)
+	}
+	var single map[string]bool // names taken from ev.Headers
+	for _, k := range sortedKeys(ev.Headers) {
+		lk := strings.ToLower(k)
+		if _, inMulti := req.Headers[lk]; inMulti && !single[lk] {
+			continue
 		}
+		if single == nil {
+			single = map[string]bool{}
+		}
+		single[lk] = true
+		req.Headers[lk] = append(req.Headers[lk], ev.Headers[k])
 	}
 	if len(ev.MultiValueQueryStringParameters) > 0 {
 		req.QueryParams = make(MultiDict, len(ev.MultiValueQueryStringParameters))
