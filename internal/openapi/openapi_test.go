@@ -374,6 +374,37 @@ func TestFeatures(t *testing.T) {
 	}
 }
 
+func TestSharedCORS(t *testing.T) {
+	other := defaultCORS()
+	other.AllowOrigin = "https://a.example.com"
+	// The same headers written differently: an unsorted list without the defaults.
+	sameAsDefault := &framework.ManifestCORS{AllowOrigin: "*", AllowHeaders: []string{"X-Api-Key", "Authorization"}}
+	for _, tc := range []struct {
+		name  string
+		cors  []*framework.ManifestCORS
+		want  *framework.ManifestCORS
+		isNil bool
+	}{
+		{"no CORS route", []*framework.ManifestCORS{nil, nil}, nil, true},
+		{"one setting", []*framework.ManifestCORS{nil, defaultCORS(), defaultCORS()}, defaultCORS(), false},
+		{"one setting written two ways", []*framework.ManifestCORS{defaultCORS(), sameAsDefault}, defaultCORS(), false},
+		{"two settings", []*framework.ManifestCORS{defaultCORS(), nil, other}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := manifest()
+			for i, c := range tc.cors {
+				r := route("/r"+itoa(i), "h")
+				r.CORS = c
+				m.Routes = append(m.Routes, r)
+			}
+			got := SharedCORS(m)
+			if tc.isNil != (got == nil) || (got != nil && !sameCORS(got, tc.want)) {
+				t.Errorf("SharedCORS = %s, want %s", compact(got), compact(tc.want))
+			}
+		})
+	}
+}
+
 func TestSchemeName(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
@@ -481,6 +512,7 @@ func TestBuildErrors(t *testing.T) {
 func TestDeterministicAndJSONReady(t *testing.T) {
 	for name, m := range map[string]*framework.Manifest{"kitchensink": exampleManifest(t, "kitchensink"), "big": bigManifest(300)} {
 		t.Run(name, func(t *testing.T) {
+			before := compact(m)
 			var outs [][]byte
 			var first map[string]any
 			for range 2 {
@@ -512,6 +544,9 @@ func TestDeterministicAndJSONReady(t *testing.T) {
 			}
 			if bytes.Contains(outs[0], []byte(`\u00`)) {
 				t.Errorf("Marshal escaped characters that need no escape")
+			}
+			if compact(m) != before {
+				t.Errorf("Build changed the manifest")
 			}
 		})
 	}
