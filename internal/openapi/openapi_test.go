@@ -565,7 +565,7 @@ func TestLargeManifest(t *testing.T) {
 		// 1,000 handlers on 500 paths, 1,250 methods (1,417 operations with
 		// the preflights): about 54% of the limit.
 		{"typical", typicalManifest(1000), limit * 6 / 10},
-		// 1,000 handlers on 1,000 paths with 2,333 methods, a third with
+		// 1,000 handlers on 1,000 paths with 2,000 methods (2,333 operations), a third with
 		// CORS, a quarter with two captures: about the limit itself; a
 		// regression bound only (see the package documentation on size).
 		{"heavy", bigManifest(1000), limit * 11 / 10},
