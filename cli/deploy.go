@@ -1,9 +1,232 @@
 package cli
 
-import "errors"
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
 
-// DeployCmd is a placeholder until its issue lands; its owner replaces this file.
-type DeployCmd struct{}
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/synth"
+	"golang.org/x/term"
+)
 
-// Run reports that the command is not available yet.
-func (c *DeployCmd) Run() error { return errors.New("not available in this build yet") }
+// AWSFlags are the flags of the commands that call AWS. Credentials and
+// region otherwise come from the AWS SDK's default chain: environment
+// (AWS_ACCESS_KEY_ID, AWS_REGION, AWS_PROFILE, ...), ~/.aws/config and
+// ~/.aws/credentials (section default), SSO.
+type AWSFlags struct {
+	Profile string `help:"AWS profile from ~/.aws/config and ~/.aws/credentials (default: AWS_PROFILE, else default)."`
+	Region  string `help:"AWS region (default: AWS_REGION, else the profile's region)."`
+}
+
+// PollIntervalEnv names the environment variable that sets how often the
+// CLI looks at a stack CloudFormation is working on (a Go duration such as
+// "5s"; default 2s).
+const PollIntervalEnv = "FRAMEWORK_POLL_INTERVAL"
+
+// Hooks the tests replace: synthesis (implemented in internal/synth), the
+// standard input and whether it is a terminal.
+var (
+	synthesize      = synth.Synth
+	stdin           io.Reader = os.Stdin
+	stdinIsTerminal           = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
+)
+
+// DeployCmd deploys the app to a stage: synthesis, then the deploy engine
+// (spec 4.6 "deploy", 4.7 policy generation).
+type DeployCmd struct {
+	Stage           string `default:"dev" help:"Stage to deploy; its stack is <app>-<stage>."`
+	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the policy from the source."`
+	Yes             bool   `short:"y" help:"Answer yes to the IAM policy confirmation (needed when stdin is not a terminal)."`
+	AWSFlags
+}
+
+// Run synthesizes the stage's stack and deploys it, printing the base URL.
+func (c *DeployCmd) Run(g *Globals, stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := newEngine(ctx, c.AWSFlags, stdout)
+	if err != nil {
+		return err
+	}
+	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
+	if err != nil {
+		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
+	}
+	opts := deploy.Options{
+		AssemblyDir: res.AssemblyDir,
+		StackName:   res.StackName,
+		ConfirmPolicy: func(added, removed []string) (bool, error) {
+			return c.confirmPolicy(stdout, added, removed)
+		},
+	}
+	if res.Policy != nil && !c.NoAutogenPolicy {
+		opts.BeforeExecute = func() error { return writePolicy(g.ProjectDir, res.Policy) }
+	}
+	out, err := e.Deploy(ctx, opts)
+	if err != nil {
+		return deployError(ctx, err)
+	}
+	url := out.Outputs[synth.OutputEndpointURL]
+	if url == "" {
+		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", res.StackName, synth.OutputEndpointURL)
+	}
+	fmt.Fprintf(stdout, "Rest API URL: %s\n", url)
+	return nil
+}
+
+// confirmPolicy prints the IAM actions the deploy adds and removes and asks
+// whether to go on (spec 4.7).
+func (c *DeployCmd) confirmPolicy(w io.Writer, added, removed []string) (bool, error) {
+	var b strings.Builder
+	b.WriteString("Updating IAM policy.\n")
+	if len(added) > 0 {
+		b.WriteString("The following actions will be added to the execution policy:\n")
+		for _, a := range added {
+			b.WriteString("  + " + a + "\n")
+		}
+	}
+	if len(removed) > 0 {
+		b.WriteString("The following actions will be removed from the execution policy:\n")
+		for _, a := range removed {
+			b.WriteString("  - " + a + "\n")
+		}
+	}
+	io.WriteString(w, b.String())
+	if c.Yes {
+		return true, nil
+	}
+	if !stdinIsTerminal() {
+		return false, errors.New("the IAM policy of the function's role changes (see above) and stdin is not a terminal to confirm it: run deploy on a terminal, or pass --yes to accept")
+	}
+	return ask(w, "Would you like to continue?  [Y/n]: ", true)
+}
+
+// ask prints prompt and reads a yes or no answer from stdin; an empty
+// answer is def.
+func ask(w io.Writer, prompt string, def bool) (bool, error) {
+	r := bufio.NewReader(stdin)
+	for {
+		io.WriteString(w, prompt)
+		line, err := r.ReadString('\n')
+		answer := strings.ToLower(strings.TrimSpace(line))
+		switch answer {
+		case "y", "yes":
+			return true, nil
+		case "n", "no":
+			return false, nil
+		case "":
+			if err == nil || errors.Is(err, io.EOF) && line != "" {
+				return def, nil
+			}
+		}
+		if err != nil {
+			return false, fmt.Errorf("no answer on stdin: %w", err)
+		}
+		io.WriteString(w, "Please answer y or n.\n")
+	}
+}
+
+// writePolicy writes .framework/policy.json atomically: a temporary file
+// renamed into place, so that an interrupted deploy leaves the previous
+// file whole.
+func writePolicy(projectDir string, d *policy.Document) error {
+	b, err := d.Marshal()
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(projectDir, config.Dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write policy: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".policy-*.json")
+	if err != nil {
+		return fmt.Errorf("write policy: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write policy %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write policy %s: %w", tmp.Name(), err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("write policy: %w", err)
+	}
+	path := filepath.Join(dir, "policy.json")
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write policy %s: %w", path, err)
+	}
+	return nil
+}
+
+// newEngine loads the AWS configuration and returns a deploy engine
+// writing to stdout, with a live status line when stdout is a terminal.
+func newEngine(ctx context.Context, f AWSFlags, stdout io.Writer) (*deploy.Engine, error) {
+	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region)
+	if err != nil {
+		return nil, err
+	}
+	e := deploy.New(cfg, stdout)
+	if file, ok := stdout.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		e.Terminal = true
+	}
+	if v := os.Getenv(PollIntervalEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%s=%q: want a positive duration such as 5s", PollIntervalEnv, v)
+		}
+		e.PollInterval = d
+	}
+	return e, nil
+}
+
+// deployError maps engine errors to exit codes: 130 when interrupted.
+func deployError(ctx context.Context, err error) error {
+	var ie *deploy.InterruptedError
+	if errors.As(err, &ie) {
+		return &ExitError{Code: 130, Err: err}
+	}
+	return interrupted(ctx, err)
+}
+
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Err: fmt.Errorf("interrupted: %w", err)}
+	}
+	return err
+}
+
+// stackName returns <app>-<stage> for the project without synthesizing:
+// the app name from .framework/config.json, else from the app's route
+// manifest.
+func stackName(ctx context.Context, projectDir, stage string) (string, error) {
+	if err := config.CheckStageName(stage); err != nil {
+		return "", fmt.Errorf("stage %q: %w", stage, err)
+	}
+	f, err := config.Load(projectDir)
+	if err != nil {
+		return "", err
+	}
+	app := f.AppName
+	if app == "" {
+		m, err := build.Manifest(ctx, projectDir)
+		if err != nil {
+			return "", fmt.Errorf("find the app's name (app_name is not set in %s): %w", f.Path, err)
+		}
+		app = m.App
+	}
+	return app + "-" + stage, nil
+}

@@ -1,9 +1,58 @@
 package cli
 
-import "errors"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
-// DestroyCmd is a placeholder until its issue lands; its owner replaces this file.
-type DestroyCmd struct{}
+	"github.com/framework-dev/framework/internal/deploy"
+)
 
-// Run reports that the command is not available yet.
-func (c *DestroyCmd) Run() error { return errors.New("not available in this build yet") }
+// DestroyCmd deletes a stage's stack and with it the stage's REST API,
+// function and role (spec 4.6 "delete"). The assets bucket, shared by
+// every app of the account and region, stays.
+type DestroyCmd struct {
+	Stage string `default:"dev" help:"Stage to delete."`
+	Yes   bool   `short:"y" help:"Do not ask for confirmation (needed when stdin is not a terminal)."`
+	AWSFlags
+}
+
+// Run asks for confirmation, deletes the stack and waits for the deletion.
+func (c *DestroyCmd) Run(g *Globals, stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	name, err := stackName(ctx, g.ProjectDir, c.Stage)
+	if err != nil {
+		return err
+	}
+	e, err := newEngine(ctx, c.AWSFlags, stdout)
+	if err != nil {
+		return err
+	}
+	found, err := e.Destroy(ctx, name, func(st *deploy.Stack) (bool, error) {
+		if c.Yes {
+			return true, nil
+		}
+		if !stdinIsTerminal() {
+			return false, fmt.Errorf("refusing to delete stack %s without confirmation: stdin is not a terminal; pass --yes", name)
+		}
+		return ask(stdout, fmt.Sprintf("Delete stack %s (the REST API, function and role of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
+	})
+	if err != nil {
+		if errors.Is(err, deploy.ErrDeclined) {
+			fmt.Fprintf(stdout, "Nothing deleted.\n")
+			return nil
+		}
+		return deployError(ctx, err)
+	}
+	if !found {
+		fmt.Fprintf(stdout, "Stage %s is not deployed: there is no stack %s in %s. Nothing to delete.\n", c.Stage, name, e.Region)
+		return nil
+	}
+	fmt.Fprintf(stdout, "Deleted stage %s (stack %s).\n", c.Stage, name)
+	return nil
+}

@@ -1,9 +1,45 @@
 package cli
 
-import "errors"
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
 
-// URLCmd is a placeholder until its issue lands; its owner replaces this file.
-type URLCmd struct{}
+	"github.com/framework-dev/framework/internal/synth"
+)
 
-// Run reports that the command is not available yet.
-func (c *URLCmd) Run() error { return errors.New("not available in this build yet") }
+// URLCmd prints the deployed base URL of a stage (spec 4.6 "url").
+type URLCmd struct {
+	Stage string `default:"dev" help:"Stage whose URL to print."`
+	AWSFlags
+}
+
+// Run prints the stage stack's EndpointURL output. A stage that is not
+// deployed exits with code 2.
+func (c *URLCmd) Run(g *Globals, stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	name, err := stackName(ctx, g.ProjectDir, c.Stage)
+	if err != nil {
+		return err
+	}
+	e, err := newEngine(ctx, c.AWSFlags, io.Discard)
+	if err != nil {
+		return err
+	}
+	st, err := e.DescribeStack(ctx, name)
+	if err != nil {
+		return err
+	}
+	if st == nil {
+		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; run `framework deploy --stage %s`", c.Stage, name, e.Region, c.Stage)}
+	}
+	url := st.Outputs[synth.OutputEndpointURL]
+	if url == "" {
+		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s without a %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, synth.OutputEndpointURL, c.Stage)}
+	}
+	_, err = fmt.Fprintln(stdout, url)
+	return err
+}

@@ -58,6 +58,9 @@ type PropertyChange struct {
 	Path string `json:"path"`
 	Old  any    `json:"old,omitempty"`
 	New  any    `json:"new,omitempty"`
+	// Note replaces Old and New where the values are shown elsewhere (a
+	// REST API's routes).
+	Note string `json:"note,omitempty"`
 }
 
 // RouteChange is a route (path and method) of a REST API's OpenAPI body
@@ -206,7 +209,7 @@ func equal(a, b any) bool {
 func compare(typ, path string, a, b any, out *[]PropertyChange) {
 	if typ == "AWS::ApiGateway::RestApi" && path == "Body.paths" {
 		if !equal(a, b) {
-			*out = append(*out, PropertyChange{Path: path, Old: "(routes, see below)", New: "(routes, see below)"})
+			*out = append(*out, PropertyChange{Path: path, Note: "OpenAPI routes: see Routes"})
 		}
 		return
 	}
@@ -227,9 +230,17 @@ func compare(typ, path string, a, b any, out *[]PropertyChange) {
 	}
 	al, aok := a.([]any)
 	bl, bok := b.([]any)
-	if aok && bok && len(al) == len(bl) {
-		for i := range al {
-			compare(typ, fmt.Sprintf("%s[%d]", path, i), al[i], bl[i], out)
+	if aok && bok {
+		for i := 0; i < len(al) || i < len(bl); i++ {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			switch {
+			case i >= len(bl):
+				*out = append(*out, PropertyChange{Path: p, Old: al[i]})
+			case i >= len(al):
+				*out = append(*out, PropertyChange{Path: p, New: bl[i]})
+			default:
+				compare(typ, p, al[i], bl[i], out)
+			}
 		}
 		return
 	}

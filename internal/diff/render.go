@@ -30,6 +30,8 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %s %s %s%s\n", sign[c.Action], c.Type, c.LogicalID, replacement(c))
 			for _, p := range c.Properties {
 				switch {
+				case p.Note != "":
+					fmt.Fprintf(&b, "      ~ %s (%s)\n", p.Path, p.Note)
 				case p.Old == nil:
 					fmt.Fprintf(&b, "      + %s: %s\n", p.Path, short(p.New))
 				case p.New == nil:

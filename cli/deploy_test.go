@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/synth"
+	"github.com/framework-dev/framework/test/cfnstandin"
+)
+
+// lifecycle drives the deploy commands through Main against the AWS
+// stand-ins, with synthesis replaced by a cloud assembly fixture whose
+// template each step may change.
+type lifecycle struct {
+	t       *testing.T
+	aws     *cfnstandin.AWS
+	project string
+	mutate  func(tpl map[string]any)
+	policy  *policy.Document
+	synths  int
+}
+
+func newLifecycle(t *testing.T) *lifecycle {
+	l := &lifecycle{t: t, aws: cfnstandin.Start(t), project: t.TempDir()}
+	t.Setenv(PollIntervalEnv, "1ms")
+	if err := config.Default("hello").Write(l.project); err != nil {
+		t.Fatal(err)
+	}
+	l.policy = &policy.Document{Version: policy.PolicyVersion, Statement: []policy.Statement{{
+		Sid: "Logs", Effect: "Allow", Action: []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, Resource: []string{"arn:*:logs:*:*:*"},
+	}}}
+	old := synthesize
+	t.Cleanup(func() { synthesize = old })
+	synthesize = l.synth
+	oldIn, oldTerm := stdin, stdinIsTerminal
+	t.Cleanup(func() { stdin, stdinIsTerminal = oldIn, oldTerm })
+	stdin = strings.NewReader("")
+	stdinIsTerminal = func() bool { return false }
+	return l
+}
+
+// synth stands for internal/synth: it copies the fixture assembly and
+// applies the current template change.
+func (l *lifecycle) synth(ctx context.Context, o synth.Options) (*synth.Result, error) {
+	l.synths++
+	dir := filepath.Join(l.t.TempDir(), "cdk.out")
+	src := filepath.Join("..", "internal", "deploy", "testdata", "assembly")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if e.Name() == "hello-dev.template.json" && l.mutate != nil {
+			var tpl map[string]any
+			if err := json.Unmarshal(b, &tpl); err != nil {
+				return nil, err
+			}
+			l.mutate(tpl)
+			b, _ = json.MarshalIndent(tpl, "", " ")
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	if o.Stage != "dev" {
+		l.t.Fatalf("synth of stage %q, the fixture has dev only", o.Stage)
+	}
+	return &synth.Result{App: "hello", Stage: "dev", StackName: "hello-dev", AssemblyDir: dir,
+		TemplatePath: filepath.Join(dir, "hello-dev.template.json"), ResourceCount: 6, Policy: l.policy}, nil
+}
+
+// run runs the CLI in the project and returns its exit code and output.
+func (l *lifecycle) run(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := Main(append([]string{"-C", l.project}, args...), &stdout, &stderr)
+	l.t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+	return code, stdout.String(), stderr.String()
+}
+
+func (l *lifecycle) expect(args []string, wantCode int, wantOut ...string) string {
+	l.t.Helper()
+	code, stdout, stderr := l.run(args...)
+	if code != wantCode {
+		l.t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, stdout, stderr)
+	}
+	for _, w := range wantOut {
+		if !strings.Contains(stdout+stderr, w) {
+			l.t.Errorf("framework %s: output lacks %q\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), w, stdout, stderr)
+		}
+	}
+	return stdout
+}
+
+func apiPaths(tpl map[string]any) map[string]any {
+	r := tpl["Resources"].(map[string]any)["RestApi"].(map[string]any)["Properties"].(map[string]any)
+	return r["Body"].(map[string]any)["paths"].(map[string]any)
+}
+
+func rolePolicy(tpl map[string]any) map[string]any {
+	r := tpl["Resources"].(map[string]any)["FunctionRole"].(map[string]any)["Properties"].(map[string]any)
+	return r["Policies"].([]any)[0].(map[string]any)["PolicyDocument"].(map[string]any)
+}
+
+// change adds POST /users/{name}, changes the CORS preflight of /cors and
+// grants s3:GetObject and s3:PutObject.
+func change(tpl map[string]any) {
+	p := apiPaths(tpl)
+	p["/users/{name}"] = map[string]any{"post": p["/"].(map[string]any)["get"]}
+	opt := p["/cors"].(map[string]any)["options"].(map[string]any)["x-amazon-apigateway-integration"].(map[string]any)
+	params := opt["responses"].(map[string]any)["default"].(map[string]any)["responseParameters"].(map[string]any)
+	params["method.response.header.Access-Control-Allow-Origin"] = "'https://example.com'"
+	pol := rolePolicy(tpl)
+	pol["Statement"] = append(pol["Statement"].([]any), map[string]any{
+		"Sid": "S3", "Effect": "Allow", "Action": []any{"s3:GetObject", "s3:PutObject"}, "Resource": "*",
+	})
+}
+
+var urlLine = regexp.MustCompile(`(?m)^Rest API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/dev/)$`)
+
+func TestDeployLifecycle(t *testing.T) {
+	l := newLifecycle(t)
+
+	// Nothing deployed yet.
+	l.expect([]string{"url"}, 2, "stage dev is not deployed: no stack hello-dev in us-east-1")
+	out := l.expect([]string{"diff"}, 0, "Stack hello-dev (not deployed: everything is added)", "+ AWS::Lambda::Function Function", "+ GET /cors", "+ Allow logs:CreateLogGroup")
+	_ = out
+
+	// First deploy.
+	out = l.expect([]string{"deploy"}, 0, "Initiating first time deployment...", "creating stack FrameworkAssets with the S3 bucket framework-assets-123456789012-us-east-1")
+	m := urlLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("deploy printed no base URL ending in /dev/:\n%s", out)
+	}
+	url := m[1]
+	want, _ := l.policy.Marshal()
+	if got, err := os.ReadFile(filepath.Join(l.project, ".framework", "policy.json")); err != nil || !bytes.Equal(got, want) {
+		t.Errorf(".framework/policy.json = %q, %v; want the synthesized policy", got, err)
+	}
+	if strings.TrimSpace(l.expect([]string{"url"}, 0)) != url {
+		t.Error("url does not print the deployed base URL")
+	}
+
+	// Same app again: no changes, same URL.
+	out = l.expect([]string{"deploy"}, 0, "No changes: stack hello-dev is up to date.", "Rest API URL: "+url)
+	if strings.Contains(out, "Initiating") {
+		t.Error("a second deploy announced a first time deployment")
+	}
+
+	// A route, CORS and policy change: diff shows it.
+	l.mutate = change
+	l.expect([]string{"diff"}, 0,
+		"~ AWS::ApiGateway::RestApi RestApi (updated in place)",
+		"+ POST /users/{name}",
+		"~ GET /cors: cors changed",
+		"IAM policy statements\n  + Allow s3:GetObject, s3:PutObject on * (FunctionRole)",
+		"+ Policies[0].PolicyDocument.Statement[1]: {\"Action\":[\"s3:GetObject\",\"s3:PutObject\"],\"Effect\":\"Allow\",\"Resource\":\"*\",\"Sid\":\"S3\"}",
+		"~ Body.paths (OpenAPI routes: see Routes)",
+		"0 to add, 2 to modify (0 replaced), 0 to remove.")
+	l.expect([]string{"diff", "--fail"}, 1, "differs from the deployed one")
+	jsonOut := l.expect([]string{"diff", "--json"}, 0)
+	var rep struct {
+		Deployed bool `json:"deployed"`
+		Routes   []struct{ Action, Method, Path string }
+		IAM      []struct{ Action string }
+	}
+	if err := json.Unmarshal([]byte(jsonOut), &rep); err != nil || !rep.Deployed || len(rep.Routes) != 2 || len(rep.IAM) != 1 {
+		t.Errorf("diff --json = %+v, %v", rep, err)
+	}
+
+	// The policy grows: without a terminal and without --yes, deploy refuses.
+	before := l.aws.CFN.Template("hello-dev")
+	l.expect([]string{"deploy"}, 1, "Updating IAM policy.", "  + s3:GetObject", "  + s3:PutObject", "stdin is not a terminal", "pass --yes")
+	if l.aws.CFN.Template("hello-dev") != before {
+		t.Fatal("a refused policy change was deployed")
+	}
+	// On a terminal the answer decides.
+	stdinIsTerminal = func() bool { return true }
+	stdin = strings.NewReader("n\n")
+	l.expect([]string{"deploy"}, 1, "Would you like to continue?  [Y/n]: ", "declined")
+	stdin = strings.NewReader("\n")
+	l.expect([]string{"deploy"}, 0, "Would you like to continue?  [Y/n]: ", "Rest API URL: "+url)
+	if !strings.Contains(l.aws.CFN.Template("hello-dev"), "/users/{name}") {
+		t.Error("the confirmed deploy did not update the stack")
+	}
+	l.expect([]string{"diff", "--fail"}, 0, "No differences")
+
+	// Destroy: refused without a terminal, asked on one.
+	stdinIsTerminal = func() bool { return false }
+	l.expect([]string{"destroy"}, 1, "refusing to delete stack hello-dev without confirmation")
+	stdinIsTerminal = func() bool { return true }
+	stdin = strings.NewReader("y\n")
+	l.expect([]string{"delete"}, 0, "Delete stack hello-dev (the REST API, function and role of stage dev) in us-east-1? [y/N]: ", "Deleted stage dev (stack hello-dev).")
+	l.expect([]string{"url"}, 2, "stage dev is not deployed")
+	l.expect([]string{"destroy", "--yes"}, 0, "Stage dev is not deployed: there is no stack hello-dev in us-east-1. Nothing to delete.")
+}
+
+func TestDeployFailureExitsNonZero(t *testing.T) {
+	l := newLifecycle(t)
+	l.aws.CFN.FailResource("FunctionRole", "Resource handler returned message: \"User is not authorized to perform: iam:CreateRole\"")
+	_, stdout, stderr := l.run("deploy")
+	if !strings.Contains(stdout, "FunctionRole (AWS::IAM::Role) CREATE_FAILED: Resource handler returned message: \"User is not authorized to perform: iam:CreateRole\"") ||
+		!strings.Contains(stdout, "Rolled back: stack hello-dev is ROLLBACK_COMPLETE") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "deploying stack hello-dev failed (ROLLBACK_COMPLETE)") {
+		t.Errorf("stderr %q", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(l.project, ".framework", "policy.json")); err != nil {
+		t.Errorf("policy.json not written for the attempted deploy: %v", err)
+	}
+	l.expect([]string{"url"}, 2, "stage dev has no deployed API: stack hello-dev is ROLLBACK_COMPLETE")
+	l.expect([]string{"deploy"}, 0, "is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.", "Initiating first time deployment...", "Rest API URL: ")
+}
+
+func TestDeployRefusesInProgressStack(t *testing.T) {
+	l := newLifecycle(t)
+	l.aws.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
+	l.expect([]string{"deploy"}, 1, "stack hello-dev is UPDATE_IN_PROGRESS")
+	l.expect([]string{"destroy", "--yes"}, 1, "stack hello-dev is UPDATE_IN_PROGRESS")
+	l.aws.CFN.SetStatus("hello-dev", "UPDATE_ROLLBACK_FAILED")
+	l.expect([]string{"deploy"}, 1, "continue-update-rollback --stack-name hello-dev")
+}
+
+func TestAWSConfigErrors(t *testing.T) {
+	l := newLifecycle(t)
+	t.Setenv("AWS_REGION", "")
+	l.expect([]string{"url"}, 1, "no AWS region: set AWS_REGION, pass --region")
+	l.expect([]string{"deploy", "--region", "eu-west-1", "--profile", "missing"}, 1, `profile "missing"`)
+	if l.synths != 0 {
+		t.Error("deploy synthesized before checking the AWS configuration")
+	}
+}
