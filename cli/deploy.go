@@ -38,7 +38,7 @@ const PollIntervalEnv = "FRAMEWORK_POLL_INTERVAL"
 // Hooks the tests replace: synthesis (implemented in internal/synth), the
 // standard input and whether it is a terminal.
 var (
-	synthesize      = synth.Synth
+	synthesize                = synth.Synth
 	stdin           io.Reader = os.Stdin
 	stdinIsTerminal           = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
 )
