@@ -175,9 +175,15 @@ type InterruptedError struct {
 	StackName, Region, Operation, Status string
 	// Hint is the command to run afterwards.
 	Hint string
+	// NotStarted is true when the interruption came before CloudFormation
+	// was asked to change anything.
+	NotStarted bool
 }
 
 func (e *InterruptedError) Error() string {
+	if e.NotStarted {
+		return fmt.Sprintf("interrupted before stack %s was changed: nothing was deployed; %s", e.StackName, e.Hint)
+	}
 	status := ""
 	if e.Status != "" {
 		status = " (" + e.Status + ")"

@@ -494,3 +494,18 @@ func TestPartition(t *testing.T) {
 		}
 	}
 }
+
+func TestTerminalProgressIsOneLine(t *testing.T) {
+	e, _, out := newEngine(t)
+	e.Terminal = true
+	if _, err := e.Deploy(context.Background(), Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.Contains(s, "\r\x1b[K  hello-dev: 6/6 resources, 0:00 elapsed") || !strings.Contains(s, "\r\x1b[K  hello-dev: 1/6 resources") {
+		t.Errorf("no rewritten status line with resources done of total and elapsed time:\n%q", s)
+	}
+	if strings.Contains(s, "CREATE_COMPLETE        AWS::Lambda::Function") {
+		t.Errorf("per-event lines on a terminal:\n%q", s)
+	}
+}

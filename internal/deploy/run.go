@@ -93,6 +93,15 @@ func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 
+	if recreate {
+		e.printf("Stack %s is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.\n", st.Name)
+		if err := e.deleteStack(ctx, st, hint); err != nil {
+			return nil, err
+		}
+	}
+	if first {
+		e.printf("Initiating first time deployment...\n")
+	}
 	if len(a.Files) > 0 || len(a.Template) > MaxTemplateBody {
 		if usesAssetsBucket(a, env) {
 			if err := e.EnsureAssetsBucket(ctx, env); err != nil {
@@ -110,15 +119,6 @@ func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 
-	if recreate {
-		e.printf("Stack %s is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.\n", st.Name)
-		if err := e.deleteStack(ctx, st, hint); err != nil {
-			return nil, err
-		}
-	}
-	if first {
-		e.printf("Initiating first time deployment...\n")
-	}
 	cs, err := e.createChangeSet(ctx, changeSetInput{
 		stackName: a.StackName, template: a.Template, templateURL: templateURL,
 		create: first, tags: a.Tags, description: "framework deploy",
@@ -126,7 +126,7 @@ func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		var ie *InterruptedError
 		if ctx.Err() != nil && !errors.As(err, &ie) {
-			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, Operation: "change set creation (deleted, nothing was deployed)", Hint: "deploy again"}
+			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run `framework deploy` again"}
 		}
 		return nil, err
 	}
