@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -189,6 +190,15 @@ func FuzzEventRequest(f *testing.F) {
 					t.Errorf("a body marked base64 that is not base64 answered %d, want 400", out.StatusCode)
 				}
 				return
+			}
+		}
+		if target == "/bin" && out.StatusCode == 200 {
+			sent := []byte(ev.Body)
+			if ev.IsBase64Encoded {
+				sent, _ = base64.StdEncoding.DecodeString(ev.Body)
+			}
+			if !bytes.Equal(respBody, sent) {
+				t.Errorf("/bin echoed % x, the event's body is % x", respBody, sent)
 			}
 		}
 		if out.StatusCode == 500 && target != "/status" {
