@@ -27,7 +27,6 @@ import (
 // comes from the query string.
 func fuzzEventApp() *App {
 	a := New("fuzz")
-	a.API.CORS = false
 	a.Route("/", func(r *Request) (any, error) { return map[string]string{"hello": "world"}, nil })
 	a.Route("/users/{name}", func(r *Request, name string) (any, error) {
 		body, err := r.JSONBody()
@@ -254,7 +253,6 @@ func fuzzRouteApp() *App {
 		}
 		a.Route(p, h, Name("h"))
 	}
-	a.API.BinaryTypes = nil
 	return a
 }
 
