@@ -106,8 +106,8 @@ type Engine struct {
 }
 
 // New returns an engine using cfg. S3 uses path-style addressing when its
-// endpoint is a custom one (an IP address or localhost), as S3-compatible
-// servers need.
+// endpoint is a custom one that is not AWS's (MinIO, LocalStack, a test
+// fake), as S3-compatible servers need.
 func New(cfg aws.Config, out io.Writer) *Engine {
 	if out == nil {
 		out = io.Discard
@@ -115,7 +115,7 @@ func New(cfg aws.Config, out io.Writer) *Engine {
 	return &Engine{
 		CFN: cloudformation.NewFromConfig(cfg),
 		S3: s3.NewFromConfig(cfg, func(o *s3.Options) {
-			if o.BaseEndpoint != nil && customHost(*o.BaseEndpoint) {
+			if o.BaseEndpoint != nil && !awsHost(*o.BaseEndpoint) {
 				o.UsePathStyle = true
 			}
 		}),
@@ -126,13 +126,14 @@ func New(cfg aws.Config, out io.Writer) *Engine {
 	}
 }
 
-func customHost(endpoint string) bool {
+// awsHost reports whether an endpoint URL is one of AWS's own hosts.
+func awsHost(endpoint string) bool {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return false
 	}
-	h := u.Hostname()
-	return h == "localhost" || strings.Count(h, ".") == 3 && strings.Trim(h, "0123456789.") == "" || strings.Contains(h, ":")
+	h := strings.ToLower(u.Hostname())
+	return strings.HasSuffix(h, ".amazonaws.com") || strings.HasSuffix(h, ".amazonaws.com.cn") || strings.HasSuffix(h, ".api.aws")
 }
 
 // Environment returns the account (from STS GetCallerIdentity), region and

@@ -509,3 +509,18 @@ func TestTerminalProgressIsOneLine(t *testing.T) {
 		t.Errorf("per-event lines on a terminal:\n%q", s)
 	}
 }
+
+func TestAWSHost(t *testing.T) {
+	for endpoint, want := range map[string]bool{
+		"https://s3.us-east-1.amazonaws.com":      true,
+		"https://s3-fips.us-east-1.amazonaws.com": true,
+		"https://s3.cn-north-1.amazonaws.com.cn":  true,
+		"http://127.0.0.1:9000":                   false,
+		"http://localhost:4566":                   false,
+		"https://minio.internal:9000":             false,
+	} {
+		if got := awsHost(endpoint); got != want {
+			t.Errorf("awsHost(%s) = %v, want %v", endpoint, got, want)
+		}
+	}
+}

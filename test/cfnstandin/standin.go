@@ -13,9 +13,10 @@
 //
 // Tests script outcomes: FailResource makes the next operation that creates
 // or updates a resource fail (create → ROLLBACK_COMPLETE, update →
-// UPDATE_ROLLBACK_COMPLETE), Hold keeps a stack in its in-progress state,
-// SetStatus forces a stack into any state, Throttle answers the next calls
-// of an action with the Throttling error the SDK retries. It is not
+// UPDATE_ROLLBACK_COMPLETE), Hold keeps a stack in its in-progress state
+// and Settle lets it run to the end, SetStatus forces a stack into any
+// state, Throttle answers the next calls of an action with the Throttling
+// error the SDK retries. It is not
 // CloudFormation: it provisions nothing unless OnCreate does, and it checks
 // only what deploy tools commonly get wrong (capabilities, template size,
 // stack states).
@@ -149,6 +150,18 @@ func (s *Server) Release(stackName string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.hold, stackName)
+}
+
+// Settle releases the named stack and runs its running operation to the
+// end, as CloudFormation goes on after a client stopped watching.
+func (s *Server) Settle(stackName string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.hold, stackName)
+	for st := s.live(stackName); st != nil && len(st.pending) > 0; {
+		s.now = s.now.Add(time.Second)
+		s.advance(st)
+	}
 }
 
 // SetStatus forces the named live stack into status (for example

@@ -187,3 +187,38 @@ func TestThrottlingIsRetriedBySDK(t *testing.T) {
 		t.Errorf("err = %v, want Throttling once retries are exhausted", err)
 	}
 }
+
+func TestHoldAndSettle(t *testing.T) {
+	a, c, _ := clients(t, 1)
+	a.CFN.Hold("s")
+	ctx := context.Background()
+	cs, err := c.CreateChangeSet(ctx, &cloudformation.CreateChangeSetInput{StackName: aws.String("s"), ChangeSetName: aws.String("c"),
+		ChangeSetType: types.ChangeSetTypeCreate, TemplateBody: aws.String(`{"Resources":{"B":{"Type":"AWS::S3::Bucket","Properties":{"BucketName":"b"}}}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := c.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: cs.Id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: cs.Id}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		if _, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String("s")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.CFN.Status("s") != "CREATE_IN_PROGRESS" {
+		t.Fatalf("held stack is %s", a.CFN.Status("s"))
+	}
+	a.CFN.Settle("s")
+	if a.CFN.Status("s") != "CREATE_COMPLETE" {
+		t.Fatalf("settled stack is %s", a.CFN.Status("s"))
+	}
+	// The bucket resource created the bucket in the S3 fake.
+	if ok, err := a.S3.BucketExists("b"); !ok || err != nil {
+		t.Errorf("bucket b not created in the S3 fake: %v %v", ok, err)
+	}
+}
