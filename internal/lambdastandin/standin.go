@@ -305,6 +305,17 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) {
 		if !live {
 			continue // its Invoke gave up while it was queued
 		}
+		if r.Context().Err() != nil {
+			// The runtime went away (a killed process): keep the event
+			// for the next poll instead of writing it to a dead connection.
+			go func() {
+				select {
+				case s.queue <- inv:
+				case <-s.closed:
+				}
+			}()
+			return
+		}
 		deadline := time.Now().Add(s.timeout)
 		inv.deadline <- deadline
 		h := w.Header()

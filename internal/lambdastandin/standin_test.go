@@ -58,8 +58,9 @@ func helperFunction(ctx context.Context, ev helperEvent) (map[string]any, error)
 }
 
 // startFunction runs the test binary as a function against s and returns a
-// channel that receives the process's exit error when it ends.
-func startFunction(t *testing.T, s *Server) <-chan error {
+// channel that receives the process's exit error when it ends, and a
+// function that kills the process and waits for it.
+func startFunction(t *testing.T, s *Server) (<-chan error, func()) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), helperEnv+"=1", "AWS_LAMBDA_RUNTIME_API="+s.Addr())
@@ -74,14 +75,17 @@ func startFunction(t *testing.T, s *Server) <-chan error {
 		exited <- cmd.Wait()
 		close(waited)
 	}()
-	t.Cleanup(func() {
+	kill := func() {
 		_ = cmd.Process.Kill()
 		<-waited
+	}
+	t.Cleanup(func() {
+		kill()
 		if t.Failed() {
 			t.Logf("function stderr:\n%s", stderr.String())
 		}
 	})
-	return exited
+	return exited, kill
 }
 
 func newServer(t *testing.T, opts ...Option) *Server {
@@ -108,7 +112,7 @@ var uuidRe = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 func TestRealRuntime(t *testing.T) {
 	const arn = "arn:aws:lambda:eu-west-1:111122223333:function:demo"
 	s := newServer(t, WithFunctionARN(arn), WithTimeout(7*time.Second))
-	exited := startFunction(t, s)
+	exited, _ := startFunction(t, s)
 
 	before := time.Now()
 	payload, err := invoke(t, s, `{"op":"echo","value":"héllo"}`)
@@ -158,6 +162,20 @@ func TestRealRuntime(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Error("the function process did not exit after a panic")
+	}
+}
+
+// TestRestart: a function process killed while it polls, and a new one
+// started, as Lambda does after a crash: the next event reaches the new one.
+func TestRestart(t *testing.T) {
+	s := newServer(t, WithTimeout(5*time.Second))
+	for i := range 3 {
+		_, stop := startFunction(t, s)
+		payload, err := invoke(t, s, fmt.Sprintf(`{"op":"echo","value":"run %d"}`, i))
+		if err != nil || !strings.Contains(string(payload), fmt.Sprintf(`"echo":"run %d"`, i)) {
+			t.Fatalf("process %d: %s, %v", i, payload, err)
+		}
+		stop()
 	}
 }
 
