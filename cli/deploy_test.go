@@ -245,3 +245,20 @@ func TestAWSConfigErrors(t *testing.T) {
 		t.Error("deploy synthesized before checking the AWS configuration")
 	}
 }
+
+func TestDeployNoAutogenPolicyLeavesPolicyFile(t *testing.T) {
+	l := newLifecycle(t)
+	path := filepath.Join(l.project, ".framework", "policy.json")
+	hand := []byte("{\n  \"Version\": \"2012-10-17\",\n  \"Statement\": []\n}\n")
+	if err := os.WriteFile(path, hand, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.expect([]string{"deploy", "--no-autogen-policy"}, 0, "Rest API URL: ")
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, hand) {
+		t.Errorf("--no-autogen-policy rewrote the hand-written policy.json:\n%s", got)
+	}
+	entries, _ := os.ReadDir(filepath.Join(l.project, ".framework"))
+	if len(entries) != 2 {
+		t.Errorf(".framework holds %d entries, want config.json and policy.json only", len(entries))
+	}
+}

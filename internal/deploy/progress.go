@@ -122,11 +122,16 @@ func (f *follower) event(ev types.StackEvent) {
 }
 
 func (f *follower) counter() string {
-	done := len(f.done)
-	if f.total > 0 && done > f.total {
-		done = f.total
+	return fmt.Sprintf("[%d/%d %s]", f.doneCount(), f.total, elapsed(time.Since(f.start)))
+}
+
+// doneCount is the number of resources done, at most the total (a
+// rollback completes resources a second time).
+func (f *follower) doneCount() int {
+	if len(f.done) > f.total {
+		return f.total
 	}
-	return fmt.Sprintf("[%d/%d %s]", done, f.total, elapsed(time.Since(f.start)))
+	return len(f.done)
 }
 
 func elapsed(d time.Duration) string {
@@ -142,7 +147,7 @@ func (f *follower) statusLine() {
 	if status == "" {
 		status = "starting"
 	}
-	f.e.printf("\r\x1b[K  %s: %d/%d resources, %s elapsed (%s)", f.name, min(len(f.done), max(f.total, len(f.done))), f.total, elapsed(time.Since(f.start)), status)
+	f.e.printf("\r\x1b[K  %s: %d/%d resources, %s elapsed (%s)", f.name, f.doneCount(), f.total, elapsed(time.Since(f.start)), status)
 	f.statusLineActive = true
 }
 

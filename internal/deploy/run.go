@@ -251,7 +251,11 @@ func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*St
 	if st.Status == "DELETE_IN_PROGRESS" {
 		e.printf("Stack %s is already being deleted: waiting for it.\n", stackName)
 		boundary, _ := e.lastEventID(ctx, st.ID)
-		f := e.newFollower(stackName, st.ID, boundary, 0, "deletion", hint)
+		tpl, err := e.DeployedTemplate(ctx, st.ID)
+		if err != nil {
+			return false, err
+		}
+		f := e.newFollower(stackName, st.ID, boundary, resourceCount(tpl), "deletion", hint)
 		status, err := f.wait(ctx)
 		if err != nil {
 			return false, err
