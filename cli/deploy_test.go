@@ -223,7 +223,7 @@ func TestDeployFailureExitsNonZero(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(l.project, ".framework", "policy.json")); err != nil {
 		t.Errorf("policy.json not written for the attempted deploy: %v", err)
 	}
-	l.expect([]string{"url"}, 2, "stage dev has no deployed API: stack hello-dev is ROLLBACK_COMPLETE")
+	l.expect([]string{"url"}, 2, "stage dev has no deployed API: stack hello-dev is ROLLBACK_COMPLETE and has no EndpointURL output")
 	l.expect([]string{"deploy"}, 0, "is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.", "Initiating first time deployment...", "Rest API URL: ")
 }
 

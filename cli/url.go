@@ -38,7 +38,7 @@ func (c *URLCmd) Run(g *Globals, stdout io.Writer) error {
 	}
 	url := st.Outputs[synth.OutputEndpointURL]
 	if url == "" {
-		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s without a %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, synth.OutputEndpointURL, c.Stage)}
+		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s and has no %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, synth.OutputEndpointURL, c.Stage)}
 	}
 	_, err = fmt.Fprintln(stdout, url)
 	return err

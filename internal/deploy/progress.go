@@ -197,4 +197,4 @@ func updateRollbackFailed(name, region string) string {
 }
 
 // ErrFailed is wrapped by the error of a deploy or destroy that CloudFormation did not complete.
-var ErrFailed = errors.New("the stack operation failed")
+var ErrFailed = errors.New("see the failed resources above")
