@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -60,12 +61,13 @@ func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Reque
 	// merged in sorted name order, so the same event always gives the
 	// same request.
 	req.Headers = make(MultiDict, len(ev.Headers))
-	for _, k := range sortedKeys(ev.MultiValueHeaders) {
+	var buf [16]string
+	for _, k := range sortedKeysInto(buf[:0], ev.MultiValueHeaders) {
 		lk := strings.ToLower(k)
 		req.Headers[lk] = append(req.Headers[lk], ev.MultiValueHeaders[k]...)
 	}
 	var single map[string]bool // names taken from ev.Headers
-	for _, k := range sortedKeys(ev.Headers) {
+	for _, k := range sortedKeysInto(buf[:0], ev.Headers) {
 		lk := strings.ToLower(k)
 		if _, inMulti := req.Headers[lk]; inMulti && !single[lk] {
 			continue
@@ -114,6 +116,17 @@ func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Reque
 		return req, b
 	}
 	return req, []byte(ev.Body)
+}
+
+// sortedKeysInto appends m's keys to buf[:0] and sorts them: with a buf on
+// the caller's stack, a small map costs no allocation.
+func sortedKeysInto[V any](buf []string, m map[string]V) []string {
+	buf = buf[:0]
+	for k := range m {
+		buf = append(buf, k)
+	}
+	slices.Sort(buf)
+	return buf
 }
 
 func toProxyResponse(res *result) events.APIGatewayProxyResponse {
