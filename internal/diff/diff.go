@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -198,10 +199,9 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
+// equal compares two decoded JSON values (numbers decoded as json.Number).
 func equal(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return bytes.Equal(x, y)
+	return reflect.DeepEqual(a, b)
 }
 
 // compare appends the leaf differences between a and b under path. A REST
