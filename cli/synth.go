@@ -1,9 +1,67 @@
 package cli
 
-import "errors"
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
 
-// SynthCmd is a placeholder until its issue lands; its owner replaces this file.
-type SynthCmd struct{}
+	"github.com/framework-dev/framework/internal/synth"
+)
 
-// Run reports that the command is not available yet.
-func (c *SynthCmd) Run() error { return errors.New("not available in this build yet") }
+// SynthCmd synthesizes the stage's stack into a cloud assembly that the
+// deploy engine, or the official CDK CLI, reads.
+type SynthCmd struct {
+	Stage           string `default:"dev" help:"Stage to synthesize; the stack is <app>-<stage>."`
+	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out)." type:"path"`
+	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the role's policy from the source."`
+	JSON            bool   `name:"json" help:"Print the result as one JSON object instead of text."`
+}
+
+// synthResult is the --json output.
+type synthResult struct {
+	App           string `json:"app"`
+	Stage         string `json:"stage"`
+	Stack         string `json:"stack"`
+	AssemblyDir   string `json:"assembly_dir"`
+	Template      string `json:"template"`
+	ResourceCount int    `json:"resource_count"`
+	Reused        bool   `json:"reused"`
+}
+
+// Run synthesizes and prints the stack name, the template path and the
+// number of resources.
+func (c *SynthCmd) Run(g *Globals, stdout io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var progress io.Writer = os.Stderr
+	if c.JSON {
+		progress = nil
+	}
+	res, err := synth.Synth(ctx, synth.Options{
+		ProjectDir: g.ProjectDir, Stage: c.Stage, OutDir: c.Out,
+		NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress,
+	})
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		b, err := json.Marshal(synthResult{
+			App: res.App, Stage: res.Stage, Stack: res.StackName, AssemblyDir: res.AssemblyDir,
+			Template: res.TemplatePath, ResourceCount: res.ResourceCount, Reused: res.Reused,
+		})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	note := ""
+	if res.Reused {
+		note = " (unchanged, assembly reused)"
+	}
+	_, err = fmt.Fprintf(stdout, "Stack:     %s%s\nTemplate:  %s\nResources: %d\n", res.StackName, note, res.TemplatePath, res.ResourceCount)
+	return err
+}

@@ -1,0 +1,504 @@
+// Package constructs is the framework's AWS CDK construct: one app's REST
+// API (API Gateway), its Lambda function and the function's execution role,
+// ready to embed in any CDK app written in Go.
+//
+// The construct takes the app either as a project directory, which it
+// builds (route manifest, Linux bootstrap zip, IAM policy from the source),
+// or as a prebuilt route manifest and zip. The whole REST API is one OpenAPI
+// body with API Gateway's extensions, handed to CDK in one value (a
+// SpecRestApi in overwrite mode): its size in CloudFormation resources does
+// not grow with the number of routes.
+//
+// Embedding, in an existing CDK app:
+//
+//	api, err := constructs.NewApp(stack, "Shop", &constructs.AppProps{ProjectDir: "./shop", Stage: "prod"})
+//	if err != nil { ... }
+//	table.GrantReadWriteData(api.Function)
+//	api.Function.AddEnvironment(jsii.String("TABLE"), table.TableName(), nil)
+//
+// Building from a project directory needs the Go toolchain; synthesis needs
+// Node.js 20 or newer, as every CDK app written in Go does.
+package constructs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3assets"
+	awsconstructs "github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/openapi"
+	"github.com/framework-dev/framework/internal/policy"
+)
+
+// DefaultStage is the stage used when AppProps.Stage is empty.
+const DefaultStage = config.DefaultStage
+
+// BasicExecutionPolicy is the AWS managed policy every managed execution
+// role gets, so that the function can write its logs whatever its own
+// policy says.
+const BasicExecutionPolicy = "service-role/AWSLambdaBasicExecutionRole"
+
+// AppProps are the inputs of NewApp. Give either ProjectDir, or Manifest
+// and PackageZip.
+type AppProps struct {
+	// ProjectDir is the app's project directory (the one holding
+	// .framework/): the construct builds the route manifest and the Lambda
+	// package from its source.
+	ProjectDir string
+	// Manifest is a prebuilt route manifest (the JSON the app prints in
+	// manifest mode), used with PackageZip instead of ProjectDir.
+	Manifest *framework.Manifest
+	// PackageZip is a prebuilt Lambda package: a zip holding the app
+	// compiled for Linux as "bootstrap".
+	PackageZip string
+	// Stage is the stage name; empty means DefaultStage.
+	Stage string
+	// Config is the stage's configuration. Nil reads the project's
+	// .framework/config.json for Stage when ProjectDir is set, and uses
+	// every default otherwise.
+	Config *Config
+	// Policy is the execution role's own policy. Nil generates it from the
+	// app's AWS SDK calls (or reads .framework/policy.json with
+	// Config.NoAutogenPolicy) when ProjectDir is set; with a prebuilt
+	// manifest, nil gives the role the basic execution policy only. Ignored
+	// when Config.RoleID names an existing role.
+	Policy *PolicyDocument
+	// Name is the REST API's name and the OpenAPI title; empty means
+	// "<app>-<stage>".
+	Name string
+	// Progress, when not nil, receives one line per slow step (building,
+	// packaging).
+	Progress io.Writer
+}
+
+// App is the construct: the REST API, the function and its role. Its
+// fields let the host app add environment variables, grant access to its
+// resources and attach domains.
+type App struct {
+	// Construct is the scope holding every resource below; its path is the
+	// construct's id under the scope given to NewApp.
+	Construct awsconstructs.Construct
+
+	// RestAPI is the API Gateway REST API, deployed to the stage
+	// Config.APIGatewayStage (RestAPI.DeploymentStage()).
+	RestAPI awsapigateway.SpecRestApi
+	// Function is the Lambda function serving every route.
+	Function awslambda.Function
+	// Role is the function's execution role: created here, or imported
+	// when Config.RoleID is set.
+	Role awsiam.IRole
+	// APIKey is the API key created when a route requires one (nil
+	// otherwise), already in UsagePlan so that it works at once.
+	APIKey awsapigateway.IApiKey
+	// UsagePlan is the usage plan binding APIKey to the API's stage (nil
+	// when no route requires a key).
+	UsagePlan awsapigateway.UsagePlan
+
+	// Manifest is the app's route table.
+	Manifest *framework.Manifest
+	// Config is the configuration used, defaults filled in.
+	Config *Config
+	// Policy is the execution role's own policy, or nil when the role is
+	// imported.
+	Policy *PolicyDocument
+	// PackageSHA256 is the hex SHA-256 of the Lambda package, which is
+	// also the function code's asset hash.
+	PackageSHA256 string
+}
+
+// NewApp adds the app's REST API, function and role under scope. Building,
+// configuration and route errors are returned before anything is added.
+func NewApp(scope awsconstructs.Construct, id string, props *AppProps) (*App, error) {
+	return NewAppContext(context.Background(), scope, id, props)
+}
+
+// NewAppContext is NewApp with a context for the build steps.
+func NewAppContext(ctx context.Context, scope awsconstructs.Construct, id string, props *AppProps) (a *App, err error) {
+	in, err := prepare(ctx, props)
+	if err != nil {
+		return nil, err
+	}
+	// CDK reports a refused value by a panic from jsii: return it as an error.
+	defer func() {
+		if r := recover(); r != nil {
+			a, err = nil, fmt.Errorf("CDK refused construct %q: %v", id, r)
+		}
+	}()
+	a = &App{Manifest: in.manifest, Config: in.cfg, Policy: in.policy, PackageSHA256: in.zipSHA256}
+	a.Construct = awsconstructs.NewConstruct(scope, jsii.String(id))
+	if err := a.build(in); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// inputs are the checked inputs of the construct, gathered before any jsii call.
+type inputs struct {
+	manifest  *framework.Manifest
+	stage     string
+	cfg       *Config
+	policy    *PolicyDocument // nil: basic execution only or imported role
+	zip       string
+	zipSHA256 string
+	name      string
+	body      func(integrationURI string) (map[string]any, error)
+	authz     []authorizerTarget
+	apiKey    bool
+}
+
+// authorizerTarget is a custom authorizer's Lambda function.
+type authorizerTarget struct {
+	name, functionArn string
+}
+
+// prepare checks the props, builds what must be built and checks the body
+// can be generated, so that a mistake surfaces before CDK starts.
+func prepare(ctx context.Context, props *AppProps) (*inputs, error) {
+	if props == nil {
+		return nil, errors.New("constructs.NewApp: no props: set ProjectDir, or Manifest and PackageZip")
+	}
+	in := &inputs{stage: props.Stage}
+	if in.stage == "" {
+		in.stage = DefaultStage
+	}
+	if err := config.CheckStageName(in.stage); err != nil {
+		return nil, fmt.Errorf("stage %q: %w", in.stage, err)
+	}
+	cfg := props.Config
+	switch {
+	case props.ProjectDir != "" && (props.Manifest != nil || props.PackageZip != ""):
+		return nil, errors.New("constructs.NewApp: set either ProjectDir or Manifest and PackageZip, not both")
+	case props.ProjectDir != "":
+		if cfg == nil {
+			c, err := LoadConfig(props.ProjectDir, in.stage)
+			if err != nil {
+				return nil, err
+			}
+			cfg = c
+		}
+	case props.Manifest == nil || props.PackageZip == "":
+		return nil, errors.New("constructs.NewApp: set ProjectDir, or both Manifest and PackageZip")
+	}
+	rc, err := cfg.resolved(in.stage)
+	if err != nil {
+		return nil, fmt.Errorf("stage %q: %w", in.stage, err)
+	}
+	in.cfg = rc
+
+	if props.ProjectDir != "" {
+		if err := in.buildProject(ctx, props); err != nil {
+			return nil, err
+		}
+	} else {
+		in.manifest = props.Manifest
+		sum, err := fileSHA256(props.PackageZip)
+		if err != nil {
+			return nil, fmt.Errorf("Lambda package: %w", err)
+		}
+		in.zip, in.zipSHA256 = props.PackageZip, sum
+		if rc.RoleID == "" {
+			in.policy = props.Policy
+		}
+	}
+	if in.manifest.App == "" {
+		return nil, errors.New("the route manifest has no app name")
+	}
+	in.name = props.Name
+	if in.name == "" {
+		in.name = in.manifest.App + "-" + in.stage
+	}
+	m, title := in.manifest, in.name
+	in.body = func(uri string) (map[string]any, error) {
+		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri})
+	}
+	// Generate once with a placeholder URI: route errors surface before CDK starts.
+	if _, err := in.body("arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:check/invocations"); err != nil {
+		return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
+	}
+	if in.authz, err = customAuthorizers(m); err != nil {
+		return nil, err
+	}
+	for _, r := range m.Routes {
+		in.apiKey = in.apiKey || r.APIKeyRequired
+	}
+	return in, nil
+}
+
+// Prebuild builds the project of props.ProjectDir (route manifest, Lambda
+// package, policy) and reads its configuration, and returns props for the
+// same app in prebuilt form: Manifest, PackageZip, Config and Policy set,
+// ProjectDir empty. Props without ProjectDir are returned as they are.
+// NewApp does the same itself; Prebuild helps a host that needs the app's
+// name (the manifest) before it creates the construct.
+func Prebuild(ctx context.Context, props *AppProps) (*AppProps, error) {
+	if props == nil || props.ProjectDir == "" {
+		return props, nil
+	}
+	in, err := prepare(ctx, props)
+	if err != nil {
+		return nil, err
+	}
+	out := *props
+	out.ProjectDir, out.Manifest, out.PackageZip = "", in.manifest, in.zip
+	out.Config, out.Policy = in.cfg, in.policy
+	return &out, nil
+}
+
+// buildProject reads the manifest, packages the function and finds the
+// policy of the project in props.ProjectDir.
+func (in *inputs) buildProject(ctx context.Context, props *AppProps) error {
+	dir := props.ProjectDir
+	progress(props.Progress, "Reading the route table of %s...", dir)
+	m, err := build.Manifest(ctx, dir)
+	if err != nil {
+		return err
+	}
+	in.manifest = m
+	zipDir, err := packageDir(dir, in.cfg.Architecture)
+	if err != nil {
+		return err
+	}
+	progress(props.Progress, "Building the Lambda package (linux/%s)...", in.cfg.Architecture)
+	pkg, err := build.Package(ctx, dir, in.cfg.Architecture, filepath.Join(zipDir, "function.zip"))
+	if err != nil {
+		return err
+	}
+	in.zip, in.zipSHA256 = pkg.ZipPath, pkg.SHA256
+	if in.cfg.RoleID != "" {
+		return nil
+	}
+	if props.Policy != nil {
+		in.policy = props.Policy
+		return nil
+	}
+	var doc *policy.Document
+	if in.cfg.NoAutogenPolicy {
+		doc, err = policy.Load(filepath.Join(dir, config.Dir, "policy.json"))
+	} else {
+		progress(props.Progress, "Generating the IAM policy from the app's AWS SDK calls...")
+		doc, err = policy.Generate(dir)
+	}
+	if err != nil {
+		return err
+	}
+	in.policy = policyFromDocument(doc)
+	return nil
+}
+
+// packageDir returns the directory where the construct keeps the Lambda
+// package of the project in dir: in the user's cache directory, one per
+// project and architecture, so the zip outlives the build (CDK copies it
+// into the cloud assembly when the app synthesizes).
+func packageDir(dir, arch string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("project directory %s: %w", dir, err)
+	}
+	base := os.Getenv(build.CacheDirEnv)
+	if base == "" {
+		ucd, err := os.UserCacheDir()
+		if err != nil || ucd == "" {
+			ucd = os.TempDir()
+		}
+		base = filepath.Join(ucd, "framework", "build")
+	}
+	sum := sha256.Sum256([]byte(abs))
+	out := filepath.Join(base, hex.EncodeToString(sum[:8])+"-package", arch)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("create the package directory %s: %w", out, err)
+	}
+	return out, nil
+}
+
+// customAuthorizers returns the Lambda functions of the manifest's custom
+// authorizers, one per function, sorted by authorizer name.
+func customAuthorizers(m *framework.Manifest) ([]authorizerTarget, error) {
+	byArn := map[string]string{}
+	for _, r := range m.Routes {
+		a := r.Authorizer
+		if a == nil || a.Type != framework.AuthorizerCustom {
+			continue
+		}
+		arn, err := AuthorizerFunctionArn(a.AuthorizerURI)
+		if err != nil {
+			return nil, fmt.Errorf("route %s (%s): custom authorizer %q: %w", r.Path, r.Handler, a.Name, err)
+		}
+		if prev, ok := byArn[arn]; !ok || a.Name < prev {
+			byArn[arn] = a.Name
+		}
+	}
+	out := make([]authorizerTarget, 0, len(byArn))
+	for arn, name := range byArn {
+		out = append(out, authorizerTarget{name: name, functionArn: arn})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].name != out[j].name {
+			return out[i].name < out[j].name
+		}
+		return out[i].functionArn < out[j].functionArn
+	})
+	return out, nil
+}
+
+// AuthorizerFunctionArn returns the Lambda function ARN inside a custom
+// authorizer's invocation URI,
+// "arn:aws:apigateway:<region>:lambda:path/2015-03-31/functions/<function arn>/invocations".
+func AuthorizerFunctionArn(uri string) (string, error) {
+	const marker, suffix = ":lambda:path/2015-03-31/functions/", "/invocations"
+	i := strings.Index(uri, marker)
+	if !strings.HasPrefix(uri, "arn:") || i < 0 || !strings.HasSuffix(uri, suffix) {
+		return "", fmt.Errorf("authorizer URI %q is not a Lambda invocation URI (arn:aws:apigateway:<region>:lambda:path/2015-03-31/functions/<function arn>/invocations)", uri)
+	}
+	arn := uri[i+len(marker) : len(uri)-len(suffix)]
+	if !strings.HasPrefix(arn, "arn:") || !strings.Contains(arn, ":lambda:") || !strings.Contains(arn, ":function:") {
+		return "", fmt.Errorf("authorizer URI %q does not hold a Lambda function ARN", uri)
+	}
+	return arn, nil
+}
+
+// build adds the role, the function and the REST API.
+func (a *App) build(in *inputs) error {
+	stack := awscdk.Stack_Of(a.Construct)
+	cfg := in.cfg
+
+	// The execution role.
+	if cfg.RoleID != "" {
+		if strings.HasPrefix(cfg.RoleID, "arn:") {
+			a.Role = awsiam.Role_FromRoleArn(a.Construct, jsii.String("Role"), jsii.String(cfg.RoleID), &awsiam.FromRoleArnOptions{Mutable: jsii.Bool(false)})
+		} else {
+			a.Role = awsiam.Role_FromRoleName(a.Construct, jsii.String("Role"), jsii.String(cfg.RoleID), &awsiam.FromRoleNameOptions{Mutable: jsii.Bool(false)})
+		}
+	} else {
+		props := &awsiam.RoleProps{
+			AssumedBy:       awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+			Description:     jsii.String("Execution role of " + in.name),
+			ManagedPolicies: &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))},
+		}
+		if in.policy != nil && len(in.policy.Statement) > 0 {
+			props.InlinePolicies = &map[string]awsiam.PolicyDocument{
+				"AppPolicy": awsiam.PolicyDocument_FromJson(in.policy.toJSON()),
+			}
+		}
+		a.Role = awsiam.NewRole(a.Construct, jsii.String("Role"), props)
+	}
+
+	// The function.
+	arch := awslambda.Architecture_ARM_64()
+	if cfg.Architecture == ArchX8664 {
+		arch = awslambda.Architecture_X86_64()
+	}
+	var env *map[string]*string
+	if len(cfg.EnvironmentVariables) > 0 {
+		m := make(map[string]*string, len(cfg.EnvironmentVariables))
+		for k, v := range cfg.EnvironmentVariables {
+			m[k] = jsii.String(v)
+		}
+		env = &m
+	}
+	a.Function = awslambda.NewFunction(a.Construct, jsii.String("Function"), &awslambda.FunctionProps{
+		Runtime: awslambda.Runtime_PROVIDED_AL2023(),
+		Handler: jsii.String(build.BootstrapName),
+		Code: awslambda.Code_FromAsset(jsii.String(in.zip), &awss3assets.AssetOptions{
+			AssetHash:     jsii.String(in.zipSHA256),
+			AssetHashType: awscdk.AssetHashType_CUSTOM,
+		}),
+		Role:         a.Role,
+		Architecture: arch,
+		MemorySize:   jsii.Number(float64(cfg.MemorySize)),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(cfg.TimeoutSeconds))),
+		Environment:  env,
+		Description:  jsii.String("Serves every route of " + in.name),
+	})
+
+	// The REST API: one OpenAPI body, generated in Go, handed over whole.
+	uri := awscdk.Fn_Join(jsii.String(""), &[]*string{
+		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
+		jsii.String(":lambda:path/2015-03-31/functions/"), a.Function.FunctionArn(), jsii.String("/invocations"),
+	})
+	body, err := in.body(*uri)
+	if err != nil {
+		return fmt.Errorf("REST API of %s: %w", in.manifest.App, err)
+	}
+	a.RestAPI = awsapigateway.NewSpecRestApi(a.Construct, jsii.String("API"), &awsapigateway.SpecRestApiProps{
+		ApiDefinition:  awsapigateway.ApiDefinition_FromInline(body),
+		RestApiName:    jsii.String(in.name),
+		Description:    jsii.String("REST API of " + in.name),
+		Mode:           awsapigateway.RestApiMode_OVERWRITE,
+		CloudWatchRole: jsii.Bool(false),
+		Deploy:         jsii.Bool(true),
+		DeployOptions:  &awsapigateway.StageOptions{StageName: jsii.String(cfg.APIGatewayStage)},
+	})
+
+	// One invoke permission for the whole API, scoped to it.
+	a.Function.AddPermission(jsii.String("APIInvoke"), &awslambda.Permission{
+		Principal: awsiam.NewServicePrincipal(jsii.String("apigateway.amazonaws.com"), nil),
+		Action:    jsii.String("lambda:InvokeFunction"),
+		SourceArn: a.RestAPI.ArnForExecuteApi(jsii.String("*"), jsii.String("/*"), jsii.String("*")),
+	})
+
+	// Custom TOKEN authorizers: API Gateway must be allowed to call them.
+	for i, t := range in.authz {
+		awslambda.NewCfnPermission(a.Construct, jsii.String(fmt.Sprintf("AuthorizerInvoke%d", i+1)), &awslambda.CfnPermissionProps{
+			Action:       jsii.String("lambda:InvokeFunction"),
+			FunctionName: jsii.String(t.functionArn),
+			Principal:    jsii.String("apigateway.amazonaws.com"),
+			SourceArn: stack.FormatArn(&awscdk.ArnComponents{
+				Service: jsii.String("execute-api"), Resource: a.RestAPI.RestApiId(), ResourceName: jsii.String("authorizers/*"),
+			}),
+		})
+	}
+
+	// API keys: a usage plan on the stage and one key in it.
+	if in.apiKey {
+		a.UsagePlan = a.RestAPI.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
+			Name:        jsii.String(in.name),
+			Description: jsii.String("API keys of " + in.name),
+			ApiStages:   &[]*awsapigateway.UsagePlanPerApiStage{{Api: a.RestAPI, Stage: a.RestAPI.DeploymentStage()}},
+		})
+		a.APIKey = a.RestAPI.AddApiKey(jsii.String("APIKey"), &awsapigateway.ApiKeyOptions{
+			Description: jsii.String("API key of " + in.name),
+		})
+		a.UsagePlan.AddApiKey(a.APIKey, nil)
+	}
+
+	for _, k := range sortedKeys(cfg.Tags) {
+		awscdk.Tags_Of(a.Construct).Add(jsii.String(k), jsii.String(cfg.Tags[k]), nil)
+	}
+	return nil
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,187 @@
+package constructs
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/policy"
+)
+
+// Architectures a Config accepts.
+const (
+	ArchARM64 = "arm64"  // AWS Graviton; the default
+	ArchX8664 = "x86_64" // Intel and AMD
+)
+
+// Config is the stage configuration of the function and the REST API: what
+// a project's .framework/config.json resolves to for one stage. The zero
+// value means every default.
+type Config struct {
+	// RoleID is the ARN or name of an existing execution role. When set,
+	// the construct imports that role and creates no role or policy
+	// (config.json: manage_role false with role_id).
+	RoleID string
+	// EnvironmentVariables are the function's environment variables.
+	EnvironmentVariables map[string]string
+	// MemorySize is the function's memory in MB; 0 means 128.
+	MemorySize int
+	// TimeoutSeconds is the function's timeout; 0 means 60.
+	TimeoutSeconds int
+	// Architecture is ArchARM64 (the default when empty) or ArchX8664.
+	Architecture string
+	// APIGatewayStage is the REST API's deployment stage, the last segment
+	// of the endpoint URL; empty means the stage name.
+	APIGatewayStage string
+	// NoAutogenPolicy, for a construct built from a project directory, reads
+	// the execution role's policy from .framework/policy.json instead of
+	// generating it from the app's AWS SDK calls.
+	NoAutogenPolicy bool
+	// Tags are added to every taggable resource of the construct.
+	Tags map[string]string
+}
+
+// Defaults applied to a zero Config.
+const (
+	DefaultMemorySize     = config.DefaultLambdaMemorySize
+	DefaultTimeoutSeconds = config.DefaultLambdaTimeout
+)
+
+// LoadConfig reads the project's .framework/config.json and resolves stage
+// (empty means "dev") into a Config. Errors name the file and the key.
+func LoadConfig(projectDir, stage string) (*Config, error) {
+	if stage == "" {
+		stage = config.DefaultStage
+	}
+	f, err := config.Load(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stage(stage)
+	if err != nil {
+		return nil, err
+	}
+	return configFromStage(st), nil
+}
+
+// configFromStage converts a resolved stage of a configuration file.
+func configFromStage(st *config.Stage) *Config {
+	c := &Config{
+		EnvironmentVariables: copyMap(st.EnvironmentVariables),
+		MemorySize:           st.LambdaMemorySize,
+		TimeoutSeconds:       st.LambdaTimeout,
+		Architecture:         st.Architecture,
+		APIGatewayStage:      st.APIGatewayStage,
+		NoAutogenPolicy:      !st.AutogenPolicy,
+	}
+	if !st.ManageRole {
+		c.RoleID = st.RoleID
+	}
+	return c
+}
+
+// resolved returns c with every default filled in, or an error naming the
+// value that AWS would refuse.
+func (c *Config) resolved(stage string) (*Config, error) {
+	out := Config{}
+	if c != nil {
+		out = *c
+	}
+	if out.MemorySize == 0 {
+		out.MemorySize = DefaultMemorySize
+	}
+	if out.TimeoutSeconds == 0 {
+		out.TimeoutSeconds = DefaultTimeoutSeconds
+	}
+	if out.Architecture == "" {
+		out.Architecture = ArchARM64
+	}
+	if out.APIGatewayStage == "" {
+		out.APIGatewayStage = stage
+	}
+	switch {
+	case out.MemorySize < config.MinLambdaMemorySize || out.MemorySize > config.MaxLambdaMemorySize:
+		return nil, fmt.Errorf("memory size %d MB is out of Lambda's range %d to %d", out.MemorySize, config.MinLambdaMemorySize, config.MaxLambdaMemorySize)
+	case out.TimeoutSeconds < config.MinLambdaTimeout || out.TimeoutSeconds > config.MaxLambdaTimeout:
+		return nil, fmt.Errorf("timeout %d s is out of Lambda's range %d to %d", out.TimeoutSeconds, config.MinLambdaTimeout, config.MaxLambdaTimeout)
+	case out.Architecture != ArchARM64 && out.Architecture != ArchX8664:
+		return nil, fmt.Errorf("architecture %q: use %q or %q", out.Architecture, ArchARM64, ArchX8664)
+	}
+	return &out, nil
+}
+
+// PolicyDocument is an IAM policy document, in the shape of the project's
+// .framework/policy.json.
+type PolicyDocument struct {
+	Version   string            `json:"Version"`
+	Statement []PolicyStatement `json:"Statement"`
+}
+
+// PolicyStatement is one statement of a PolicyDocument.
+type PolicyStatement struct {
+	Sid      string   `json:"Sid,omitempty"`
+	Effect   string   `json:"Effect"`
+	Action   []string `json:"Action"`
+	Resource []string `json:"Resource"`
+}
+
+// policyFromDocument converts the framework's internal policy document.
+func policyFromDocument(d *policy.Document) *PolicyDocument {
+	if d == nil {
+		return nil
+	}
+	out := &PolicyDocument{Version: d.Version}
+	for _, s := range d.Statement {
+		out.Statement = append(out.Statement, PolicyStatement{
+			Sid: s.Sid, Effect: s.Effect,
+			Action: append([]string{}, s.Action...), Resource: append([]string{}, s.Resource...),
+		})
+	}
+	return out
+}
+
+// toJSON returns the document as the JSON-shaped value CDK's
+// PolicyDocument.fromJson takes.
+func (d *PolicyDocument) toJSON() map[string]any {
+	stmts := make([]any, 0, len(d.Statement))
+	for _, s := range d.Statement {
+		m := map[string]any{"Effect": s.Effect, "Action": strs(s.Action), "Resource": strs(s.Resource)}
+		if s.Sid != "" {
+			m["Sid"] = s.Sid
+		}
+		stmts = append(stmts, m)
+	}
+	v := d.Version
+	if v == "" {
+		v = policy.PolicyVersion
+	}
+	return map[string]any{"Version": v, "Statement": stmts}
+}
+
+func strs(in []string) []any {
+	out := make([]any, len(in))
+	for i, s := range in {
+		out[i] = s
+	}
+	return out
+}
+
+func copyMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

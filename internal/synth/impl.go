@@ -1,0 +1,374 @@
+package synth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/stacks"
+)
+
+func init() { synthesize = run }
+
+// KeyFile is the file inside the assembly directory that records what the
+// assembly was synthesized from; a synth whose inputs hash to the same key
+// keeps the assembly as it is (Result.Reused).
+const KeyFile = "framework-synth.json"
+
+// formatVersion changes whenever this package's output changes for the same
+// inputs, so an assembly written by an older synth is never reused.
+const formatVersion = "synth/1"
+
+// PolicyFile is the hand-written policy read with NoAutogenPolicy or
+// autogen_policy false, relative to the project directory.
+var PolicyFile = filepath.Join(config.Dir, "policy.json")
+
+// inputs are everything the assembly is made from, gathered in plain Go
+// before CDK starts.
+type inputs struct {
+	app, stage string
+	manifest   *framework.Manifest
+	zip        string // the Lambda package
+	zipSHA256  string
+	cfg        *constructs.Config
+	tags       map[string]string
+	policy     *policy.Document // nil when the role is not managed
+}
+
+// stackName is <app>-<stage>.
+func (in *inputs) stackName() string { return stacks.Name(in.app, in.stage) }
+
+// key hashes the inputs (and this program's identity) into the reuse key.
+func (in *inputs) key() (string, error) {
+	b, err := json.Marshal(struct {
+		Format, Exe, Stage, Zip string
+		Manifest                *framework.Manifest
+		Config                  *constructs.Config
+		Tags                    map[string]string
+		Policy                  *policy.Document
+	}{formatVersion, exeIdentity(), in.stage, in.zipSHA256, in.manifest, in.cfg, in.tags, in.policy})
+	if err != nil {
+		return "", fmt.Errorf("hash the synthesis inputs: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// exeIdentity names the running program's build: a rebuilt framework may
+// synthesize differently, so its assemblies are not reused across builds.
+var exeIdentity = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return "unknown"
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return exe
+	}
+	return fmt.Sprintf("%s|%d|%d", exe, fi.Size(), fi.ModTime().UnixNano())
+})
+
+// keyRecord is the content of KeyFile.
+type keyRecord struct {
+	Key           string           `json:"key"`
+	App           string           `json:"app"`
+	Stage         string           `json:"stage"`
+	StackName     string           `json:"stack_name"`
+	Template      string           `json:"template"`
+	ResourceCount int              `json:"resource_count"`
+	Asset         string           `json:"asset"`
+	Policy        *policy.Document `json:"policy,omitempty"`
+}
+
+func progressf(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+// run implements Synth.
+func run(ctx context.Context, o Options) (*Result, error) {
+	if o.ProjectDir == "" {
+		o.ProjectDir = "."
+	}
+	dir, err := filepath.Abs(o.ProjectDir)
+	if err != nil {
+		return nil, fmt.Errorf("project directory %s: %w", o.ProjectDir, err)
+	}
+	stage := o.Stage
+	if stage == "" {
+		stage = config.DefaultStage
+	}
+	out := o.OutDir
+	if out == "" {
+		out = filepath.Join(dir, "cdk.out")
+	}
+	if out, err = filepath.Abs(out); err != nil {
+		return nil, fmt.Errorf("assembly directory %s: %w", o.OutDir, err)
+	}
+	f, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stage(stage)
+	if err != nil {
+		return nil, err
+	}
+	work, err := os.MkdirTemp("", "framework-synth-")
+	if err != nil {
+		return nil, fmt.Errorf("create a temporary directory: %w", err)
+	}
+	defer os.RemoveAll(work)
+	in, err := gather(ctx, dir, st, o, filepath.Join(work, "function.zip"))
+	if err != nil {
+		return nil, err
+	}
+	return assemble(ctx, in, out, o.Progress)
+}
+
+// gather builds the route manifest, the Lambda package and the policy of
+// the project in dir, at the same time.
+func gather(ctx context.Context, dir string, st *config.Stage, o Options, zip string) (*inputs, error) {
+	cfg := &constructs.Config{
+		EnvironmentVariables: st.EnvironmentVariables,
+		MemorySize:           st.LambdaMemorySize,
+		TimeoutSeconds:       st.LambdaTimeout,
+		Architecture:         st.Architecture,
+		APIGatewayStage:      st.APIGatewayStage,
+		NoAutogenPolicy:      o.NoAutogenPolicy || !st.AutogenPolicy,
+	}
+	if !st.ManageRole {
+		cfg.RoleID = st.RoleID
+	}
+	in := &inputs{stage: st.Name, cfg: cfg, tags: st.Tags, zip: zip}
+
+	progressf(o.Progress, "Building the app and its Lambda package (linux/%s)...", st.Architecture)
+	var wg sync.WaitGroup
+	var mErr, pErr, polErr error
+	var pkg *build.PackageResult
+	wg.Add(2)
+	go func() { defer wg.Done(); in.manifest, mErr = build.Manifest(ctx, dir) }()
+	go func() { defer wg.Done(); pkg, pErr = build.Package(ctx, dir, st.Architecture, zip) }()
+	if st.ManageRole {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if cfg.NoAutogenPolicy {
+				in.policy, polErr = policy.Load(filepath.Join(dir, PolicyFile))
+			} else {
+				in.policy, polErr = policy.Generate(dir)
+			}
+		}()
+	}
+	wg.Wait()
+	// The compiler's message first: the same error fails every step.
+	for _, err := range []error{mErr, pErr, polErr} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	in.app = in.manifest.App
+	in.zipSHA256 = pkg.SHA256
+	return in, nil
+}
+
+// jsiiMu serializes synthesis in this process: one CDK app at a time.
+var jsiiMu sync.Mutex
+
+// jsiiStarted is set once this package has prepared jsii (guarded by jsiiMu).
+var jsiiStarted bool
+
+// startJSII checks Node.js before the first CDK call of the process.
+//
+// jsii-runtime-go prepares its Node.js child process, environment included,
+// while the CDK packages register their types at program start, before any
+// code of ours runs; the process itself starts at the first CDK call. So
+// the banner-silencing variables checkNode sets would not reach it: the
+// first time, the prepared (never started) runtime is closed, and the next
+// CDK call prepares a new one with the current environment.
+func startJSII(ctx context.Context) error {
+	if _, err := checkNode(ctx); err != nil {
+		return err
+	}
+	if !jsiiStarted {
+		jsii.Close()
+		jsiiStarted = true
+	}
+	return nil
+}
+
+// assemble writes the cloud assembly of in into out, or keeps the one there
+// when it was made from the same inputs.
+func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (*Result, error) {
+	key, err := in.key()
+	if err != nil {
+		return nil, err
+	}
+	if res := reusable(out, key); res != nil {
+		progressf(progress, "Nothing changed since the last synth: keeping %s", out)
+		return res, nil
+	}
+	jsiiMu.Lock()
+	defer jsiiMu.Unlock()
+	if err := startJSII(ctx); err != nil {
+		return nil, err
+	}
+	if err := clearAssembly(out); err != nil {
+		return nil, err
+	}
+	progressf(progress, "Synthesizing stack %s...", in.stackName())
+	if err := synthStack(ctx, in, out); err != nil {
+		return nil, err
+	}
+	res := &Result{
+		App: in.app, Stage: in.stage, StackName: in.stackName(), AssemblyDir: out,
+		TemplatePath: filepath.Join(out, in.stackName()+".template.json"), Policy: in.policy,
+	}
+	if res.ResourceCount, err = countResources(res.TemplatePath); err != nil {
+		return nil, err
+	}
+	rec := keyRecord{Key: key, App: in.app, Stage: in.stage, StackName: res.StackName,
+		Template: filepath.Base(res.TemplatePath), ResourceCount: res.ResourceCount, Asset: assetName(in), Policy: in.policy}
+	b, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("record the synthesis key: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(out, KeyFile), append(b, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("record the synthesis key: %w", err)
+	}
+	return res, nil
+}
+
+// synthStack runs CDK: the app, the stage stack, the synthesis.
+func synthStack(ctx context.Context, in *inputs, out string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("synthesizing stack %s: CDK failed: %v", in.stackName(), r)
+		}
+	}()
+	app := awscdk.NewApp(&awscdk.AppProps{
+		Outdir:             jsii.String(out),
+		AnalyticsReporting: jsii.Bool(false),
+		StackTraces:        jsii.Bool(false),
+	})
+	props := &stacks.Props{
+		App: constructs.AppProps{
+			Manifest: in.manifest, PackageZip: in.zip, Stage: in.stage, Config: in.cfg,
+			Policy: policyProps(in.policy),
+		},
+		Tags: in.tags,
+	}
+	if _, err := stacks.New(ctx, app, props); err != nil {
+		return fmt.Errorf("synthesizing stack %s: %w", in.stackName(), err)
+	}
+	app.Synth(nil)
+	return nil
+}
+
+// policyProps converts the policy document for the construct.
+func policyProps(d *policy.Document) *constructs.PolicyDocument {
+	if d == nil {
+		return nil
+	}
+	out := &constructs.PolicyDocument{Version: d.Version}
+	for _, s := range d.Statement {
+		out.Statement = append(out.Statement, constructs.PolicyStatement{Sid: s.Sid, Effect: s.Effect, Action: s.Action, Resource: s.Resource})
+	}
+	return out
+}
+
+// assetName is the file CDK stages the Lambda package as.
+func assetName(in *inputs) string {
+	// CDK hashes a custom asset hash once more with SHA-256.
+	sum := sha256.Sum256([]byte(in.zipSHA256))
+	return "asset." + hex.EncodeToString(sum[:]) + ".zip"
+}
+
+// reusable returns the Result of the assembly in out when it was made from
+// the inputs that hash to key and is still whole.
+func reusable(out, key string) *Result {
+	b, err := os.ReadFile(filepath.Join(out, KeyFile))
+	if err != nil {
+		return nil
+	}
+	var rec keyRecord
+	if json.Unmarshal(b, &rec) != nil || rec.Key != key {
+		return nil
+	}
+	for _, name := range []string{"manifest.json", rec.Template, rec.StackName + ".assets.json", rec.Asset} {
+		if _, err := os.Stat(filepath.Join(out, name)); err != nil {
+			return nil
+		}
+	}
+	return &Result{
+		App: rec.App, Stage: rec.Stage, StackName: rec.StackName, AssemblyDir: out,
+		TemplatePath: filepath.Join(out, rec.Template), ResourceCount: rec.ResourceCount,
+		Policy: rec.Policy, Reused: true,
+	}
+}
+
+// clearAssembly removes a previous cloud assembly's files from out (CDK
+// adds to a directory and never removes), leaving anything else alone.
+func clearAssembly(out string) error {
+	os.Remove(filepath.Join(out, KeyFile))
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read assembly directory %s: %w", out, err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if n == "manifest.json" || n == "tree.json" || n == "cdk.out" || n == "validation-report.json" ||
+			strings.HasPrefix(n, "asset.") || strings.HasSuffix(n, ".template.json") ||
+			strings.HasSuffix(n, ".assets.json") || strings.HasSuffix(n, ".metadata.json") {
+			if err := os.RemoveAll(filepath.Join(out, n)); err != nil {
+				return fmt.Errorf("clear the previous assembly in %s: %w", out, err)
+			}
+		}
+	}
+	return nil
+}
+
+// countResources returns the number of resources in a template file.
+func countResources(path string) (int, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("read the synthesized template: %w", err)
+	}
+	var t struct {
+		Resources map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(b, &t); err != nil {
+		return 0, fmt.Errorf("read the synthesized template %s: %w", path, err)
+	}
+	return len(t.Resources), nil
+}
+
+// sortedKeys returns m's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
