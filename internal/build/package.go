@@ -47,7 +47,7 @@ func GOARCH(arch string) (string, error) {
 // arch ("arm64" | "x86_64") and writes a deterministic zip (fixed
 // timestamps, mode 0755 for bootstrap, stable order) to zipPath.
 //
-// The build is CGO_ENABLED=0 with -trimpath, -ldflags "-s -w -buildid=",
+// The build is CGO_ENABLED=0 with -trimpath, -ldflags "-s -w",
 // -tags lambda.norpc and -buildvcs=false, and pins GOAMD64=v1 / GOARM64=v8.0
 // so the binary runs on every Lambda host and does not depend on the
 // caller's environment. The same source and Go toolchain give the same
@@ -61,20 +61,28 @@ func Package(ctx context.Context, projectDir, arch, zipPath string) (*PackageRes
 	if err != nil {
 		return nil, err
 	}
-	// -buildid= leaves the go command no way to tell that an existing binary
-	// is up to date, so it links every time anyway: each call builds into a
-	// directory of its own, which also keeps concurrent calls apart. Go's
-	// build cache still spares recompiling unchanged packages.
-	dir, err := os.MkdirTemp("", "framework-package-")
+	// The binary is kept at a stable path in the user's cache directory, one
+	// per project and architecture, so that the go command sees an
+	// up-to-date binary and neither compiles nor links again (about 0.1 s
+	// instead of 0.5 s for a link). The build ID stays in: with -trimpath it
+	// is derived from the source and toolchain alone, so the bytes are the
+	// same wherever the project lives.
+	dir, err := cacheDir(abs, "linux-"+goarch)
 	if err != nil {
-		return nil, fmt.Errorf("create a temporary build directory: %w", err)
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, BootstrapName)
+	unlock := lockOutput(bin)
+	defer unlock()
+	release, err := lockFile(bin + ".lock")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	env := environ([]string{"GOAMD64", "GOARM64", "GOARM", "GO386"},
 		"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOAMD64=v1", "GOARM64=v8.0")
 	if err := goBuild(ctx, abs, "linux/"+goarch, bin, env,
-		"-trimpath", "-ldflags=-s -w -buildid=", "-tags=lambda.norpc", "-buildvcs=false"); err != nil {
+		"-trimpath", "-ldflags=-s -w", "-tags=lambda.norpc", "-buildvcs=false"); err != nil {
 		return nil, err
 	}
 	return writeZip(bin, zipPath)
