@@ -50,6 +50,11 @@ type inputs struct {
 	cfg        *constructs.Config
 	tags       map[string]string
 	policy     *policy.Document // nil when the role is not managed
+	// sourcePolicy, when set, generates the policy from the app's source.
+	// It runs only when the assembly cannot be reused: the package's hash
+	// already covers the source (its build ID hashes every compiled file),
+	// and generation costs a type-check of the app.
+	sourcePolicy func() (*policy.Document, error)
 }
 
 // stackName is <app>-<stage>.
@@ -57,13 +62,18 @@ func (in *inputs) stackName() string { return stacks.Name(in.app, in.stage) }
 
 // key hashes the inputs (and this program's identity) into the reuse key.
 func (in *inputs) key() (string, error) {
+	pol := in.policy
+	if in.sourcePolicy != nil {
+		pol = nil // a function of the source, which the package hash covers
+	}
 	b, err := json.Marshal(struct {
 		Format, Exe, Stage, Zip string
 		Manifest                *framework.Manifest
 		Config                  *constructs.Config
 		Tags                    map[string]string
+		FromSource              bool
 		Policy                  *policy.Document
-	}{formatVersion, exeIdentity(), in.stage, in.zipSHA256, in.manifest, in.cfg, in.tags, in.policy})
+	}{formatVersion, exeIdentity(), in.stage, in.zipSHA256, in.manifest, in.cfg, in.tags, in.sourcePolicy != nil, pol})
 	if err != nil {
 		return "", fmt.Errorf("hash the synthesis inputs: %w", err)
 	}
@@ -166,16 +176,15 @@ func gather(ctx context.Context, dir string, st *config.Stage, o Options, zip st
 	wg.Add(2)
 	go func() { defer wg.Done(); in.manifest, mErr = build.Manifest(ctx, dir) }()
 	go func() { defer wg.Done(); pkg, pErr = build.Package(ctx, dir, st.Architecture, zip) }()
-	if st.ManageRole {
+	if st.ManageRole && cfg.NoAutogenPolicy {
 		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if cfg.NoAutogenPolicy {
-				in.policy, polErr = policy.Load(filepath.Join(dir, PolicyFile))
-			} else {
-				in.policy, polErr = policy.Generate(dir)
-			}
-		}()
+		go func() { defer wg.Done(); in.policy, polErr = policy.Load(filepath.Join(dir, PolicyFile)) }()
+	}
+	if st.ManageRole && !cfg.NoAutogenPolicy {
+		in.sourcePolicy = func() (*policy.Document, error) {
+			progressf(o.Progress, "Generating the IAM policy from the app's AWS SDK calls...")
+			return policy.Generate(dir)
+		}
 	}
 	wg.Wait()
 	// The compiler's message first: the same error fails every step.
@@ -224,6 +233,11 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 	if res := reusable(out, key); res != nil {
 		progressf(progress, "Nothing changed since the last synth: keeping %s", out)
 		return res, nil
+	}
+	if in.sourcePolicy != nil && in.policy == nil {
+		if in.policy, err = in.sourcePolicy(); err != nil {
+			return nil, err
+		}
 	}
 	jsiiMu.Lock()
 	defer jsiiMu.Unlock()
