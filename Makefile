@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/framework-dev/framework/cli.SourceDir=$(ROOT)
 CDK_CLI_VERSION := 2.1148.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: build test test-deps bench demo fmt vet clean
+.PHONY: build test test-deps bench bench-synth demo fmt vet clean
 
 build: $(BIN)
 
@@ -39,6 +39,14 @@ bench: build
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench . -benchmem ./framework/... | tee .bench/framework.txt
 	$(GO) run ./test/localbench -cli $(BIN) | tee .bench/local.txt
+	$(MAKE) bench-synth
+
+# bench-synth: synth wall time and peak memory for 1, 50, 200 and 1,000
+# routes against an empty-stack synth (the Node.js + CDK floor) of the same
+# run, each in a process of its own; then a re-synth with nothing changed.
+bench-synth:
+	@mkdir -p .bench
+	$(GO) test -run '^$$' -bench 'BenchmarkSynth' -benchtime 3x -timeout 60m ./internal/synth | tee .bench/synth.txt
 
 # demo serves examples/hello on localhost:8000 with no AWS account.
 demo: build

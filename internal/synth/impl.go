@@ -204,6 +204,17 @@ var jsiiMu sync.Mutex
 // jsiiStarted is set once this package has prepared jsii (guarded by jsiiMu).
 var jsiiStarted bool
 
+// Close stops the Node.js process of the AWS CDK, if synthesis started one,
+// waiting for it to exit. Commands call it once they are done synthesizing;
+// a later Synth starts a new process.
+func Close() {
+	jsiiMu.Lock()
+	defer jsiiMu.Unlock()
+	if jsiiStarted {
+		jsii.Close()
+	}
+}
+
 // startJSII checks Node.js before the first CDK call of the process.
 //
 // jsii-runtime-go prepares its Node.js child process, environment included,

@@ -767,6 +767,22 @@ func TestMissingNode(t *testing.T) {
 	}
 }
 
+// TestSynthWithoutNode: a synth that must run the CDK stops on the Node
+// check with one line, before anything is written.
+func TestSynthWithoutNode(t *testing.T) {
+	t.Setenv("JSII_NODE", filepath.Join(t.TempDir(), "no-node-here"))
+	m := &framework.Manifest{Version: framework.ManifestVersion, App: "nonode", Routes: []framework.ManifestRoute{route("/", "GET")}}
+	out := t.TempDir()
+	_, err := assemble(context.Background(), prebuilt(t, m, nil, nil), out, nil)
+	var ne *NodeError
+	if !errors.As(err, &ne) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v, want a one-line NodeError", err)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 0 {
+		t.Errorf("assembly directory has %d entries after the refusal, want none", len(entries))
+	}
+}
+
 func TestNodeMajor(t *testing.T) {
 	for in, want := range map[string]int{"v20.20.2": 20, "v24.1.0": 24, "22.3.1": 22} {
 		if got, err := nodeMajor(in); err != nil || got != want {
