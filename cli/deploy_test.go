@@ -11,8 +11,10 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
+	"github.com/framework-dev/framework/stacks"
 	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
@@ -260,5 +262,19 @@ func TestDeployNoAutogenPolicyLeavesPolicyFile(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(l.project, ".framework"))
 	if len(entries) != 2 {
 		t.Errorf(".framework holds %d entries, want config.json and policy.json only", len(entries))
+	}
+}
+
+func TestAssetsBucketNameAgreesWithStacks(t *testing.T) {
+	// The engine creates the bucket the synthesizer's asset manifests name.
+	if deploy.AssetsBucketName != stacks.AssetsBucketName {
+		t.Errorf("deploy.AssetsBucketName %q != stacks.AssetsBucketName %q", deploy.AssetsBucketName, stacks.AssetsBucketName)
+	}
+	for name, pair := range map[string][2]string{
+		"EndpointURL": {synth.OutputEndpointURL, stacks.OutputEndpointURL},
+	} {
+		if pair[0] != pair[1] {
+			t.Errorf("output %s: synth %q, stacks %q", name, pair[0], pair[1])
+		}
 	}
 }

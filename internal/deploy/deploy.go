@@ -32,7 +32,8 @@ import (
 
 // AssetsBucketName is the assets bucket the synthesizer's asset manifests
 // name, with placeholders. It must equal stacks.AssetsBucketName; package
-// stacks is not imported here because it pulls in the CDK.
+// stacks is not imported here because it pulls in the CDK; a test of package
+// cli checks that the two agree.
 const AssetsBucketName = "framework-assets-${AWS::AccountId}-${AWS::Region}"
 
 // AssetsStackName is the stack holding the assets bucket, one per account
