@@ -40,7 +40,6 @@ func (c *SynthCmd) Run(g *Globals, stdout io.Writer) error {
 	if c.JSON {
 		progress = nil
 	}
-	defer synth.Close()
 	res, err := synth.Synth(ctx, synth.Options{
 		ProjectDir: g.ProjectDir, Stage: c.Stage, OutDir: c.Out,
 		NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress,

@@ -146,7 +146,13 @@ func run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	defer os.RemoveAll(work)
-	in, err := gather(ctx, dir, st, o, filepath.Join(work, "function.zip"))
+	// When the assembly will most likely be written anew, Node.js and the
+	// CDK (seconds) load while Go builds the app.
+	likely := !likelyReusable(dir, out)
+	if likely {
+		go warmJSII(ctx)
+	}
+	in, err := gather(ctx, dir, st, o, filepath.Join(work, "function.zip"), likely)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +161,10 @@ func run(ctx context.Context, o Options) (*Result, error) {
 
 // gather builds the route manifest, the Lambda package and the policy of
 // the project in dir, at the same time.
-func gather(ctx context.Context, dir string, st *config.Stage, o Options, zip string) (*inputs, error) {
+//
+// The policy is generated from the source at the same time when eager is
+// set; otherwise only once the assembly turns out not to be reusable.
+func gather(ctx context.Context, dir string, st *config.Stage, o Options, zip string, eager bool) (*inputs, error) {
 	cfg := &constructs.Config{
 		EnvironmentVariables: st.EnvironmentVariables,
 		MemorySize:           st.LambdaMemorySize,
@@ -185,6 +194,10 @@ func gather(ctx context.Context, dir string, st *config.Stage, o Options, zip st
 			progressf(o.Progress, "Generating the IAM policy from the app's AWS SDK calls...")
 			return policy.Generate(dir)
 		}
+		if eager {
+			wg.Add(1)
+			go func() { defer wg.Done(); in.policy, polErr = policy.Generate(dir) }()
+		}
 	}
 	wg.Wait()
 	// The compiler's message first: the same error fails every step.
@@ -204,11 +217,67 @@ var jsiiMu sync.Mutex
 // jsiiStarted is set once this package has prepared jsii (guarded by jsiiMu).
 var jsiiStarted bool
 
-// Close stops the Node.js process of the AWS CDK, if synthesis started one,
-// waiting for it to exit. Commands call it once they are done synthesizing;
-// a later Synth starts a new process.
-func Close() {
+// likelyReusable guesses, before building, whether the assembly in out
+// will be reused: it has a key file newer than every file of the project
+// (outside out). A wrong guess costs time only, never correctness.
+func likelyReusable(dir, out string) bool {
+	fi, err := os.Stat(filepath.Join(out, KeyFile))
+	if err != nil {
+		return false
+	}
+	since := fi.ModTime()
+	newer := errors.New("newer")
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p == out || (p != dir && strings.HasPrefix(d.Name(), ".") && d.Name() != config.Dir) || d.Name() == "node_modules" || d.Name() == "cdk.out" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.ModTime().After(since) {
+			return newer
+		}
+		return nil
+	})
+	return err == nil
+}
+
+// warmJSII starts Node.js and has the CDK synthesize a one-resource stack
+// into a temporary directory, so that the modules synthesis needs are
+// loaded while Go builds the app.
+func warmJSII(ctx context.Context) {
 	jsiiMu.Lock()
+	defer jsiiMu.Unlock()
+	if startJSII(ctx) != nil {
+		return // reported by assemble
+	}
+	defer func() { recover() }()
+	tmp, err := os.MkdirTemp("", "framework-warm-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(tmp)
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(tmp), AnalyticsReporting: jsii.Bool(false)})
+	stack := awscdk.NewStack(app, jsii.String("warm"), nil)
+	awscdk.NewCfnWaitConditionHandle(stack, jsii.String("Nothing"), nil)
+	app.Synth(nil)
+}
+
+// Close stops the Node.js process of the AWS CDK, if synthesis started one,
+// and waits for it to exit; a later Synth starts a new process. A command
+// that exits right after synthesizing need not call it: Node.js ends when
+// its input closes. (jsii-runtime-go may then print a spurious "Runtime
+// process exited abnormally: waitid: no child processes", its own waiter
+// racing with Close's.)
+func Close() {
+	// Still loading (a synth stopped early by a build error): the process
+	// ends with ours, and the error is not held up.
+	if !jsiiMu.TryLock() {
+		return
+	}
 	defer jsiiMu.Unlock()
 	if jsiiStarted {
 		jsii.Close()
