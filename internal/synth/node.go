@@ -33,7 +33,11 @@ type NodeError struct {
 // Error is one line saying what is wrong and what to install.
 func (e *NodeError) Error() string {
 	if e.Version == "" {
-		return fmt.Sprintf("synthesis runs the AWS CDK on Node.js, and `%s` was not found or does not run: %s", e.Path, nodeInstallHint)
+		why := "was not found"
+		if e.Err != nil && !errors.Is(e.Err, exec.ErrNotFound) {
+			why = "does not run (" + e.Err.Error() + ")"
+		}
+		return fmt.Sprintf("synthesis runs the AWS CDK on Node.js, and `%s` %s: %s", e.Path, why, nodeInstallHint)
 	}
 	return fmt.Sprintf("synthesis needs Node.js %d or newer and `%s` is %s: %s", MinNodeMajor, e.Path, e.Version, nodeInstallHint)
 }
