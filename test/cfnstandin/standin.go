@@ -331,16 +331,24 @@ func (f form) tags() [][2]string {
 }
 
 func writeResult(w http.ResponseWriter, action, ns, body string) {
-	w.Header().Set("Content-Type", "text/xml")
-	fmt.Fprintf(w, `<%sResponse xmlns="%s"><%sResult>%s</%sResult><ResponseMetadata><RequestId>%s</RequestId></ResponseMetadata></%sResponse>`,
-		action, ns, action, body, action, newID(), action)
+	id := newID()
+	send(w, http.StatusOK, id, fmt.Sprintf(`<%sResponse xmlns="%s"><%sResult>%s</%sResult><ResponseMetadata><RequestId>%s</RequestId></ResponseMetadata></%sResponse>`,
+		action, ns, action, body, action, id, action))
 }
 
 func writeError(w http.ResponseWriter, e *apiError) {
+	id := newID()
+	send(w, e.status, id, fmt.Sprintf(`<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type><Code>%s</Code><Message>%s</Message></Error><RequestId>%s</RequestId></ErrorResponse>`,
+		esc(e.code), esc(e.message), id))
+}
+
+// send writes a whole response with its length, as AWS does.
+func send(w http.ResponseWriter, status int, requestID, body string) {
 	w.Header().Set("Content-Type", "text/xml")
-	w.WriteHeader(e.status)
-	fmt.Fprintf(w, `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type><Code>%s</Code><Message>%s</Message></Error><RequestId>%s</RequestId></ErrorResponse>`,
-		esc(e.code), esc(e.message), newID())
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.Header().Set("X-Amzn-Requestid", requestID)
+	w.WriteHeader(status)
+	io.WriteString(w, body)
 }
 
 func esc(s string) string {
