@@ -361,6 +361,8 @@ func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 		Outdir:             jsii.String(out),
 		AnalyticsReporting: jsii.Bool(false),
 		StackTraces:        jsii.Bool(false),
+		// tree.json would hold a third copy of the API's body; nothing reads it.
+		TreeMetadata: jsii.Bool(false),
 	})
 	props := &stacks.Props{
 		App: constructs.AppProps{
