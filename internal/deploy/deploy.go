@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -113,14 +114,18 @@ func New(cfg aws.Config, out io.Writer) *Engine {
 	if out == nil {
 		out = io.Discard
 	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = awshttp.NewBuildableClient()
+	}
+	small := bufferedBodies{next: cfg.HTTPClient}
 	return &Engine{
-		CFN: cloudformation.NewFromConfig(cfg),
+		CFN: cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.HTTPClient = small }),
 		S3: s3.NewFromConfig(cfg, func(o *s3.Options) {
 			if o.BaseEndpoint != nil && !awsHost(*o.BaseEndpoint) {
 				o.UsePathStyle = true
 			}
 		}),
-		STS:          sts.NewFromConfig(cfg),
+		STS:          sts.NewFromConfig(cfg, func(o *sts.Options) { o.HTTPClient = small }),
 		Region:       cfg.Region,
 		Out:          out,
 		PollInterval: 2 * time.Second,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/framework-dev/framework/internal/diff"
 	"github.com/framework-dev/framework/test/cfnstandin"
 )
@@ -522,5 +523,27 @@ func TestAWSHost(t *testing.T) {
 		if got := awsHost(endpoint); got != want {
 			t.Errorf("awsHost(%s) = %v, want %v", endpoint, got, want)
 		}
+	}
+}
+
+// TestPollingKeepsConnectionsWhole polls as a deploy does, without SDK
+// retries: every answer must arrive whole. Without bufferedBodies,
+// net/http tore connections down in the middle of a response within a few
+// hundred calls against the stand-in.
+func TestPollingKeepsConnectionsWhole(t *testing.T) {
+	e, _, _ := newEngine(t)
+	ctx := context.Background()
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatal(err)
+	}
+	once := func(o *cloudformation.Options) { o.RetryMaxAttempts = 1 }
+	for i := 0; i < 300; i++ {
+		if _, err := e.CFN.DescribeStackEvents(ctx, &cloudformation.DescribeStackEventsInput{StackName: aws.String("hello-dev")}, once); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if _, err := e.CFN.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String("hello-dev")}, once); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
