@@ -36,7 +36,8 @@ type synthResult struct {
 func (c *SynthCmd) Run(g *Globals, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var progress io.Writer = os.Stderr
+	// Progress lines, then the result, as deploy does; --json prints one object only.
+	progress := stdout
 	if c.JSON {
 		progress = nil
 	}
