@@ -61,7 +61,6 @@ func (c *DeployCmd) Run(g *Globals, stdout io.Writer) error {
 		return err
 	}
 	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
-	synth.Close() // the CDK's Node.js process is not needed while CloudFormation works
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
 	}

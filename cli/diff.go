@@ -36,7 +36,6 @@ func (c *DiffCmd) Run(g *Globals, stdout io.Writer) error {
 		progress = io.Discard
 	}
 	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress})
-	synth.Close() // the CDK's Node.js process is not needed while CloudFormation works
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("diff: %w", err))
 	}
