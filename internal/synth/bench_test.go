@@ -67,11 +67,12 @@ var floor time.Duration
 
 // runHelper runs one synthesis process and returns its wall time and peak
 // resident memory (the largest of the Go process and Node.js, which it waits for).
-func runHelper(b *testing.B, kind string) (time.Duration, int64) {
+func runHelper(b *testing.B, kind string, env ...string) (time.Duration, int64) {
 	b.Helper()
 	out := b.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), benchHelperEnv+"="+kind+"|"+out, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20")
+	cmd.Env = append(cmd.Env, env...)
 	start := time.Now()
 	outb, err := cmd.CombinedOutput()
 	d := time.Since(start)
@@ -98,12 +99,12 @@ func BenchmarkSynth(b *testing.B) {
 		apps[n] = dir
 		runHelper(b, dir) // warm the Go build cache and the binaries
 	}
-	bench := func(name, kind string, isFloor bool) {
+	bench := func(name, kind string, isFloor bool, env ...string) {
 		b.Run(name, func(b *testing.B) {
 			var total time.Duration
 			var peak int64
 			for i := 0; i < b.N; i++ {
-				d, rss := runHelper(b, kind)
+				d, rss := runHelper(b, kind, env...)
 				total += d
 				peak = max(peak, rss)
 			}
@@ -117,6 +118,9 @@ func BenchmarkSynth(b *testing.B) {
 		})
 	}
 	bench("empty", "empty", true)
+	// For reference: the same empty stack with CDK's default template lint,
+	// which synth turns off (see checkNode).
+	bench("empty-cdk-lint", "empty", false, "CDK_VALIDATION=true")
 	for _, n := range []int{1, 50, 200, 1000} {
 		bench(fmt.Sprintf("routes=%d", n), apps[n], false)
 	}

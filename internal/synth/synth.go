@@ -2,6 +2,17 @@
 // package, its configuration and its policy) into a cloud assembly holding
 // the stage's CloudFormation stack `<app>-<stage>`: the input of `framework
 // synth`, `diff` and `deploy`.
+//
+// Synth builds the route manifest and the Linux package (and generates the
+// policy) in Go, then runs the AWS CDK (stacks.New on constructs.App)
+// through jsii, which needs Node.js 20 or newer; a missing or older node is
+// a one-line *NodeError. jsii's Node version banners are silenced, and so
+// is CDK's default template lint (CDK_VALIDATION=false unless the
+// environment sets it), which would cost seconds on every synth.
+//
+// The assembly directory records what it was made from (KeyFile): a synth
+// whose manifest, package hash, configuration, stage, policy and framework
+// build are all unchanged keeps the assembly and returns Result.Reused.
 package synth
 
 import (
