@@ -56,6 +56,7 @@ type DeployCmd struct {
 func (c *DeployCmd) Run(g *Globals, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C ends the command at once
 	e, err := newEngine(ctx, c.AWSFlags, stdout)
 	if err != nil {
 		return err

@@ -25,6 +25,7 @@ type DestroyCmd struct {
 func (c *DestroyCmd) Run(g *Globals, stdout io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C ends the command at once
 	name, err := stackName(ctx, g.ProjectDir, c.Stage)
 	if err != nil {
 		return err

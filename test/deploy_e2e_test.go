@@ -38,6 +38,7 @@ func TestDeployLifecycle(t *testing.T) {
 		if code != wantCode {
 			t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, stdout, stderr)
 		}
+		noNoise(t, stdout+stderr)
 		return stdout + stderr
 	}
 	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
@@ -135,6 +136,7 @@ func TestDeployLifecycle(t *testing.T) {
 	}
 	err = cmd.Wait()
 	t.Logf("$ framework deploy, interrupted\n%s%s", stdout.String(), stderr.String())
+	noNoise(t, stdout.String()+stderr.String())
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
 		t.Errorf("interrupted deploy: %v, want exit 130", err)
 	}
@@ -164,5 +166,17 @@ func TestDeployLifecycle(t *testing.T) {
 	out = run(0, "delete", "--yes")
 	if !strings.Contains(out, "Stage dev is not deployed") {
 		t.Errorf("second destroy:\n%s", out)
+	}
+}
+
+// noNoise fails the test when a command's output holds warnings of the
+// libraries under it (the AWS SDK's logger, the jsii runtime) rather than
+// the CLI's own messages.
+func noNoise(t *testing.T, out string) {
+	t.Helper()
+	for _, noise := range []string{" WARN ", "Runtime process exited"} {
+		if strings.Contains(out, noise) {
+			t.Errorf("output holds library noise %q:\n%s", noise, out)
+		}
 	}
 }

@@ -35,13 +35,21 @@ func (e *Engine) newFollower(name, id, boundary string, total int, operation, hi
 
 // wait polls until the stack's status is terminal and returns it. When ctx
 // ends it returns an *InterruptedError.
+//
+// A call in flight when ctx ends is let finish (calls use a context
+// without ctx's cancellation): tearing it down would only add the SDK's
+// warnings about a closed connection to the interruption message.
 func (f *follower) wait(ctx context.Context) (string, error) {
 	defer f.endStatusLine()
+	call := context.WithoutCancel(ctx)
 	for {
-		if err := f.events(ctx); err != nil {
+		if err := f.events(call); err != nil {
 			return "", f.interrupted(ctx, err)
 		}
-		out, err := f.e.CFN.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(f.id)})
+		if ctx.Err() != nil {
+			return "", f.interrupted(ctx, ctx.Err())
+		}
+		out, err := f.e.CFN.DescribeStacks(call, &cloudformation.DescribeStacksInput{StackName: aws.String(f.id)})
 		if err != nil {
 			return "", f.interrupted(ctx, fmt.Errorf("describe stack %s: %w", f.name, err))
 		}
@@ -50,10 +58,13 @@ func (f *follower) wait(ctx context.Context) (string, error) {
 		}
 		f.lastStatus = string(out.Stacks[0].StackStatus)
 		if terminal(f.lastStatus) {
-			if err := f.events(ctx); err != nil {
+			if err := f.events(call); err != nil {
 				return "", f.interrupted(ctx, err)
 			}
 			return f.lastStatus, nil
+		}
+		if ctx.Err() != nil {
+			return "", f.interrupted(ctx, ctx.Err())
 		}
 		f.statusLine()
 		if err := f.e.poll(ctx); err != nil {
