@@ -547,3 +547,54 @@ func TestPollingKeepsConnectionsWhole(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+func TestAssetsBucketFailureThenRecreate(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	fake.CFN.FailResource("AssetsBucket", "Resource handler returned message: \"framework-assets-123456789012-us-east-1 already exists\"")
+	_, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"})
+	if !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "creating the assets bucket framework-assets-123456789012-us-east-1 (stack FrameworkAssets) failed") {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(out.String(), "AssetsBucket (AWS::S3::Bucket) CREATE_FAILED: Resource handler returned message: \"framework-assets-123456789012-us-east-1 already exists\"") {
+		t.Errorf("output:\n%s", out)
+	}
+	if fake.CFN.Status("hello-dev") != "" {
+		t.Error("the app stack was created although the assets bucket was not")
+	}
+	out.Reset()
+	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "Stack FrameworkAssets (the assets bucket) failed to be created before: deleting it to create it again.") {
+		t.Errorf("output:\n%s", out)
+	}
+	if fake.CFN.Status(AssetsStackName) != "CREATE_COMPLETE" || fake.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
+		t.Errorf("assets stack %s, app stack %s", fake.CFN.Status(AssetsStackName), fake.CFN.Status("hello-dev"))
+	}
+}
+
+func TestDeployAfterAnUnexecutedChangeSet(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	dir := assembly(t, nil)
+	a, err := ReadAssembly(dir, "hello-dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A CREATE change set left unexecuted (an interrupted deploy) leaves
+	// the stack in REVIEW_IN_PROGRESS: still to be created.
+	if _, err := e.createChangeSet(ctx, changeSetInput{stackName: "hello-dev", template: a.Template, create: true}); err != nil {
+		t.Fatal(err)
+	}
+	if s := fake.CFN.Status("hello-dev"); s != "REVIEW_IN_PROGRESS" {
+		t.Fatalf("status %s", s)
+	}
+	res, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !res.FirstDeploy || !strings.Contains(out.String(), "Initiating first time deployment...") || res.Status != "CREATE_COMPLETE" {
+		t.Errorf("first %v, status %s, output:\n%s", res.FirstDeploy, res.Status, out)
+	}
+}
