@@ -807,3 +807,29 @@ func fileSHA(path string) (string, error) {
 }
 
 func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
+
+// TestDeploymentFollowsTheRoutes: API Gateway serves a REST API's changes
+// only through a new deployment, so the Deployment's logical ID must change
+// with the body (a new route) and stay put when nothing changed.
+func TestDeploymentFollowsTheRoutes(t *testing.T) {
+	deployment := func(routes ...framework.ManifestRoute) string {
+		t.Helper()
+		m := &framework.Manifest{Version: framework.ManifestVersion, App: "deploys", Routes: routes}
+		res, err := assemble(context.Background(), prebuilt(t, m, nil, nil), t.TempDir(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := keys(readTemplate(t, res.TemplatePath).ofType("AWS::ApiGateway::Deployment"))
+		if len(ids) != 1 {
+			t.Fatalf("deployments %v, want one", ids)
+		}
+		return ids[0]
+	}
+	a := deployment(route("/", "GET"))
+	if b := deployment(route("/", "GET")); b != a {
+		t.Errorf("same routes, new deployment: %s then %s", a, b)
+	}
+	if c := deployment(route("/", "GET"), route("/more", "POST")); c == a {
+		t.Errorf("a new route kept deployment %s: the stage would not serve it", a)
+	}
+}
