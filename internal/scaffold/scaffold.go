@@ -13,8 +13,11 @@
 //   - a released build requires the framework module at the CLI's own
 //     version, fetched through the Go module proxy like any dependency.
 //
-// go.sum is filled by `go mod tidy`, first offline from the module cache
-// (enough on any machine that built the CLI), then through the module proxy.
+// go.sum starts, for a development build, as the checkout's own go.sum (the
+// checksums of the framework's dependencies, so nothing needs the checksum
+// database), and is then pruned and completed by `go mod tidy`, first
+// offline from the module cache (enough on any machine that built the CLI),
+// then through the module proxy.
 package scaffold
 
 import (
@@ -135,6 +138,17 @@ func Create(ctx context.Context, o Options) (*Result, error) {
 	if err := config.Default(o.Name).Write(tmp); err != nil {
 		return nil, err
 	}
+	if replace != "" {
+		// The checkout's go.sum holds the checksums of the framework's own
+		// dependencies: starting from it, tidy verifies them locally instead
+		// of asking the checksum database, so an offline machine (or one
+		// that reaches only the module proxy) can create projects.
+		if sums, err := os.ReadFile(filepath.Join(replace, "go.sum")); err == nil {
+			if err := os.WriteFile(filepath.Join(tmp, "go.sum"), sums, 0o644); err != nil {
+				return nil, fmt.Errorf("write go.sum: %w", err)
+			}
+		}
+	}
 	if err := tidy(ctx, tmp); err != nil {
 		return nil, fmt.Errorf("%w; nothing was written", err)
 	}
@@ -171,7 +185,9 @@ func tidy(ctx context.Context, dir string) error {
 		out, err := cmd.CombinedOutput()
 		return strings.TrimSpace(string(out)), err
 	}
-	if _, err := run("GOPROXY=off", "GOFLAGS=-mod=mod"); err == nil {
+	// Offline, every module comes from the local cache, which the go
+	// command verified when it downloaded it: no checksum database needed.
+	if _, err := run("GOPROXY=off", "GOSUMDB=off", "GOFLAGS=-mod=mod"); err == nil {
 		return nil
 	}
 	out, err := run("GOFLAGS=-mod=mod")
