@@ -60,6 +60,11 @@ func checkNode(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil && ctx.Err() == nil {
+		// Once seen failing on a loaded machine with node present: ask again
+		// before telling the user to install what they have.
+		out, err = exec.CommandContext(ctx, path, "--version").Output()
+	}
 	if err != nil {
 		return 0, &NodeError{Path: path, Err: err}
 	}
