@@ -29,9 +29,19 @@ type AWS struct {
 // instance metadata.
 func Start(t testing.TB) *AWS {
 	t.Helper()
+	a, stop := Serve()
+	t.Cleanup(stop)
+	for k, v := range a.Environ(t.TempDir()) {
+		t.Setenv(k, v)
+	}
+	return a
+}
+
+// Serve starts the servers on 127.0.0.1 and returns them with a function
+// that stops them; unlike Start it changes no environment (see Environ).
+func Serve() (*AWS, func()) {
 	backend := s3mem.New()
 	s3srv := httptest.NewServer(gofakes3.New(backend).Server())
-	t.Cleanup(s3srv.Close)
 	cfn := New()
 	cfn.OnCreate = func(r Resource) error {
 		if r.Type == "AWS::S3::Bucket" {
@@ -40,12 +50,8 @@ func Start(t testing.TB) *AWS {
 		return nil
 	}
 	cfnsrv := httptest.NewServer(cfn)
-	t.Cleanup(cfnsrv.Close)
 	a := &AWS{CFN: cfn, S3: backend, CFNURL: cfnsrv.URL, S3URL: s3srv.URL}
-	for k, v := range a.Environ(t.TempDir()) {
-		t.Setenv(k, v)
-	}
-	return a
+	return a, func() { cfnsrv.Close(); s3srv.Close() }
 }
 
 // Environ returns the environment variables Start sets, for a child
