@@ -1,6 +1,14 @@
 // Command framework is the CLI of the serverless REST framework for Go.
 package main
 
-import "github.com/framework-dev/framework/cli"
+import (
+	"github.com/framework-dev/framework/cli"
+	"github.com/framework-dev/framework/internal/nodeshim"
+	"github.com/framework-dev/framework/internal/synth"
+)
 
-func main() { cli.Run() }
+func main() {
+	nodeshim.Run() // returns unless started as the CDK's Node.js (see UseNodeShim)
+	synth.UseNodeShim = true
+	cli.Run()
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/framework-dev/framework/internal/nodeshim"
 )
 
 // MinNodeMajor is the oldest Node.js major version synthesis runs on: the
@@ -45,12 +47,19 @@ func (e *NodeError) Error() string {
 // Unwrap returns the underlying failure.
 func (e *NodeError) Unwrap() error { return e.Err }
 
+// UseNodeShim, set by a program whose main calls nodeshim.Run first (the
+// framework CLI), starts the CDK's Node.js through that program in a process
+// group of its own, so a terminal's Ctrl-C reaches only the program.
+var UseNodeShim bool
+
 // checkNode finds the node command jsii will start (JSII_NODE, else node on
 // PATH), checks its major version and silences jsii's version banners for
 // it, so that users see at most one line of ours. It returns the major version.
 func checkNode(ctx context.Context) (int, error) {
 	name := "node"
-	if n := os.Getenv("JSII_NODE"); n != "" {
+	if n := os.Getenv(nodeshim.EnvNode); n != "" {
+		name = n // JSII_NODE names the shim (see UseNodeShim)
+	} else if n := os.Getenv("JSII_NODE"); n != "" {
 		name = n
 	}
 	path, err := exec.LookPath(name)
@@ -93,6 +102,9 @@ func checkNode(ctx context.Context) (int, error) {
 	// and tested; CDK_VALIDATION=true in the environment turns it back on.
 	if os.Getenv("CDK_VALIDATION") == "" {
 		os.Setenv("CDK_VALIDATION", "false")
+	}
+	if UseNodeShim {
+		nodeshim.Enable(path)
 	}
 	return major, nil
 }

@@ -1,0 +1,11 @@
+//go:build !unix
+
+package nodeshim
+
+import "errors"
+
+const supported = false
+
+func execInOwnGroup(path string, argv, env []string) error {
+	return errors.New("not supported on this system")
+}
