@@ -307,24 +307,7 @@ func (in *inputs) buildProject(ctx context.Context, props *AppProps) error {
 // project and architecture, so the zip outlives the build (CDK copies it
 // into the cloud assembly when the app synthesizes).
 func packageDir(dir, arch string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("project directory %s: %w", dir, err)
-	}
-	base := os.Getenv(build.CacheDirEnv)
-	if base == "" {
-		ucd, err := os.UserCacheDir()
-		if err != nil || ucd == "" {
-			ucd = os.TempDir()
-		}
-		base = filepath.Join(ucd, "framework", "build")
-	}
-	sum := sha256.Sum256([]byte(abs))
-	out := filepath.Join(base, hex.EncodeToString(sum[:8])+"-package", arch)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("create the package directory %s: %w", out, err)
-	}
-	return out, nil
+	return build.CacheDir(dir, filepath.Join("package", arch))
 }
 
 // customAuthorizers returns the Lambda functions of the manifest's custom

@@ -12,28 +12,55 @@ import (
 // that a rebuild never writes over the binary of the process still serving.
 // A compile failure returns a *CompileError carrying the compiler's output.
 func Host(ctx context.Context, projectDir, name string) (string, error) {
+	_, bin, release, err := hostBuild(ctx, projectDir, "local", name)
+	if err != nil {
+		return "", err
+	}
+	release()
+	return bin, nil
+}
+
+// CacheDir returns (creating it) the directory private to the project in
+// projectDir and to kind (for example "package/arm64") under the framework's
+// build cache: FRAMEWORK_CACHE_DIR, else <user cache dir>/framework/build.
+func CacheDir(projectDir, kind string) (string, error) {
 	abs, err := projectDirAbs(projectDir)
 	if err != nil {
 		return "", err
 	}
-	dir, err := cacheDir(abs, "local")
-	if err != nil {
-		return "", err
+	return cacheDir(abs, kind)
+}
+
+// hostBuild builds the app in projectDir for this machine as
+// <cache>/<kind>/<name> and returns the project's absolute path, the binary
+// and a function releasing the locks it holds on the binary: another
+// framework command (say `local` while `synth` runs) may build and run the
+// same binary, so the caller keeps them while it runs the binary.
+func hostBuild(ctx context.Context, projectDir, kind, name string) (abs, bin string, release func(), err error) {
+	if abs, err = projectDirAbs(projectDir); err != nil {
+		return "", "", nil, err
 	}
-	bin := filepath.Join(dir, name)
+	dir, err := cacheDir(abs, kind)
+	if err != nil {
+		return "", "", nil, err
+	}
+	bin = filepath.Join(dir, name)
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
 	unlock := lockOutput(bin)
-	defer unlock()
-	release, err := lockFile(bin + ".lock")
+	unlockFile, err := lockFile(bin + ".lock")
 	if err != nil {
-		return "", err
+		unlock()
+		return "", "", nil, err
 	}
-	defer release()
+	release = func() { unlockFile(); unlock() }
+	// GOOS and GOARCH are dropped so that a user who exports them for
+	// cross-compiling still gets a binary this machine can run.
 	env := environ([]string{"GOOS", "GOARCH"})
 	if err := goBuild(ctx, abs, "host", bin, env, "-buildvcs=false"); err != nil {
-		return "", err
+		release()
+		return "", "", nil, err
 	}
-	return bin, nil
+	return abs, bin, release, nil
 }

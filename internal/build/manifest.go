@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -37,33 +35,11 @@ func (e *RoutesError) Error() string {
 // The binary is kept in the user's cache directory, keyed by the project's
 // path, so a call with nothing changed neither compiles nor links again.
 func Manifest(ctx context.Context, projectDir string) (*framework.Manifest, error) {
-	abs, err := projectDirAbs(projectDir)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := cacheDir(abs, "host")
-	if err != nil {
-		return nil, err
-	}
-	bin := filepath.Join(dir, "app")
-	if runtime.GOOS == "windows" {
-		bin += ".exe"
-	}
-	// Another framework command (say `local` while `synth` runs) may build
-	// and run the same binary: one build-and-run at a time per project.
-	unlock := lockOutput(bin)
-	defer unlock()
-	release, err := lockFile(bin + ".lock")
+	abs, bin, release, err := hostBuild(ctx, projectDir, "host", "app")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	// GOOS and GOARCH are dropped so that a user who exports them for
-	// cross-compiling still gets a binary this machine can run.
-	env := environ([]string{"GOOS", "GOARCH"})
-	if err := goBuild(ctx, abs, "host", bin, env, "-buildvcs=false"); err != nil {
-		return nil, err
-	}
 	return runManifest(ctx, abs, bin)
 }
 
