@@ -15,9 +15,10 @@
 //
 // go.sum starts, for a development build, as the checkout's own go.sum (the
 // checksums of the framework's dependencies, so nothing needs the checksum
-// database), and is then pruned and completed by `go mod tidy`, first
-// offline from the module cache (enough on any machine that built the CLI),
-// then through the module proxy.
+// database), and is then pruned and completed by `go mod tidy`: offline from
+// the module cache, else through the module proxy, else offline leaving out
+// what only the dependencies' own tests import (a fresh module cache of a
+// machine without network has everything else).
 package scaffold
 
 import (
@@ -176,10 +177,10 @@ func tidy(ctx context.Context, dir string) error {
 	if err != nil {
 		return fmt.Errorf("the Go toolchain (the `go` command) is not on PATH: install Go 1.26 or newer from https://go.dev/dl/")
 	}
-	run := func(extra ...string) (string, error) {
+	run := func(args []string, extra ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, TidyTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, goCmd, "mod", "tidy")
+		cmd := exec.CommandContext(ctx, goCmd, append([]string{"mod", "tidy"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(withoutGoFlags(os.Environ()), extra...)
 		out, err := cmd.CombinedOutput()
@@ -187,14 +188,32 @@ func tidy(ctx context.Context, dir string) error {
 	}
 	// Offline, every module comes from the local cache, which the go
 	// command verified when it downloaded it: no checksum database needed.
-	if _, err := run("GOPROXY=off", "GOSUMDB=off", "GOFLAGS=-mod=mod"); err == nil {
+	offline := []string{"GOPROXY=off", "GOSUMDB=off", "GOFLAGS=-mod=mod"}
+	if _, err := run(nil, offline...); err == nil {
 		return nil
 	}
-	out, err := run("GOFLAGS=-mod=mod")
-	if err != nil {
-		return fmt.Errorf("`go mod tidy` in the new project failed, so its dependencies could not be resolved (is the Go module proxy reachable?):\n%s", out)
+	out, err := run(nil, "GOFLAGS=-mod=mod")
+	if err == nil {
+		return nil
 	}
-	return nil
+	// Without the network, the one thing a fresh module cache may lack is
+	// what the dependencies' own tests import (tidy looks at those too):
+	// -e records everything the project needs to build and skips that.
+	if _, err := run([]string{"-e"}, offline...); err == nil && buildable(ctx, goCmd, dir) {
+		return nil
+	}
+	return fmt.Errorf("`go mod tidy` in the new project failed, so its dependencies could not be resolved (is the Go module proxy reachable?):\n%s", out)
+}
+
+// buildable reports whether the project's packages load with the
+// requirements tidy wrote, without the network.
+func buildable(ctx context.Context, goCmd, dir string) bool {
+	ctx, cancel := context.WithTimeout(ctx, TidyTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(withoutGoFlags(os.Environ()), "GOPROXY=off", "GOFLAGS=-mod=readonly")
+	return cmd.Run() == nil
 }
 
 // withoutGoFlags drops GOFLAGS, which the tidy runs set themselves.
