@@ -12,6 +12,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
 	"github.com/framework-dev/framework/stacks"
@@ -54,30 +55,8 @@ func newLifecycle(t *testing.T) *lifecycle {
 func (l *lifecycle) synth(ctx context.Context, o synth.Options) (*synth.Result, error) {
 	l.synths++
 	dir := filepath.Join(l.t.TempDir(), "cdk.out")
-	src := filepath.Join("..", "internal", "deploy", "testdata", "assembly")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := deploytest.Assembly(dir, l.mutate); err != nil {
 		return nil, err
-	}
-	entries, err := os.ReadDir(src)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		if e.Name() == "hello-dev.template.json" && l.mutate != nil {
-			var tpl map[string]any
-			if err := json.Unmarshal(b, &tpl); err != nil {
-				return nil, err
-			}
-			l.mutate(tpl)
-			b, _ = json.MarshalIndent(tpl, "", " ")
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			return nil, err
-		}
 	}
 	if o.Stage != "dev" {
 		l.t.Fatalf("synth of stage %q, the fixture has dev only", o.Stage)

@@ -3,7 +3,6 @@ package deploy
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -16,11 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/diff"
 	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
-const fixtureAsset = "91adf477329c5deb37a7f712340221ae40dde686cc2c7cbf758a2b72098e681c"
+const fixtureAsset = deploytest.AssetID
 
 // newEngine starts the AWS stand-ins and returns an engine reaching them
 // through the SDK's default configuration chain, polling fast, with SDK
@@ -46,32 +46,8 @@ func newEngine(t *testing.T) (*Engine, *cfnstandin.AWS, *bytes.Buffer) {
 func assembly(t *testing.T, mutate func(tpl map[string]any)) string {
 	t.Helper()
 	dir := t.TempDir()
-	src := filepath.Join("testdata", "assembly")
-	entries, err := os.ReadDir(src)
-	if err != nil {
+	if err := deploytest.Assembly(dir, mutate); err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if mutate != nil {
-		path := filepath.Join(dir, "hello-dev.template.json")
-		var tpl map[string]any
-		b, _ := os.ReadFile(path)
-		if err := json.Unmarshal(b, &tpl); err != nil {
-			t.Fatal(err)
-		}
-		mutate(tpl)
-		b, _ = json.MarshalIndent(tpl, "", " ")
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return dir
 }
