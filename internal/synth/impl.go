@@ -156,6 +156,11 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The stack is named after the app as its code declares it; url and
+	// destroy find it by the file's app_name without building: they must agree.
+	if f.AppName != "" && f.AppName != in.app {
+		return nil, fmt.Errorf("%s has app_name %q but the app declares framework.New(%q): the stack is named <app>-<stage> and `framework url` and `destroy` read app_name, so make the two the same", f.Path, f.AppName, in.app)
+	}
 	return assemble(ctx, in, out, o.Progress)
 }
 

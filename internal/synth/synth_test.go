@@ -742,6 +742,19 @@ func TestSynthBuildErrors(t *testing.T) {
 	}
 }
 
+// TestSynthAppNameMismatch: an app_name that differs from the app's own
+// name stops synth, so deploy never creates a stack url and destroy miss.
+func TestSynthAppNameMismatch(t *testing.T) {
+	t.Setenv(build.CacheDirEnv, t.TempDir())
+	dir := t.TempDir()
+	writeModule(t, dir, map[string]string{"main.go": manyRoutesApp(1)})
+	writeConfig(t, dir, `{"version": "1.0", "app_name": "shop"}`)
+	_, err := Synth(context.Background(), Options{ProjectDir: dir, OutDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), `app_name "shop"`) || !strings.Contains(err.Error(), `framework.New("many")`) || !strings.Contains(err.Error(), "config.json") {
+		t.Errorf("err = %v, want one naming config.json, app_name \"shop\" and framework.New(\"many\")", err)
+	}
+}
+
 // TestMissingNode: without Node.js, synth says in one line what to install.
 func TestMissingNode(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
