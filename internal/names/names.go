@@ -1,0 +1,78 @@
+// Package names holds the names that several parts of the framework must
+// spell the same way: the stage stack's name and outputs, the assets
+// bucket and its stack, the project files, and the environment variables
+// the CLI, the build and the runtime pass to each other. It imports nothing,
+// so the runtime (framework/), the construct, the CLI and the deploy engine
+// can all use it without pulling anything in.
+package names
+
+// DefaultStage is the stage every command uses when --stage is not given.
+const DefaultStage = "dev"
+
+// StackName returns the CloudFormation stack name of an app's stage:
+// "<app>-<stage>".
+func StackName(app, stage string) string { return app + "-" + stage }
+
+// ConstructID is the id of the app's construct inside the stage stack; the
+// logical IDs of its resources start with it.
+const ConstructID = "App"
+
+// Outputs of every stage stack. The deploy engine, `framework url` and
+// `framework deploy` read them by these names.
+const (
+	OutputEndpointURL  = "EndpointURL"  // https://{api}.execute-api.{region}.{suffix}/{stage}/
+	OutputRestAPIID    = "RestAPIId"    // the REST API's id
+	OutputFunctionName = "FunctionName" // the Lambda function's name
+	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
+	OutputRoleArn      = "RoleArn"      // the execution role's ARN
+	OutputAPIKeyID     = "APIKeyId"     // the API key's id (never its value); only when a route requires a key
+)
+
+// AssetsBucketName is the S3 bucket of the stage stacks' file assets, with
+// CloudFormation-style placeholders for the target account and region. The
+// deploy engine creates it, in the stack AssetsStackName, when it is missing.
+const AssetsBucketName = "framework-assets-${AWS::AccountId}-${AWS::Region}"
+
+// AssetsStackName is the stack holding the assets bucket, one per account
+// and region. It has no hyphen, so it never collides with an app's
+// <app>-<stage> stack.
+const AssetsStackName = "FrameworkAssets"
+
+// Project files, relative to the project directory.
+const (
+	// ConfigDir is the directory holding the project's configuration.
+	ConfigDir = ".framework"
+	// ConfigFile is the configuration file, inside ConfigDir.
+	ConfigFile = ".framework/config.json"
+	// PolicyFile is the execution role's policy, inside ConfigDir: written
+	// by each deploy, read as written with --no-autogen-policy or
+	// autogen_policy false.
+	PolicyFile = ".framework/policy.json"
+	// AssemblyDir is the default cloud assembly directory.
+	AssemblyDir = "cdk.out"
+)
+
+// Environment variables between the CLI, the build and the app's runtime.
+const (
+	// EnvMode set to "manifest" makes the app print its route manifest and exit.
+	EnvMode = "FRAMEWORK_MODE"
+	// ModeManifest is EnvMode's value that asks for the route manifest.
+	ModeManifest = "manifest"
+	// EnvListenFD names an inherited listening socket the app serves on.
+	EnvListenFD = "FRAMEWORK_LISTEN_FD"
+	// EnvAddr is the address the app serves on when no socket is inherited.
+	EnvAddr = "FRAMEWORK_ADDR"
+	// EnvStage is the stage the app reports in the request context when serving locally.
+	EnvStage = "FRAMEWORK_STAGE"
+	// EnvReadyFD names an inherited pipe the app writes "ready\n" to once it serves.
+	EnvReadyFD = "FRAMEWORK_READY_FD"
+	// EnvLambdaRuntimeAPI is set by AWS Lambda's runtime: the app serves events.
+	EnvLambdaRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
+	// EnvCacheDir overrides the CLI's build cache directory.
+	EnvCacheDir = "FRAMEWORK_CACHE_DIR"
+	// EnvPollInterval sets how often the CLI looks at a stack CloudFormation
+	// is working on (a Go duration such as "5s").
+	EnvPollInterval = "FRAMEWORK_POLL_INTERVAL"
+	// EnvDebug set to "1" makes the CLI print the stack trace of an internal error.
+	EnvDebug = "FRAMEWORK_DEBUG"
+)
