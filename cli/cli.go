@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Version is the CLI's version, set at build time with -ldflags -X.
@@ -57,11 +59,21 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // process exit code. Errors are printed as one line on stderr.
 func Main(args []string, stdout, stderr io.Writer) int {
 	var root CLI
-	return run(&root, args, stdout, stderr)
+	return run(&root, args, processEnv(stdout, stderr))
 }
 
-// run parses args into the command tree root and runs the chosen command.
-func run(root any, args []string, stdout, stderr io.Writer) int {
+// MainEnv runs the CLI with args in env (tests give their own streams,
+// terminal answers, environment and synthesis) and returns the exit code.
+func MainEnv(args []string, env *Env) int {
+	var root CLI
+	return run(&root, args, env)
+}
+
+// run parses args into the command tree root and runs the chosen command
+// with env bound for its Run method.
+func run(root any, args []string, env *Env) int {
+	env = env.withDefaults()
+	stdout, stderr := env.Stdout, env.Stderr
 	exitCode := -1
 	parser, err := kong.New(root,
 		kong.Name("framework"),
@@ -71,6 +83,7 @@ func run(root any, args []string, stdout, stderr io.Writer) int {
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code; panic(exitSignal{}) }),
 		kong.BindTo(stdout, (*io.Writer)(nil)),
+		kong.Bind(env),
 	)
 	if err != nil {
 		fmt.Fprintf(stderr, "framework: internal error: %v\n", err)
@@ -84,8 +97,8 @@ func run(root any, args []string, stdout, stderr io.Writer) int {
 					return
 				}
 				// A bug of ours: one line, the trace only on request.
-				fmt.Fprintf(stderr, "framework: internal error: %v (please report it with the command you ran; set FRAMEWORK_DEBUG=1 for the stack trace)\n", r)
-				if os.Getenv("FRAMEWORK_DEBUG") == "1" {
+				fmt.Fprintf(stderr, "framework: internal error: %v (please report it with the command you ran; set %s=1 for the stack trace)\n", r, names.EnvDebug)
+				if env.Getenv(names.EnvDebug) == "1" {
 					fmt.Fprintf(stderr, "%s", debug.Stack())
 				}
 				code = 70

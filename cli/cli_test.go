@@ -16,7 +16,7 @@ func TestMainTurnsAPanicIntoOneLine(t *testing.T) {
 		Boom panicCmd `cmd:""`
 	}
 	var stdout, stderr bytes.Buffer
-	code := run(&root, []string{"boom"}, &stdout, &stderr)
+	code := run(&root, []string{"boom"}, &Env{Stdout: &stdout, Stderr: &stderr})
 	if code != 70 {
 		t.Errorf("exit code %d, want 70", code)
 	}
