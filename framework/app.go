@@ -18,7 +18,7 @@ package framework
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -151,9 +151,8 @@ func (a *App) compile() (*routeTable, error) {
 	if strings.TrimSpace(a.Name) == "" {
 		errs = append(errs, errors.New("app: the app name is empty: pass one to framework.New"))
 	}
-	binary := newTypeSet(a.API.BinaryTypes)
 	for _, r := range a.routes {
-		if r.corsSet == false && a.API.CORS {
+		if !r.corsSet && a.API.CORS {
 			r.cors = &CORSConfig{AllowOrigin: "*"}
 		}
 		if r.authorizerName != "" && r.authorizer == nil {
@@ -164,25 +163,62 @@ func (a *App) compile() (*routeTable, error) {
 				r.authorizerDecl = def
 			}
 		}
-		errs = append(errs, r.validate(binary)...)
+		errs = append(errs, r.validate()...)
 	}
-	t, tableErrs := buildTable(a.routes, binary)
-	errs = append(errs, tableErrs...)
+	if err := a.manifest().Validate(); err != nil {
+		if joined, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = append(errs, joined.Unwrap()...)
+		} else {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		return nil, &DeclarationError{Errs: errs}
 	}
-	return t, nil
+	return buildTable(a.routes, newTypeSet(a.API.BinaryTypes)), nil
+}
+
+// Manifest returns the app's route table, or the declaration errors.
+func (a *App) Manifest() (*Manifest, error) {
+	if _, err := a.compiled(); err != nil {
+		return nil, err
+	}
+	return a.manifest(), nil
+}
+
+// manifest describes the registered routes, sorted by path and then by the
+// first method.
+func (a *App) manifest() *Manifest {
+	m := &Manifest{Version: ManifestVersion, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: make([]ManifestRoute, 0, len(a.routes))}
+	for _, r := range a.routes {
+		m.Routes = append(m.Routes, r.manifestRoute())
+	}
+	slices.SortStableFunc(m.Routes, func(x, y ManifestRoute) int {
+		if c := strings.Compare(x.Path, y.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(firstOr(x.Methods), firstOr(y.Methods))
+	})
+	return m
+}
+
+func firstOr(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }
 
 // DeclarationError lists every problem found in an app's route declarations.
 type DeclarationError struct{ Errs []error }
 
+// Error lists every problem, one a line, sorted.
 func (e *DeclarationError) Error() string {
 	msgs := make([]string, len(e.Errs))
 	for i, err := range e.Errs {
 		msgs[i] = err.Error()
 	}
-	sort.Strings(msgs)
+	slices.Sort(msgs)
 	return fmt.Sprintf("%d invalid route declaration(s):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
 }
 

@@ -121,7 +121,7 @@ func runBench(b *testing.B, c benchCase) {
 	if c.body != "" {
 		reqBody = []byte(c.body)
 	}
-	ev := framework.NewTestClient(app).Event(c.method, c.path, reqBody, c.headers)
+	ev := app.GatewayEvent(c.method, c.path, reqBody, c.headers, "dev")
 	ctx := context.Background()
 	b.Run("lambda", func(b *testing.B) {
 		out, err := app.HandleEvent(ctx, ev)

@@ -1,14 +1,9 @@
 package framework
 
-import (
-	"errors"
-	"sort"
-	"strconv"
-	"strings"
-)
-
-// CORSConfig is the CORS configuration of a route (spec 2.6). The zero
-// AllowOrigin means "*".
+// CORSConfig is the CORS configuration of a route. The zero AllowOrigin
+// means "*". API Gateway answers the OPTIONS preflight of a CORS route, and
+// every answer of the route, the function's and API Gateway's own, carries
+// the CORS headers (see ManifestCORS.Headers).
 type CORSConfig struct {
 	// AllowOrigin is the single origin sent in Access-Control-Allow-Origin.
 	AllowOrigin string
@@ -25,77 +20,18 @@ type CORSConfig struct {
 // DefaultCORSHeaders are the request headers every CORS route allows.
 var DefaultCORSHeaders = []string{"Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token", "X-Api-Key"}
 
-func (c *CORSConfig) origin() string {
-	if c.AllowOrigin == "" {
-		return "*"
-	}
-	return c.AllowOrigin
-}
-
-func (c *CORSConfig) validate() error {
-	o := strings.TrimSpace(c.origin())
-	if strings.ContainsAny(o, " ,") {
-		return errors.New("CORS AllowOrigin " + strconv.Quote(c.AllowOrigin) + " lists several origins: it must be a single origin (a list does not work in every browser); answer OPTIONS yourself to pick one per request")
-	}
-	if c.MaxAge < 0 {
-		return errors.New("CORS MaxAge is negative")
-	}
-	return nil
-}
-
-// allowHeaders is the sorted union of the defaults and the route's own headers.
-func (c *CORSConfig) allowHeaders() []string {
-	set := map[string]bool{}
-	for _, h := range DefaultCORSHeaders {
-		set[h] = true
-	}
-	for _, h := range c.AllowHeaders {
-		set[h] = true
-	}
-	out := make([]string, 0, len(set))
-	for h := range set {
-		out = append(out, h)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (c *CORSConfig) equal(o *CORSConfig) bool {
-	if c == nil || o == nil {
-		return c == nil && o == nil
-	}
-	return c.origin() == o.origin() && c.MaxAge == o.MaxAge && c.AllowCredentials == o.AllowCredentials &&
-		strings.Join(c.allowHeaders(), ",") == strings.Join(o.allowHeaders(), ",") &&
-		strings.Join(c.ExposeHeaders, ",") == strings.Join(o.ExposeHeaders, ",")
-}
-
-// responseHeaders are the headers every response of a CORS route carries.
-func (c *CORSConfig) responseHeaders() []headerField {
-	h := []headerField{
-		{"Access-Control-Allow-Origin", c.origin()},
-		{"Access-Control-Allow-Headers", strings.Join(c.allowHeaders(), ",")},
-	}
-	if len(c.ExposeHeaders) > 0 {
-		h = append(h, headerField{"Access-Control-Expose-Headers", strings.Join(c.ExposeHeaders, ",")})
-	}
-	if c.MaxAge > 0 {
-		h = append(h, headerField{"Access-Control-Max-Age", strconv.Itoa(c.MaxAge)})
-	}
-	if c.AllowCredentials {
-		h = append(h, headerField{"Access-Control-Allow-Credentials", "true"})
-	}
-	return h
-}
-
+// manifest returns c with every default filled in, or nil when c is nil.
 func (c *CORSConfig) manifest() *ManifestCORS {
 	if c == nil {
 		return nil
 	}
-	return &ManifestCORS{
-		AllowOrigin:      c.origin(),
-		AllowHeaders:     c.allowHeaders(),
+	m := &ManifestCORS{
+		AllowOrigin:      c.AllowOrigin,
+		AllowHeaders:     corsAllowHeaders(c.AllowHeaders),
 		ExposeHeaders:    append([]string(nil), c.ExposeHeaders...),
 		MaxAge:           c.MaxAge,
 		AllowCredentials: c.AllowCredentials,
 	}
+	m.AllowOrigin = m.origin()
+	return m
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
 )
 
 // A handler's return value becomes a JSON response; each {capture} in the
@@ -14,7 +15,7 @@ func ExampleApp_Route() {
 		return map[string]string{"id": id, "method": r.Method}, nil
 	}, framework.Methods("GET", "PUT"))
 
-	resp := framework.NewTestClient(app).Get("/items/42", nil)
+	resp := frameworktest.New(app).Get("/items/42", nil)
 	fmt.Println(resp.StatusCode, string(resp.Body))
 	// Output: 200 {"id":"42","method":"GET"}
 }
@@ -27,7 +28,7 @@ func ExampleNotFoundError() {
 	app.Route("/items/{id}", func(r *framework.Request, id string) (any, error) {
 		return nil, ItemMissing{framework.NotFoundError{Message: "no item " + id}}
 	})
-	resp := framework.NewTestClient(app).Get("/items/7", nil)
+	resp := frameworktest.New(app).Get("/items/7", nil)
 	fmt.Println(resp.StatusCode, string(resp.Body))
 	// Output: 404 {"Code":"ItemMissing","Message":"no item 7"}
 }
@@ -38,7 +39,7 @@ func ExampleResponse() {
 	app.Route("/created", func(r *framework.Request) (any, error) {
 		return framework.Response{StatusCode: 201, Body: "created!", Headers: map[string]string{"Content-Type": "text/plain"}}, nil
 	}, framework.Methods("POST"))
-	resp := framework.NewTestClient(app).Do("POST", "/created", nil, nil)
+	resp := frameworktest.New(app).Do("POST", "/created", nil, nil)
 	fmt.Println(resp.StatusCode, resp.Header("Content-Type")[0], string(resp.Body))
 	// Output: 201 text/plain created!
 }
@@ -49,7 +50,7 @@ func ExampleCORS() {
 	app := framework.New("shop")
 	app.Route("/items", func(r *framework.Request) (any, error) { return []string{}, nil },
 		framework.Methods("GET", "POST"), framework.CORS(true))
-	c := framework.NewTestClient(app)
+	c := frameworktest.New(app)
 	fmt.Println(c.Get("/items", nil).Header("Access-Control-Allow-Origin")[0])
 	fmt.Println(c.Do("OPTIONS", "/items", nil, nil).Header("Access-Control-Allow-Methods")[0])
 	// Output:
@@ -74,7 +75,7 @@ func ExampleRequest_JSONBody() {
 	app.Route("/echo", func(r *framework.Request) (any, error) {
 		return r.JSONBody()
 	}, framework.Methods("POST"))
-	c := framework.NewTestClient(app)
+	c := frameworktest.New(app)
 	ok := c.Do("POST", "/echo", []byte(`{"a":[1,2]}`), map[string]string{"Content-Type": "application/json"})
 	bad := c.Do("POST", "/echo", []byte(`{"a":`), map[string]string{"Content-Type": "application/json"})
 	fmt.Println(ok.StatusCode, string(ok.Body))

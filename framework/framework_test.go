@@ -1,7 +1,8 @@
-package framework
+package framework_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,64 +14,72 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
 )
 
-func ok(r *Request) (any, error)            { return "ok", nil }
-func one(r *Request, a string) (any, error) { return a, nil }
-func otherOK(r *Request) (any, error)       { return "other", nil }
-func three(r *Request, a, b, c string) (any, error) {
+func ok(r *framework.Request) (any, error)            { return "ok", nil }
+func one(r *framework.Request, a string) (any, error) { return a, nil }
+func otherOK(r *framework.Request) (any, error)       { return "other", nil }
+func three(r *framework.Request, a, b, c string) (any, error) {
 	return []string{a, b, c}, nil
 }
 
 func TestDeclarationErrors(t *testing.T) {
 	cases := []struct {
 		name  string
-		setup func(a *App)
+		setup func(a *framework.App)
 		want  []string // substrings of the error, route named
 	}{
-		{"arity too few", func(a *App) { a.Route("/users/{name}", ok) }, []string{"route /users/{name}", "1 capture"}},
-		{"arity too many", func(a *App) { a.Route("/users", one) }, []string{"route /users", "0 capture(s)"}},
-		{"not a function", func(a *App) { a.Route("/x", 42) }, []string{"route /x", "not a function"}},
-		{"wrong return", func(a *App) { a.Route("/x", func(r *Request) string { return "" }) }, []string{"route /x", "(T, error)"}},
-		{"overlapping methods", func(a *App) {
-			a.Route("/s", ok, Methods("GET", "POST"))
-			a.Route("/s", otherOK, Methods("POST"))
+		{"arity too few", func(a *framework.App) { a.Route("/users/{name}", ok) }, []string{"route /users/{name}", "1 capture"}},
+		{"arity too many", func(a *framework.App) { a.Route("/users", one) }, []string{"route /users", "0 capture(s)"}},
+		{"not a function", func(a *framework.App) { a.Route("/x", 42) }, []string{"route /x", "not a function"}},
+		{"wrong return", func(a *framework.App) { a.Route("/x", func(r *framework.Request) string { return "" }) }, []string{"route /x", "(T, error)"}},
+		{"overlapping methods", func(a *framework.App) {
+			a.Route("/s", ok, framework.Methods("GET", "POST"))
+			a.Route("/s", otherOK, framework.Methods("POST"))
 		}, []string{"route /s", "method POST", `"ok"`, `"otherOK"`}},
-		{"duplicate handler names", func(a *App) {
-			a.Route("/s", ok, Methods("GET"))
-			a.Route("/s", ok, Methods("POST"))
+		{"duplicate handler names", func(a *framework.App) {
+			a.Route("/s", ok, framework.Methods("GET"))
+			a.Route("/s", ok, framework.Methods("POST"))
 		}, []string{"route /s", `two handlers named "ok"`}},
-		{"different cors", func(a *App) {
-			a.Route("/s", ok, CORS(true))
-			a.Route("/s", otherOK, Methods("POST"), WithCORS(CORSConfig{AllowOrigin: "https://a.example"}))
+		{"different cors", func(a *framework.App) {
+			a.Route("/s", ok, framework.CORS(true))
+			a.Route("/s", otherOK, framework.Methods("POST"), framework.WithCORS(framework.CORSConfig{AllowOrigin: "https://a.example"}))
 		}, []string{"route /s", "different CORS"}},
-		{"cors with options", func(a *App) { a.Route("/s", ok, Methods("GET", "OPTIONS"), CORS(true)) }, []string{"route /s", "OPTIONS"}},
-		{"global cors with options", func(a *App) { a.API.CORS = true; a.Route("/s", ok, Methods("OPTIONS")) }, []string{"route /s", "OPTIONS"}},
-		{"mixed content types", func(a *App) {
-			a.Route("/u", ok, Methods("POST"), ContentTypes("application/json", "image/png"))
+		{"cors with options", func(a *framework.App) { a.Route("/s", ok, framework.Methods("GET", "OPTIONS"), framework.CORS(true)) }, []string{"route /s", "OPTIONS"}},
+		{"global cors with options", func(a *framework.App) { a.API.CORS = true; a.Route("/s", ok, framework.Methods("OPTIONS")) }, []string{"route /s", "OPTIONS"}},
+		{"mixed content types", func(a *framework.App) {
+			a.Route("/u", ok, framework.Methods("POST"), framework.ContentTypes("application/json", "image/png"))
 		}, []string{"route /u", "mix binary and non-binary"}},
-		{"no leading slash", func(a *App) { a.Route("users", ok) }, []string{"route users", "start with"}},
-		{"trailing slash", func(a *App) { a.Route("/users/", ok) }, []string{"route /users/", "end with"}},
-		{"empty segment", func(a *App) { a.Route("/a//b", ok) }, []string{"route /a//b", "empty path segment"}},
-		{"partial capture", func(a *App) { a.Route("/a/x{id}", one) }, []string{"route /a/x{id}", "malformed"}},
-		{"bad capture name", func(a *App) { a.Route("/a/{1d}", one) }, []string{"route /a/{1d}", "malformed"}},
-		{"duplicate capture", func(a *App) { a.Route("/a/{id}/{id}", func(*Request, string, string) (any, error) { return nil, nil }) }, []string{"appears twice"}},
-		{"capture names differ", func(a *App) {
+		{"no leading slash", func(a *framework.App) { a.Route("users", ok) }, []string{"route users", "start with"}},
+		{"trailing slash", func(a *framework.App) { a.Route("/users/", ok) }, []string{"route /users/", "end with"}},
+		{"empty segment", func(a *framework.App) { a.Route("/a//b", ok) }, []string{"route /a//b", "empty path segment"}},
+		{"partial capture", func(a *framework.App) { a.Route("/a/x{id}", one) }, []string{"route /a/x{id}", "malformed"}},
+		{"bad capture name", func(a *framework.App) { a.Route("/a/{1d}", one) }, []string{"route /a/{1d}", "malformed"}},
+		{"duplicate capture", func(a *framework.App) {
+			a.Route("/a/{id}/{id}", func(*framework.Request, string, string) (any, error) { return nil, nil })
+		}, []string{"appears twice"}},
+		{"capture names differ", func(a *framework.App) {
 			a.Route("/u/{name}", one)
-			a.Route("/u/{id}", one, Methods("POST"), Name("other"))
+			a.Route("/u/{id}", one, framework.Methods("POST"), framework.Name("other"))
 		}, []string{"/u/{name}", "/u/{id}", "capture names"}},
-		{"unknown method", func(a *App) { a.Route("/x", ok, Methods("FETCH")) }, []string{"route /x", `"FETCH"`}},
-		{"origin list", func(a *App) {
-			a.Route("/x", ok, WithCORS(CORSConfig{AllowOrigin: "https://a.example https://b.example"}))
+		{"unknown method", func(a *framework.App) { a.Route("/x", ok, framework.Methods("FETCH")) }, []string{"route /x", `"FETCH"`}},
+		{"origin list", func(a *framework.App) {
+			a.Route("/x", ok, framework.WithCORS(framework.CORSConfig{AllowOrigin: "https://a.example https://b.example"}))
 		}, []string{"route /x", "single origin"}},
-		{"user pool without arns", func(a *App) { a.Route("/x", ok, WithAuthorizer(UserPoolAuthorizer{Name: "pool"})) }, []string{"route /x", "ProviderARNs"}},
-		{"custom without uri", func(a *App) { a.Route("/x", ok, WithAuthorizer(CustomAuthorizer{Name: "c", AuthorizerURI: "nope"})) }, []string{"route /x", "invocation URI"}},
-		{"unknown authorizer name", func(a *App) { a.Route("/x", ok, AuthorizerName("missing")) }, []string{"route /x", `"missing"`}},
-		{"empty app name", func(a *App) { a.Name = "" }, []string{"app name"}},
+		{"user pool without arns", func(a *framework.App) {
+			a.Route("/x", ok, framework.WithAuthorizer(framework.UserPoolAuthorizer{Name: "pool"}))
+		}, []string{"route /x", "ProviderARNs"}},
+		{"custom without uri", func(a *framework.App) {
+			a.Route("/x", ok, framework.WithAuthorizer(framework.CustomAuthorizer{Name: "c", AuthorizerURI: "nope"}))
+		}, []string{"route /x", "invocation URI"}},
+		{"unknown authorizer name", func(a *framework.App) { a.Route("/x", ok, framework.AuthorizerName("missing")) }, []string{"route /x", `"missing"`}},
+		{"empty app name", func(a *framework.App) { a.Name = "" }, []string{"app name"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := New("t")
+			a := framework.New("t")
 			c.setup(a)
 			err := a.Validate()
 			if err == nil {
@@ -84,7 +93,7 @@ func TestDeclarationErrors(t *testing.T) {
 			if _, merr := a.Manifest(); merr == nil {
 				t.Error("Manifest() succeeded on an invalid app")
 			}
-			resp := NewTestClient(a).Get("/x", nil)
+			resp := frameworktest.New(a).Get("/x", nil)
 			if resp.StatusCode != 500 {
 				t.Errorf("serving an invalid app answered %d, want 500", resp.StatusCode)
 			}
@@ -93,29 +102,29 @@ func TestDeclarationErrors(t *testing.T) {
 }
 
 func TestValidDeclarations(t *testing.T) {
-	a := New("t")
+	a := framework.New("t")
 	a.Route("/", ok)
 	a.Route("/a/{x}/{y}/{z}", three)
-	a.Route("/s", ok, Methods("get"), CORS(true))
-	a.Route("/s", otherOK, Methods("POST", "PUT"), CORS(true))
-	a.Route("/bin", ok, Methods("POST"), ContentTypes("image/png", "image/gif"))
-	a.Route("/own-options", ok, Methods("OPTIONS"))
+	a.Route("/s", ok, framework.Methods("get"), framework.CORS(true))
+	a.Route("/s", otherOK, framework.Methods("POST", "PUT"), framework.CORS(true))
+	a.Route("/bin", ok, framework.Methods("POST"), framework.ContentTypes("image/png", "image/gif"))
+	a.Route("/own-options", ok, framework.Methods("OPTIONS"))
 	if err := a.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	resp := NewTestClient(a).Get("/a/1/two/%33", nil)
+	resp := frameworktest.New(a).Get("/a/1/two/%33", nil)
 	if string(resp.Body) != `["1","two","3"]` {
 		t.Errorf("three captures: %s", resp.Body)
 	}
 }
 
 func TestRoutingPrefersLiterals(t *testing.T) {
-	a := New("t")
-	a.Route("/u/{name}", func(r *Request, n string) (any, error) { return "capture " + n, nil })
-	a.Route("/u/me", func(r *Request) (any, error) { return "literal", nil })
-	a.Route("/u/{name}/posts", func(r *Request, n string) (any, error) { return "posts " + n, nil })
-	a.Route("/u/me/{x}", func(r *Request, x string) (any, error) { return "me " + x, nil })
-	c := NewTestClient(a)
+	a := framework.New("t")
+	a.Route("/u/{name}", func(r *framework.Request, n string) (any, error) { return "capture " + n, nil })
+	a.Route("/u/me", func(r *framework.Request) (any, error) { return "literal", nil })
+	a.Route("/u/{name}/posts", func(r *framework.Request, n string) (any, error) { return "posts " + n, nil })
+	a.Route("/u/me/{x}", func(r *framework.Request, x string) (any, error) { return "me " + x, nil })
+	c := frameworktest.New(a)
 	for path, want := range map[string]string{
 		"/u/me": `"literal"`, "/u/bob": `"capture bob"`, "/u/me/posts": `"me posts"`, "/u/bob/posts": `"posts bob"`,
 		"/u/a%2Fb": `"capture a/b"`,
@@ -130,11 +139,11 @@ func TestRoutingPrefersLiterals(t *testing.T) {
 }
 
 func TestRequestFields(t *testing.T) {
-	var seen *Request
-	a := New("t")
-	a.Route("/r", func(r *Request) (any, error) { seen = r; return nil, nil }, Methods("GET", "POST"))
-	a.Route("/r/{id}", func(r *Request, id string) (any, error) { seen = r; return nil, nil })
-	c := NewTestClient(a)
+	var seen *framework.Request
+	a := framework.New("t")
+	a.Route("/r", func(r *framework.Request) (any, error) { seen = r; return nil, nil }, framework.Methods("GET", "POST"))
+	a.Route("/r/{id}", func(r *framework.Request, id string) (any, error) { seen = r; return nil, nil })
+	c := frameworktest.New(a)
 
 	c.Get("/r", map[string]string{"X-Mixed-Case": "v"})
 	if seen.QueryParams != nil || seen.URIParams != nil || seen.RawBody != nil || seen.StageVars != nil {
@@ -155,7 +164,7 @@ func TestRequestFields(t *testing.T) {
 	if len(d) != 7 {
 		t.Errorf("ToDict has %d keys, want 7", len(d))
 	}
-	ctx, _ := json.Marshal(seen.Context)
+	ctx, _ := json.Marshal(seen.GatewayContext)
 	var m map[string]any
 	_ = json.Unmarshal(ctx, &m)
 	if len(m) != 7 || len(m["identity"].(map[string]any)) != 11 {
@@ -176,29 +185,29 @@ func TestRequestFields(t *testing.T) {
 	if _, err := a.HandleEvent(t.Context(), ev); err != nil {
 		t.Fatal(err)
 	}
-	if seen.URIParams["id"] != "a b" || seen.StageVars["color"] != "blue" || *seen.Context.Identity.UserArn != "arn:aws:iam::1:user/x" || seen.Context.Identity.AccessKey != nil {
-		t.Errorf("from an event: uri=%v stage=%v identity=%+v", seen.URIParams, seen.StageVars, seen.Context.Identity)
+	if seen.URIParams["id"] != "a b" || seen.StageVars["color"] != "blue" || *seen.GatewayContext.Identity.UserArn != "arn:aws:iam::1:user/x" || seen.GatewayContext.Identity.AccessKey != nil {
+		t.Errorf("from an event: uri=%v stage=%v identity=%+v", seen.URIParams, seen.StageVars, seen.GatewayContext.Identity)
 	}
 }
 
-type WidgetMissing struct{ NotFoundError }
+type WidgetMissing struct{ framework.NotFoundError }
 
-type quotaError struct{ TooManyRequestsError }
+type quotaError struct{ framework.TooManyRequestsError }
 
 func TestErrors(t *testing.T) {
-	a := New("t")
-	a.Route("/custom", func(r *Request) (any, error) {
-		return nil, WidgetMissing{NotFoundError{Message: "no widget 7"}}
+	a := framework.New("t")
+	a.Route("/custom", func(r *framework.Request) (any, error) {
+		return nil, WidgetMissing{framework.NotFoundError{Message: "no widget 7"}}
 	})
-	a.Route("/custom-ptr", func(r *Request) (any, error) {
-		return nil, &quotaError{TooManyRequestsError{Message: "slow down"}}
+	a.Route("/custom-ptr", func(r *framework.Request) (any, error) {
+		return nil, &quotaError{framework.TooManyRequestsError{Message: "slow down"}}
 	})
-	a.Route("/wrapped", func(r *Request) (any, error) {
-		return nil, fmt.Errorf("loading: %w", ConflictError{Message: "version 3 exists"})
+	a.Route("/wrapped", func(r *framework.Request) (any, error) {
+		return nil, fmt.Errorf("loading: %w", framework.ConflictError{Message: "version 3 exists"})
 	})
-	a.Route("/panic", func(r *Request) (any, error) { panic("oh no") })
-	a.Route("/unencodable", func(r *Request) (any, error) { return make(chan int), nil })
-	c := NewTestClient(a)
+	a.Route("/panic", func(r *framework.Request) (any, error) { panic("oh no") })
+	a.Route("/unencodable", func(r *framework.Request) (any, error) { return make(chan int), nil })
+	c := frameworktest.New(a)
 	for path, want := range map[string]string{
 		"/custom":      `404 {"Code":"WidgetMissing","Message":"no widget 7"}`,
 		"/custom-ptr":  `429 {"Code":"quotaError","Message":"slow down"}`,
@@ -219,25 +228,27 @@ func TestErrors(t *testing.T) {
 }
 
 func TestJSONErrorIgnoredByHandler(t *testing.T) {
-	a := New("t")
-	a.Route("/j", func(r *Request) (any, error) {
+	a := framework.New("t")
+	a.Route("/j", func(r *framework.Request) (any, error) {
 		body, _ := r.JSONBody()
 		return body, nil
-	}, Methods("POST"))
-	resp := NewTestClient(a).Do("POST", "/j", []byte("{"), map[string]string{"Content-Type": "application/json"})
+	}, framework.Methods("POST"))
+	resp := frameworktest.New(a).Do("POST", "/j", []byte("{"), map[string]string{"Content-Type": "application/json"})
 	if resp.StatusCode != 400 || string(resp.Body) != `{"Code":"BadRequestError","Message":"Error Parsing JSON"}` {
 		t.Errorf("got %d %s", resp.StatusCode, resp.Body)
 	}
 }
 
 func TestResponseShapes(t *testing.T) {
-	a := New("t")
-	a.Route("/str", func(r *Request) (any, error) { return Response{Body: "hi"}, nil })
-	a.Route("/empty", func(r *Request) (any, error) { return &Response{StatusCode: 204}, nil })
-	a.Route("/val", func(r *Request) (any, error) { return Response{Body: map[string]int{"n": 1}, StatusCode: 202}, nil })
-	a.Route("/html", func(r *Request) (any, error) { return "<b>&</b>", nil })
-	a.Route("/badstatus", func(r *Request) (any, error) { return Response{StatusCode: 42}, nil })
-	c := NewTestClient(a)
+	a := framework.New("t")
+	a.Route("/str", func(r *framework.Request) (any, error) { return framework.Response{Body: "hi"}, nil })
+	a.Route("/empty", func(r *framework.Request) (any, error) { return &framework.Response{StatusCode: 204}, nil })
+	a.Route("/val", func(r *framework.Request) (any, error) {
+		return framework.Response{Body: map[string]int{"n": 1}, StatusCode: 202}, nil
+	})
+	a.Route("/html", func(r *framework.Request) (any, error) { return "<b>&</b>", nil })
+	a.Route("/badstatus", func(r *framework.Request) (any, error) { return framework.Response{StatusCode: 42}, nil })
+	c := frameworktest.New(a)
 	check := func(path string, status int, ctype, body string) {
 		t.Helper()
 		resp := c.Get(path, nil)
@@ -258,15 +269,15 @@ func TestResponseShapes(t *testing.T) {
 }
 
 func TestGatewayEmulation(t *testing.T) {
-	a := New("t")
-	a.Route("/key", ok, APIKeyRequired(), CORS(true))
-	a.Route("/iam", ok, WithAuthorizer(RoleAuthorizer{}))
-	a.Route("/pool", ok, WithAuthorizer(UserPoolAuthorizer{Name: "pool", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_abc"}}))
-	a.Route("/custom", ok, WithAuthorizer(CustomAuthorizer{Name: "tok", Header: "X-Token",
+	a := framework.New("t")
+	a.Route("/key", ok, framework.APIKeyRequired(), framework.CORS(true))
+	a.Route("/iam", ok, framework.WithAuthorizer(framework.RoleAuthorizer{}))
+	a.Route("/pool", ok, framework.WithAuthorizer(framework.UserPoolAuthorizer{Name: "pool", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_abc"}}))
+	a.Route("/custom", ok, framework.WithAuthorizer(framework.CustomAuthorizer{Name: "tok", Header: "X-Token",
 		AuthorizerURI: "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"}))
-	a.DefineAuthorizer("legacy", "Authorization", AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
-	a.Route("/legacy", ok, AuthorizerName("legacy"))
-	c := NewTestClient(a)
+	a.DefineAuthorizer("legacy", "Authorization", framework.AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
+	a.Route("/legacy", ok, framework.AuthorizerName("legacy"))
+	c := frameworktest.New(a)
 	cases := []struct {
 		path   string
 		hdr    map[string]string
@@ -296,28 +307,28 @@ func TestGatewayEmulation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPath := map[string]ManifestRoute{}
+	byPath := map[string]framework.ManifestRoute{}
 	for _, r := range m.Routes {
 		byPath[r.Path] = r
 	}
 	if !byPath["/key"].APIKeyRequired || byPath["/key"].CORS == nil {
 		t.Errorf("manifest /key: %+v", byPath["/key"])
 	}
-	if au := byPath["/custom"].Authorizer; au == nil || au.Type != AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
+	if au := byPath["/custom"].Authorizer; au == nil || au.Type != framework.AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
 		t.Errorf("manifest /custom authorizer: %+v", au)
 	}
-	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != AuthorizerUserPool || len(au.ProviderARNs) != 1 {
+	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != framework.AuthorizerUserPool || len(au.ProviderARNs) != 1 {
 		t.Errorf("manifest /legacy authorizer: %+v", au)
 	}
-	if au := byPath["/iam"].Authorizer; au == nil || au.Type != AuthorizerIAM {
+	if au := byPath["/iam"].Authorizer; au == nil || au.Type != framework.AuthorizerIAM {
 		t.Errorf("manifest /iam authorizer: %+v", au)
 	}
 }
 
 func TestManifestOrderAndGlobalCORS(t *testing.T) {
-	a := New("m")
-	a.Route("/b", ok, Methods("POST"), Name("b_post"))
-	a.Route("/b", otherOK, Name("b_get"))
+	a := framework.New("m")
+	a.Route("/b", ok, framework.Methods("POST"), framework.Name("b_post"))
+	a.Route("/b", otherOK, framework.Name("b_get"))
 	a.Route("/a", ok)
 	a.API.CORS = true // set after registration, still applies
 	m, err := a.Manifest()
@@ -334,14 +345,14 @@ func TestManifestOrderAndGlobalCORS(t *testing.T) {
 	if strings.Join(got, "; ") != "/a GET ok; /b GET b_get; /b POST b_post" {
 		t.Errorf("manifest order: %v", got)
 	}
-	if m.Version != ManifestVersion || m.App != "m" || len(m.BinaryTypes) != 16 {
+	if m.Version != framework.ManifestVersion || m.App != "m" || len(m.BinaryTypes) != 16 {
 		t.Errorf("manifest header: %+v", m)
 	}
 }
 
 func TestBodyLimitAndChunked(t *testing.T) {
-	a := New("t")
-	a.Route("/up", func(r *Request) (any, error) { return len(r.RawBody), nil }, Methods("POST"), ContentTypes("application/octet-stream"))
+	a := framework.New("t")
+	a.Route("/up", func(r *framework.Request) (any, error) { return len(r.RawBody), nil }, framework.Methods("POST"), framework.ContentTypes("application/octet-stream"))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -371,25 +382,25 @@ func TestBodyLimitAndChunked(t *testing.T) {
 	if code, body := post(bytes.NewReader(make([]byte, 3<<20)), true); code != 200 || body != fmt.Sprint(3<<20) {
 		t.Errorf("chunked 3 MB: %d %s", code, body)
 	}
-	if code, body := post(bytes.NewReader(make([]byte, MaxBodyBytes+1)), false); code != 413 || body != `{"message":"Request Too Long"}` {
+	if code, body := post(bytes.NewReader(make([]byte, framework.MaxBodyBytes+1)), false); code != 413 || body != `{"message":"Request Too Long"}` {
 		t.Errorf("over 10 MB: %d %s", code, body)
 	}
-	if code, _ := post(bytes.NewReader(make([]byte, MaxBodyBytes+1)), true); code != 413 {
+	if code, _ := post(bytes.NewReader(make([]byte, framework.MaxBodyBytes+1)), true); code != 413 {
 		t.Errorf("chunked over 10 MB: %d", code)
 	}
 }
 
 // TestConcurrentRequestsDoNotShareState runs with -race in make test.
 func TestConcurrentRequestsDoNotShareState(t *testing.T) {
-	a := New("t")
-	a.Route("/echo/{v}", func(r *Request, v string) (any, error) {
+	a := framework.New("t")
+	a.Route("/echo/{v}", func(r *framework.Request, v string) (any, error) {
 		body, err := r.JSONBody()
 		if err != nil {
 			return nil, err
 		}
 		return map[string]any{"v": v, "q": r.QueryParams.Get("q"), "body": body}, nil
-	}, Methods("POST"))
-	c := NewTestClient(a)
+	}, framework.Methods("POST"))
+	c := frameworktest.New(a)
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for i := 0; i < 64; i++ {
@@ -411,8 +422,8 @@ func TestConcurrentRequestsDoNotShareState(t *testing.T) {
 }
 
 func TestLambdaEventEdgeCases(t *testing.T) {
-	a := New("t")
-	a.Route("/x", func(r *Request) (any, error) { return string(r.RawBody), nil }, Methods("POST"), ContentTypes("text/plain"))
+	a := framework.New("t")
+	a.Route("/x", func(r *framework.Request) (any, error) { return string(r.RawBody), nil }, framework.Methods("POST"), framework.ContentTypes("text/plain"))
 	out, _ := a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
 		Headers: map[string]string{"Content-Type": "text/plain"}, Body: "!!!", IsBase64Encoded: true})
 	if out.StatusCode != 400 {
@@ -430,20 +441,80 @@ func TestLambdaEventEdgeCases(t *testing.T) {
 }
 
 func TestRouteAfterServingIsReported(t *testing.T) {
-	a := New("t")
+	a := framework.New("t")
 	a.Route("/", ok)
 	if err := a.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	a.Route("/late", ok)
-	if resp := NewTestClient(a).Get("/late", nil); resp.StatusCode != 403 {
+	if resp := frameworktest.New(a).Get("/late", nil); resp.StatusCode != 403 {
 		t.Errorf("a late route must not be served: %d", resp.StatusCode)
 	}
 	if err := a.Validate(); err == nil || !strings.Contains(err.Error(), "route /late: registered after") {
 		t.Errorf("Validate after a late route = %v", err)
 	}
-	var de *DeclarationError
-	if !errors.As(&DeclarationError{Errs: []error{errors.New("x")}}, &de) {
+	var de *framework.DeclarationError
+	if !errors.As(&framework.DeclarationError{Errs: []error{errors.New("x")}}, &de) {
 		t.Fatal("DeclarationError is not matchable")
+	}
+}
+
+type ctxKey struct{}
+
+// TestRequestGoSurface: header names in any case, the Go context, API
+// Gateway's request context and the raw event, locally and from an event.
+func TestRequestGoSurface(t *testing.T) {
+	var seen *framework.Request
+	a := framework.New("t")
+	a.Route("/r", func(r *framework.Request) (any, error) { seen = r; return nil, nil })
+	c := frameworktest.New(a)
+	hdr := map[string]string{"X-Token": "tok", "Content-Type": "application/json"}
+	check := func(how string) {
+		t.Helper()
+		if got := seen.Headers.Get("X-Token"); got != "tok" {
+			t.Errorf("%s: Headers.Get(\"X-Token\") = %q, want tok", how, got)
+		}
+		if got := seen.Headers.Get("x-token"); got != "tok" {
+			t.Errorf("%s: Headers.Get(\"x-token\") = %q, want tok", how, got)
+		}
+		if got := seen.Headers.Values("X-TOKEN"); len(got) != 1 || got[0] != "tok" {
+			t.Errorf("%s: Headers.Values(\"X-TOKEN\") = %q", how, got)
+		}
+		for name := range seen.Headers {
+			if name != strings.ToLower(name) {
+				t.Errorf("%s: ranging over Headers gives %q, not lower case", how, name)
+			}
+		}
+		if h := seen.ToDict()["headers"].(map[string]string); h["x-token"] != "tok" {
+			t.Errorf("%s: ToDict headers %v lack x-token", how, h)
+		}
+		if seen.QueryParams.Get("q") != "1" || seen.QueryParams.Get("Q") != "2" {
+			t.Errorf("%s: query parameter names must stay case-sensitive: %v", how, seen.QueryParams)
+		}
+		if seen.GatewayContext.Stage != "dev" || seen.GatewayContext.ResourcePath != "/r" {
+			t.Errorf("%s: GatewayContext = %+v", how, seen.GatewayContext)
+		}
+		if seen.Context() == nil {
+			t.Errorf("%s: Context() is nil", how)
+		}
+	}
+	c.Get("/r?q=1&Q=2", hdr)
+	check("local")
+	if seen.Event() != nil {
+		t.Errorf("local: Event() = %+v, want nil", seen.Event())
+	}
+
+	ev := c.Event("GET", "/r?q=1&Q=2", nil, hdr)
+	ev.RequestContext.DomainName = "abc.execute-api.eu-west-1.amazonaws.com"
+	ctx := context.WithValue(t.Context(), ctxKey{}, "lambda")
+	if out, err := a.HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 {
+		t.Fatalf("HandleEvent = %d %s, %v", out.StatusCode, out.Body, err)
+	}
+	check("event")
+	if seen.Context().Value(ctxKey{}) != "lambda" {
+		t.Error("event: Context() is not the context HandleEvent was given")
+	}
+	if e := seen.Event(); e == nil || e.RequestContext.DomainName != ev.RequestContext.DomainName || e.Headers["X-Token"] != "tok" {
+		t.Errorf("event: Event() = %+v, want the event", e)
 	}
 }

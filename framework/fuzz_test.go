@@ -228,7 +228,7 @@ func TestEventHeaderCaseVariants(t *testing.T) {
 	}
 	for i := 0; i < 50; i++ {
 		req, _ := eventRequest(context.Background(), ev)
-		want := MultiDict{"content-type": {"text/plain", "application/json"}, "x-a": {"1", "2"}, "x-b": {"b2", "b1"}}
+		want := Headers{"content-type": {"text/plain", "application/json"}, "x-a": {"1", "2"}, "x-b": {"b2", "b1"}}
 		if !reflect.DeepEqual(req.Headers, want) {
 			t.Fatalf("attempt %d: headers %v, want %v", i, req.Headers, want)
 		}

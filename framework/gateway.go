@@ -1,14 +1,21 @@
 package framework
 
 import (
-	"sort"
+	"context"
+	"encoding/base64"
+	"net/url"
 	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
 )
 
-// API Gateway emulation for local serving.
+// API Gateway's own answers.
 //
 // Deployed, API Gateway answers some requests itself before the function
-// runs. Locally, this file does the same, and it is the only place that does:
+// runs. This file is the only place that gives those answers, for the
+// local server, for HandleEvent (which answers the unknown routes and
+// preflights of events not sent by the deployed API) and for test clients
+// (GatewayEvent, GatewayAnswer, GatewayBody):
 //
 //   - an unknown path, or a method the path does not declare: 403
 //     {"message":"Missing Authentication Token"} (API Gateway's answer for
@@ -24,21 +31,38 @@ import (
 //   - a route with a UserPoolAuthorizer or CustomAuthorizer and no token
 //     header: 401 {"message":"Unauthorized"}; the token itself is not
 //     validated locally (no user pool or authorizer function is called);
-//   - a body over 10 MB: 413 {"message":"Request Too Long"} (local.go).
+//   - a body over MaxBodyBytes: 413 {"message":"Request Too Long"}.
 
-// gatewayAnswer returns API Gateway's own answer to req for the matched path
-// entry e (nil when no route matched), or nil when the request goes on to
-// the function.
-func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
+// MaxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
+const MaxBodyBytes = 10 << 20
+
+// tooLarge is the answer to a body over MaxBodyBytes.
+func tooLarge() *result {
+	return jsonResult(413, map[string]string{"message": "Request Too Long"})
+}
+
+// routeAnswer returns API Gateway's answer when the matched path entry e
+// (nil when no path matched) has no route for method, else the route.
+func routeAnswer(e *pathEntry, method string) (*result, *Route) {
 	if e == nil {
 		return missingAuthToken(), nil
 	}
-	route := e.methods[req.Method]
-	if route == nil {
-		if req.Method == "OPTIONS" && e.cors != nil {
-			return preflight(e), nil
-		}
-		return missingAuthToken(), nil
+	if route := e.methods[method]; route != nil {
+		return nil, route
+	}
+	if method == "OPTIONS" && e.cors != nil {
+		return preflight(e), nil
+	}
+	return missingAuthToken(), nil
+}
+
+// gatewayAnswer returns API Gateway's own answer to req for the matched path
+// entry e (nil when no route matched), or nil and the route when the
+// request goes on to the function.
+func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
+	res, route := routeAnswer(e, req.Method)
+	if res != nil {
+		return res, nil
 	}
 	if route.APIKeyRequired && req.Headers.Get("x-api-key") == "" {
 		return withCORS(e, jsonResult(403, map[string]string{"message": "Forbidden"})), nil
@@ -50,7 +74,7 @@ func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
 				return withCORS(e, missingAuthToken()), nil
 			}
 		default:
-			if req.Headers.Get(strings.ToLower(a.Header)) == "" {
+			if req.Headers.Get(a.Header) == "" {
 				return withCORS(e, jsonResult(401, map[string]string{"message": "Unauthorized"})), nil
 			}
 		}
@@ -63,12 +87,10 @@ func missingAuthToken() *result {
 }
 
 // withCORS adds the path's CORS headers, as the deployed API's gateway
-// responses do.
+// responses do and as the function's answers get them.
 func withCORS(e *pathEntry, res *result) *result {
-	if e.cors != nil {
-		for _, h := range e.cors.responseHeaders() {
-			res.setDefault(h.Name, h.Value)
-		}
+	for _, h := range e.corsHeaders {
+		res.setDefault(h.Name, h.Value)
 	}
 	return res
 }
@@ -76,12 +98,131 @@ func withCORS(e *pathEntry, res *result) *result {
 // preflight is the answer to OPTIONS on a CORS path: the route's methods
 // followed by OPTIONS, and the CORS headers.
 func preflight(e *pathEntry) *result {
-	methods := make([]string, 0, len(e.methods)+1)
-	for m := range e.methods {
-		methods = append(methods, m)
+	return &result{status: 200, headers: append([]HeaderField(nil), e.preflightHeaders...)}
+}
+
+// eventEntry finds the path entry of an event and its decoded capture
+// values: by the event's resource when it has one, as API Gateway already
+// matched the path, else by its path.
+func (t *routeTable) eventEntry(ev *events.APIGatewayProxyRequest) (*pathEntry, []string) {
+	if ev.Resource == "" {
+		return t.match(escapePath(ev.Path))
 	}
-	sort.Strings(methods)
-	methods = append(methods, "OPTIONS")
-	res := &result{status: 200, headers: []headerField{{"Access-Control-Allow-Methods", strings.Join(methods, ",")}}}
-	return withCORS(e, res)
+	e := t.byPattern[ev.Resource]
+	if e == nil || len(e.captures) == 0 {
+		return e, nil
+	}
+	args := make([]string, len(e.captures))
+	for i, name := range e.captures {
+		args[i] = unescapeSegment(ev.PathParameters[name])
+	}
+	return e, args
+}
+
+// GatewayEvent returns the API Gateway REST API proxy event the deployed API
+// would send the function for a request: target is the path, still
+// percent-encoded, with an optional query string; headers are sent as
+// given. The event's resource and path parameters come from the route
+// table (left empty when no route matches or the declarations are invalid),
+// a body whose Content-Type is one of App.API.BinaryTypes is
+// base64-encoded, and the request context carries stage and sample IDs.
+func (a *App) GatewayEvent(method, target string, body []byte, headers map[string]string, stage string) events.APIGatewayProxyRequest {
+	u, err := url.Parse(target)
+	if err != nil {
+		u = &url.URL{Path: target}
+	}
+	ev := events.APIGatewayProxyRequest{
+		HTTPMethod: method, Path: u.Path, Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
+		RequestContext: events.APIGatewayProxyRequestContext{
+			APIID: "testapi", HTTPMethod: method, RequestID: "test-request", ResourceID: "res123", Stage: stage,
+			Identity: events.APIGatewayRequestIdentity{SourceIP: "127.0.0.1", UserAgent: "framework-testclient"},
+		},
+	}
+	for k, v := range headers {
+		ev.Headers[k] = v
+		ev.MultiValueHeaders[k] = []string{v}
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		ev.MultiValueQueryStringParameters = q
+		ev.QueryStringParameters = map[string]string{}
+		for k, v := range q {
+			ev.QueryStringParameters[k] = v[len(v)-1]
+		}
+	}
+	t, err := a.compiled()
+	if err != nil {
+		return ev
+	}
+	if e, _ := t.match(u.EscapedPath()); e != nil {
+		ev.Resource, ev.RequestContext.ResourcePath = e.pattern, e.pattern
+		segs := strings.Split(u.EscapedPath(), "/")
+		for i, p := range strings.Split(e.pattern, "/") {
+			if strings.HasPrefix(p, "{") && i < len(segs) {
+				if ev.PathParameters == nil {
+					ev.PathParameters = map[string]string{}
+				}
+				ev.PathParameters[strings.Trim(p, "{}")] = segs[i]
+			}
+		}
+	}
+	if body != nil {
+		if t.binary.has(mediaType(ev.Headers[headerKey(ev.Headers, "Content-Type")])) {
+			ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
+		} else {
+			ev.Body = string(body)
+		}
+	}
+	return ev
+}
+
+// GatewayAnswer returns the answer API Gateway gives ev itself, before the
+// function runs, and true; or nil and false when ev goes on to the
+// function (and to HandleEvent). The answers are the 403 of an unknown
+// route or method, the CORS preflight, and the 403 or 401 of a route whose
+// API key or authorizer header is missing (the key, signature or token
+// itself is not checked). With invalid declarations it returns false:
+// HandleEvent answers 500 with the errors.
+func (a *App) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
+	t, err := a.compiled()
+	if err != nil {
+		return nil, false
+	}
+	req, _ := eventRequest(context.Background(), ev)
+	e, _ := t.eventEntry(&ev)
+	res, _ := gatewayAnswer(e, req)
+	if res == nil {
+		return nil, false
+	}
+	out := toProxyResponse(res)
+	return &out, true
+}
+
+// GatewayBody returns the body a client receives when the function answers
+// ev with out: API Gateway decodes a base64-encoded body when the request's
+// Accept header names one of App.API.BinaryTypes (or */*), and passes the
+// base64 text on otherwise.
+func (a *App) GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
+	if !out.IsBase64Encoded {
+		return []byte(out.Body)
+	}
+	t, err := a.compiled()
+	if err != nil || !t.binary.matchesAny(ev.Headers[headerKey(ev.Headers, "Accept")]) {
+		return []byte(out.Body)
+	}
+	b, err := base64.StdEncoding.DecodeString(out.Body)
+	if err != nil {
+		return []byte(out.Body)
+	}
+	return b
+}
+
+// headerKey returns the key of headers that is name in some case, or "".
+func headerKey(headers map[string]string, name string) string {
+	for k := range headers {
+		if strings.EqualFold(k, name) {
+			return k
+		}
+	}
+	return ""
 }

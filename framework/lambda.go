@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -24,43 +23,32 @@ func (a *App) HandleEvent(ctx context.Context, ev events.APIGatewayProxyRequest)
 		return toProxyResponse(jsonResult(400, errorBody{Code: "BadRequest", Message: "the event's body is marked base64-encoded but is not valid base64"})), nil
 	}
 	req.RawBody = body
-
-	var e *pathEntry
-	var args []string
-	if ev.Resource != "" {
-		e = t.byPattern[ev.Resource]
-		if e != nil && len(e.captures) > 0 {
-			args = make([]string, len(e.captures))
-			for i, name := range e.captures {
-				args[i] = unescapeSegment(ev.PathParameters[name])
-			}
-		}
-	} else {
-		e, args = t.match(escapePath(ev.Path))
+	e, args := t.eventEntry(&ev)
+	// API Gateway answers unknown routes and preflights itself; an event
+	// that gets one here was not sent by the REST API this app was
+	// deployed with.
+	res, route := routeAnswer(e, req.Method)
+	if res == nil {
+		res = a.serveRoute(t, e, route, req, args)
 	}
-	var route *Route
-	if e != nil {
-		route = e.methods[req.Method]
-	}
-	if route == nil {
-		// API Gateway answers these itself; an event that gets here was
-		// not sent by the REST API this app was deployed with.
-		if e != nil && req.Method == "OPTIONS" && e.cors != nil {
-			return toProxyResponse(preflight(e)), nil
-		}
-		return toProxyResponse(missingAuthToken()), nil
-	}
-	return toProxyResponse(a.serveRoute(t, e, route, req, args)), nil
+	return toProxyResponse(res), nil
 }
 
 // eventRequest builds the Request of an event; body is nil when the event
-// has none or when its base64 is invalid.
-func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Request, []byte) {
-	req := &Request{Method: strings.ToUpper(ev.HTTPMethod), Path: ev.Path, ctx: ctx}
+// has none or when its base64 is invalid. The Request keeps a copy of the
+// event for Event, allocated with it.
+func eventRequest(ctx context.Context, event events.APIGatewayProxyRequest) (*Request, []byte) {
+	box := &struct {
+		req Request
+		ev  events.APIGatewayProxyRequest
+	}{ev: event}
+	ev := &box.ev
+	req := &box.req
+	req.Method, req.Path, req.ctx, req.event = strings.ToUpper(ev.HTTPMethod), ev.Path, ctx, ev
 	// Names that differ only in case are one header: their values are
 	// merged in sorted name order, so the same event always gives the
 	// same request.
-	req.Headers = make(MultiDict, len(ev.Headers))
+	req.Headers = make(Headers, len(ev.Headers))
 	var buf [16]string
 	for _, k := range sortedKeysInto(buf[:0], ev.MultiValueHeaders) {
 		lk := strings.ToLower(k)
@@ -94,7 +82,7 @@ func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Reque
 	}
 	rc := ev.RequestContext
 	id := rc.Identity
-	req.Context = RequestContext{
+	req.GatewayContext = RequestContext{
 		APIID: rc.APIID, HTTPMethod: rc.HTTPMethod, RequestID: rc.RequestID, ResourceID: rc.ResourceID,
 		ResourcePath: rc.ResourcePath, Stage: rc.Stage, Authorizer: rc.Authorizer,
 		Identity: Identity{
@@ -116,17 +104,6 @@ func eventRequest(ctx context.Context, ev events.APIGatewayProxyRequest) (*Reque
 		return req, b
 	}
 	return req, []byte(ev.Body)
-}
-
-// sortedKeysInto appends m's keys to buf[:0] and sorts them: with a buf on
-// the caller's stack, a small map costs no allocation.
-func sortedKeysInto[V any](buf []string, m map[string]V) []string {
-	buf = buf[:0]
-	for k := range m {
-		buf = append(buf, k)
-	}
-	slices.Sort(buf)
-	return buf
 }
 
 func toProxyResponse(res *result) events.APIGatewayProxyResponse {

@@ -12,24 +12,24 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
-// MaxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
-const MaxBodyBytes = 10 << 20
-
 // Handler returns an http.Handler that serves the app as the deployed API
-// would at stage: API Gateway's own answers emulated (gateway.go), then the
-// same pipeline the Lambda adapter runs.
+// would at stage: API Gateway's own answers (unknown routes, preflights,
+// missing API keys or tokens, bodies over MaxBodyBytes) given as it gives
+// them, then the same pipeline the Lambda adapter runs.
 func (a *App) Handler(stage string) http.Handler {
 	if stage == "" {
-		stage = "dev"
+		stage = names.DefaultStage
 	}
 	return &localHandler{app: a, stage: stage}
 }
 
 // ServeHTTP serves the app at stage "dev"; see Handler.
 func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	(&localHandler{app: a, stage: "dev"}).ServeHTTP(w, r)
+	(&localHandler{app: a, stage: names.DefaultStage}).ServeHTTP(w, r)
 }
 
 type localHandler struct {
@@ -40,7 +40,7 @@ type localHandler struct {
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := h.app.compiled()
 	if err != nil {
-		writeResult(w, &result{status: 500, headers: []headerField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
+		writeResult(w, &result{status: 500, headers: []HeaderField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
 		return
 	}
 	if r.ContentLength > MaxBodyBytes {
@@ -63,7 +63,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	req := &Request{Method: r.Method, RawBody: body, ctx: r.Context(), Path: r.URL.Path}
-	req.Headers = make(MultiDict, len(r.Header)+1)
+	req.Headers = make(Headers, len(r.Header)+1)
 	for k, v := range r.Header {
 		req.Headers[strings.ToLower(k)] = v
 	}
@@ -76,14 +76,10 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e, args := t.match(r.URL.EscapedPath())
 	res, route := gatewayAnswer(e, req)
 	if res == nil {
-		req.Context = localContext(r, req, e.pattern, h.stage, route)
+		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
 		res = h.app.serveRoute(t, e, route, req, args)
 	}
 	writeResult(w, res)
-}
-
-func tooLarge() *result {
-	return jsonResult(413, map[string]string{"message": "Request Too Long"})
 }
 
 // localContext fills the request context the way API Gateway would.

@@ -1,6 +1,14 @@
 package framework
 
-import "sort"
+import (
+	"errors"
+	"fmt"
+	"mime"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // ManifestVersion is the version of the route manifest format written by
 // (*App).Manifest. Readers must refuse a manifest whose version they do not know.
@@ -41,13 +49,21 @@ type ManifestRoute struct {
 	Authorizer *ManifestAuthorizer `json:"authorizer"`
 }
 
-// ManifestCORS is the CORS configuration of a route with every default filled in.
+// ManifestCORS is the CORS configuration of a route with every default
+// filled in. Headers computes the headers it makes; the runtime and the
+// deployed API both send exactly those.
 type ManifestCORS struct {
-	AllowOrigin      string   `json:"allow_origin"`
-	AllowHeaders     []string `json:"allow_headers"` // full list sent in Access-Control-Allow-Headers, defaults included
-	ExposeHeaders    []string `json:"expose_headers,omitempty"`
-	MaxAge           int      `json:"max_age,omitempty"` // seconds; 0 means not sent
-	AllowCredentials bool     `json:"allow_credentials,omitempty"`
+	// AllowOrigin is the single origin sent in Access-Control-Allow-Origin.
+	AllowOrigin string `json:"allow_origin"`
+	// AllowHeaders is the full list sent in Access-Control-Allow-Headers,
+	// DefaultCORSHeaders included.
+	AllowHeaders []string `json:"allow_headers"`
+	// ExposeHeaders are sent in Access-Control-Expose-Headers.
+	ExposeHeaders []string `json:"expose_headers,omitempty"`
+	// MaxAge is sent in Access-Control-Max-Age (seconds); 0 means not sent.
+	MaxAge int `json:"max_age,omitempty"`
+	// AllowCredentials sends Access-Control-Allow-Credentials: true.
+	AllowCredentials bool `json:"allow_credentials,omitempty"`
 }
 
 // Authorizer kinds as they appear in ManifestAuthorizer.Type.
@@ -73,26 +89,241 @@ type ManifestAuthorizer struct {
 	TTLSeconds int `json:"ttl_seconds,omitempty"`
 }
 
-// Manifest returns the app's route table, or the declaration errors.
-func (a *App) Manifest() (*Manifest, error) {
-	t, err := a.compiled()
-	if err != nil {
-		return nil, err
+// HeaderField is one response header line.
+type HeaderField struct{ Name, Value string }
+
+// supportedMethods are the HTTP methods a route may serve, in the order error
+// messages list them.
+var supportedMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
+// SupportedMethods returns the HTTP methods a route may serve, upper case:
+// GET, POST, PUT, PATCH, DELETE, HEAD and OPTIONS.
+func SupportedMethods() []string { return slices.Clone(supportedMethods) }
+
+// ValidMethod reports whether m is one of SupportedMethods, written upper case.
+func ValidMethod(m string) bool { return slices.Contains(supportedMethods, m) }
+
+var (
+	captureRe = regexp.MustCompile(`^\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+	literalRe = regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@-]+$`)
+)
+
+// ParsePath checks a route pattern such as "/users/{name}" and returns its
+// capture names in order. A pattern starts with "/", has no empty segment
+// and no trailing "/"; a capture is a whole segment {name} whose name is
+// letters, digits and _ (not starting with a digit) and appears once;
+// literal segments hold only the characters API Gateway allows in a
+// resource path.
+func ParsePath(pattern string) (captures []string, err error) {
+	if !strings.HasPrefix(pattern, "/") {
+		return nil, errors.New(`the path does not start with "/": write it as "/` + pattern + `"`)
 	}
-	m := &Manifest{Version: ManifestVersion, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: []ManifestRoute{}}
-	for _, r := range t.routes {
-		e := t.byPattern[r.Path]
-		m.Routes = append(m.Routes, ManifestRoute{
-			Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
-			ContentTypes: append([]string(nil), r.ContentTypes...), CORS: e.cors.manifest(),
-			APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
-		})
+	if pattern == "/" {
+		return nil, nil
 	}
-	sort.SliceStable(m.Routes, func(i, j int) bool {
-		if m.Routes[i].Path != m.Routes[j].Path {
-			return m.Routes[i].Path < m.Routes[j].Path
+	if strings.HasSuffix(pattern, "/") {
+		return nil, errors.New(`the path must not end with "/": remove the trailing "/"`)
+	}
+	for seg := range strings.SplitSeq(pattern[1:], "/") {
+		switch {
+		case seg == "":
+			return nil, errors.New(`empty path segment ("//"): remove it`)
+		case strings.ContainsAny(seg, "{}"):
+			m := captureRe.FindStringSubmatch(seg)
+			if m == nil {
+				return nil, fmt.Errorf("segment %q is malformed: a capture is a whole segment like {name}, with a name of letters, digits and _ not starting with a digit", seg)
+			}
+			if slices.Contains(captures, m[1]) {
+				return nil, fmt.Errorf("capture {%s} appears twice: give each capture its own name", m[1])
+			}
+			captures = append(captures, m[1])
+		case !literalRe.MatchString(seg):
+			return nil, fmt.Errorf("segment %q has characters API Gateway does not allow in a resource path: use letters, digits and ._~!$&'()*+,;=:@-", seg)
 		}
-		return m.Routes[i].Methods[0] < m.Routes[j].Methods[0]
-	})
-	return m, nil
+	}
+	return captures, nil
+}
+
+// corsAllowHeaders is the sorted union of DefaultCORSHeaders and extra.
+func corsAllowHeaders(extra []string) []string {
+	out := append(slices.Clone(DefaultCORSHeaders), extra...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// origin is AllowOrigin, "*" when empty.
+func (c *ManifestCORS) origin() string {
+	if c.AllowOrigin == "" {
+		return "*"
+	}
+	return c.AllowOrigin
+}
+
+// Headers returns the headers every answer of a CORS route carries, the
+// function's and API Gateway's own alike, in this order:
+// Access-Control-Allow-Origin (AllowOrigin, "*" when empty),
+// Access-Control-Allow-Headers (DefaultCORSHeaders and AllowHeaders, sorted,
+// without duplicates), then Access-Control-Expose-Headers, -Max-Age and
+// -Allow-Credentials when set.
+func (c *ManifestCORS) Headers() []HeaderField {
+	h := make([]HeaderField, 0, 5)
+	h = append(h,
+		HeaderField{"Access-Control-Allow-Origin", c.origin()},
+		HeaderField{"Access-Control-Allow-Headers", strings.Join(corsAllowHeaders(c.AllowHeaders), ",")})
+	if len(c.ExposeHeaders) > 0 {
+		h = append(h, HeaderField{"Access-Control-Expose-Headers", strings.Join(c.ExposeHeaders, ",")})
+	}
+	if c.MaxAge > 0 {
+		h = append(h, HeaderField{"Access-Control-Max-Age", strconv.Itoa(c.MaxAge)})
+	}
+	if c.AllowCredentials {
+		h = append(h, HeaderField{"Access-Control-Allow-Credentials", "true"})
+	}
+	return h
+}
+
+// PreflightHeaders returns the headers of the answer to an OPTIONS preflight
+// on a CORS path whose routes serve methods: Access-Control-Allow-Methods
+// (methods sorted, then OPTIONS) followed by Headers.
+func (c *ManifestCORS) PreflightHeaders(methods []string) []HeaderField {
+	allow := slices.Sorted(slices.Values(methods))
+	allow = append(allow, "OPTIONS")
+	return append([]HeaderField{{"Access-Control-Allow-Methods", strings.Join(allow, ",")}}, c.Headers()...)
+}
+
+// Equal reports whether c and o make the same headers (Headers); two nil
+// settings are equal, a nil and a non-nil one are not.
+func (c *ManifestCORS) Equal(o *ManifestCORS) bool {
+	if c == nil || o == nil {
+		return c == nil && o == nil
+	}
+	return slices.Equal(c.Headers(), o.Headers())
+}
+
+// validate checks the values API Gateway and browsers can use.
+func (c *ManifestCORS) validate() error {
+	if o := strings.TrimSpace(c.origin()); strings.ContainsAny(o, " ,") {
+		return fmt.Errorf("CORS AllowOrigin %q lists several origins: it must be a single origin (a list does not work in every browser); answer OPTIONS yourself to pick one per request", c.AllowOrigin)
+	}
+	if c.MaxAge < 0 {
+		return fmt.Errorf("CORS MaxAge is %d: use 0 (not sent) or a number of seconds", c.MaxAge)
+	}
+	return nil
+}
+
+// label names a route in error messages.
+func (r *ManifestRoute) label() string {
+	return fmt.Sprintf("route %s (handler %q)", r.Path, r.Handler)
+}
+
+// Validate checks the route table as API Gateway and the runtime need it,
+// and returns every problem found (joined with errors.Join), each naming the
+// route at fault, or nil. It checks the binary types (no empty entry, no
+// "~1" escape); each route's path (ParsePath), methods (at least one, each
+// a ValidMethod, none twice, no OPTIONS when CORS is on since API Gateway
+// answers the preflight), CORS values and content types (well formed, all
+// binary or all non-binary); and the routes sharing a path: no method served
+// twice, no handler name used twice, one CORS setting; and paths that differ
+// only in capture names, which API Gateway cannot tell apart.
+func (m *Manifest) Validate() error {
+	var errs []error
+	for _, t := range m.BinaryTypes {
+		if strings.TrimSpace(t) == "" {
+			errs = append(errs, errors.New("binary types: an entry is empty: remove it"))
+		} else if strings.Contains(t, "~1") {
+			errs = append(errs, fmt.Errorf("binary type %q holds \"~1\": write it with a plain \"/\" (%q); the ~1 escape belongs to JSON Patch paths, and API Gateway would keep it as is", t, strings.ReplaceAll(t, "~1", "/")))
+		}
+	}
+	binary := newTypeSet(m.BinaryTypes)
+
+	type pathRoutes struct {
+		first   *ManifestRoute
+		methods map[string]*ManifestRoute
+		names   map[string]bool
+	}
+	paths := map[string]*pathRoutes{}
+	shapes := map[string]string{} // pattern with capture names blanked → first pattern
+	for i := range m.Routes {
+		r := &m.Routes[i]
+		bad := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{r.label()}, args...)...))
+		}
+		_, perr := ParsePath(r.Path)
+		if perr != nil {
+			bad("%w", perr)
+		}
+		if len(r.Methods) == 0 {
+			bad("no methods: list at least one, for example Methods(\"GET\")")
+		}
+		for j, meth := range r.Methods {
+			if !ValidMethod(meth) {
+				bad("method %q is not supported: use %s, upper case", meth, strings.Join(supportedMethods, ", "))
+			}
+			if slices.Contains(r.Methods[:j], meth) {
+				bad("method %s is listed twice: list it once", meth)
+			}
+		}
+		if r.CORS != nil {
+			if slices.Contains(r.Methods, "OPTIONS") {
+				bad("OPTIONS is listed but CORS is on: API Gateway answers the OPTIONS preflight of a CORS route itself; remove OPTIONS or turn CORS off and answer OPTIONS yourself")
+			}
+			if err := r.CORS.validate(); err != nil {
+				bad("%w", err)
+			}
+		}
+		var nBinary int
+		for _, ct := range r.ContentTypes {
+			mt, _, err := mime.ParseMediaType(ct)
+			if err != nil {
+				bad("content type %q is malformed (%v): write it like application/json", ct, err)
+				continue
+			}
+			if binary.has(mt) {
+				nBinary++
+			}
+		}
+		if nBinary > 0 && nBinary < len(r.ContentTypes) {
+			bad("content types %v mix binary and non-binary types: list only binary types or only non-binary types", r.ContentTypes)
+		}
+		if perr != nil {
+			continue
+		}
+
+		p := paths[r.Path]
+		if p == nil {
+			shape := shapeOf(r.Path)
+			if other, ok := shapes[shape]; ok {
+				errs = append(errs, fmt.Errorf("routes %s and %s: the same path with different capture names; API Gateway needs one name per position, use the same names", other, r.Path))
+				continue
+			}
+			shapes[shape] = r.Path
+			p = &pathRoutes{first: r, methods: map[string]*ManifestRoute{}, names: map[string]bool{}}
+			paths[r.Path] = p
+		} else if !p.first.CORS.Equal(r.CORS) {
+			errs = append(errs, fmt.Errorf("%s and %s set different CORS settings on a shared path: API Gateway answers one preflight per path; give them the same CORS setting", p.first.label(), r.label()))
+		}
+		if p.names[r.Handler] {
+			bad("two handlers named %q share this path: handler names must be unique per path (use the Name option)", r.Handler)
+		}
+		p.names[r.Handler] = true
+		for _, meth := range r.Methods {
+			if o, ok := p.methods[meth]; ok && o != r {
+				errs = append(errs, fmt.Errorf("%s and %s both declare %s: method %s of a path goes to one handler; the methods of handlers sharing a path must not overlap", o.label(), r.label(), meth, meth))
+				continue
+			}
+			p.methods[meth] = r
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// shapeOf is pattern with every capture name blanked: "/u/{}".
+func shapeOf(pattern string) string {
+	segs := strings.Split(pattern, "/")
+	for i, s := range segs {
+		if strings.HasPrefix(s, "{") {
+			segs[i] = "{}"
+		}
+	}
+	return strings.Join(segs, "/")
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"strings"
 )
 
@@ -20,13 +19,7 @@ func unsupportedMediaType() *result {
 // serveRoute runs route's handler for req and returns the response,
 // with the path's CORS headers added.
 func (a *App) serveRoute(t *routeTable, e *pathEntry, route *Route, req *Request, args []string) *result {
-	res := a.invoke(t, route, req, args)
-	if e.cors != nil {
-		for _, h := range e.cors.responseHeaders() {
-			res.setDefault(h.Name, h.Value)
-		}
-	}
-	return res
+	return withCORS(e, a.invoke(t, route, req, args))
 }
 
 func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (res *result) {
@@ -90,9 +83,7 @@ func (a *App) internalError(route *Route, req *Request, err error, stack []byte)
 	}
 	b.WriteString("\nTraceback:\n")
 	b.Write(stack)
-	return &result{status: 500, headers: []headerField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(b.String())}
+	return &result{status: 500, headers: []HeaderField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(b.String())}
 }
 
 func (r *Route) contentTypes() typeSet { return r.ctSet }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"mime"
 	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
 )
 
 // MultiDict maps a key to all of its values, in the order received. Get
-// returns the last value, like a plain dict view of repeated keys.
+// returns the last value, like a plain dict view of repeated keys. Keys are
+// case-sensitive: query parameter names are, in API Gateway too.
 type MultiDict map[string][]string
 
 // Get returns the last value of key, or "" when it is absent.
@@ -38,6 +41,33 @@ func (m MultiDict) Single() map[string]string {
 	}
 	return out
 }
+
+// Headers are request headers: each lower-case name with all of its values,
+// in the order received. Ranging over Headers gives the lower-case names.
+// Get, Values and GetAll take a name in any case ("X-Token", "x-token").
+type Headers map[string][]string
+
+// Get returns the last value of the header name (in any case), or "" when
+// it is absent. The last value is the one API Gateway's single-value header
+// map holds when a header is repeated.
+func (h Headers) Get(name string) string {
+	v := h[strings.ToLower(name)]
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}
+
+// Values returns every value of the header name (in any case), in the
+// order received, or nil when it is absent.
+func (h Headers) Values(name string) []string { return h[strings.ToLower(name)] }
+
+// GetAll is Values, named like MultiDict.GetAll.
+func (h Headers) GetAll(name string) []string { return h.Values(name) }
+
+// Single returns the single-value view (the last value of each header,
+// names lower-case), or nil when h is nil.
+func (h Headers) Single() map[string]string { return MultiDict(h).Single() }
 
 // Identity is the caller identity API Gateway reports. Each field is nil when
 // it does not apply.
@@ -74,8 +104,9 @@ type RequestContext struct {
 type Request struct {
 	// QueryParams are the query string parameters; nil when there is no query string.
 	QueryParams MultiDict
-	// Headers are the request headers with lower-case names.
-	Headers MultiDict
+	// Headers are the request headers, names lower-case; Headers.Get takes
+	// a name in any case.
+	Headers Headers
 	// URIParams are the path captures, percent-decoded; nil when the route has none.
 	URIParams map[string]string
 	// Method is the HTTP method.
@@ -84,25 +115,35 @@ type Request struct {
 	Path string
 	// RawBody is the body as received; nil when there is none.
 	RawBody []byte
-	// Context is API Gateway's request context.
-	Context RequestContext
+	// GatewayContext is API Gateway's request context (request ID, stage,
+	// caller identity, authorizer claims); filled in the same way when the
+	// app is served locally.
+	GatewayContext RequestContext
 	// StageVars are the stage variables; nil when there are none.
 	StageVars map[string]string
 
 	ctx        context.Context
+	event      *events.APIGatewayProxyRequest
 	jsonDone   bool
 	jsonBody   any
 	jsonFailed bool
 }
 
-// Ctx returns the request's context.Context: cancelled when the client goes
-// away locally, carrying the Lambda context when deployed.
-func (r *Request) Ctx() context.Context {
+// Context returns the request's context.Context: cancelled when the client
+// goes away locally, carrying the Lambda context (lambdacontext.FromContext)
+// when deployed. Pass it to the calls the handler makes.
+func (r *Request) Context() context.Context {
 	if r.ctx == nil {
 		return context.Background()
 	}
 	return r.ctx
 }
+
+// Event returns the API Gateway proxy event the request came from, for
+// what Request does not carry (multi-value query strings as sent,
+// requestContext fields such as domainName); nil when the app is served
+// locally. Treat it as read-only.
+func (r *Request) Event() *events.APIGatewayProxyRequest { return r.event }
 
 // ContentType returns the media type of the request's Content-Type header,
 // lower-case and without parameters, or "" when there is none.
@@ -152,14 +193,15 @@ func (r *Request) DecodeJSON(v any) error {
 
 // ToDict returns the request as a map with the keys context, headers,
 // method, query_params, raw_body, stage_vars and uri_params; headers and
-// query_params in their single-value view.
+// query_params in their single-value view (header names lower-case),
+// context API Gateway's request context (GatewayContext).
 func (r *Request) ToDict() map[string]any {
 	var raw any
 	if r.RawBody != nil {
 		raw = string(r.RawBody)
 	}
 	return map[string]any{
-		"context":      r.Context,
+		"context":      r.GatewayContext,
 		"headers":      r.Headers.Single(),
 		"method":       r.Method,
 		"query_params": r.QueryParams.Single(),

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -25,14 +27,11 @@ type Response struct {
 	MultiValueHeaders map[string][]string
 }
 
-// headerField is one response header line.
-type headerField struct{ Name, Value string }
-
 // result is what the pipeline answers, before it is written to an HTTP
 // connection or turned into an API Gateway proxy response.
 type result struct {
 	status  int
-	headers []headerField
+	headers []HeaderField
 	body    []byte
 	binary  bool
 }
@@ -49,7 +48,7 @@ func (r *result) header(name string) (string, bool) {
 // setDefault adds a header unless one of that name is present.
 func (r *result) setDefault(name, value string) {
 	if _, ok := r.header(name); !ok {
-		r.headers = append(r.headers, headerField{name, value})
+		r.headers = append(r.headers, HeaderField{name, value})
 	}
 }
 
@@ -74,7 +73,7 @@ func jsonResult(status int, v any) *result {
 	if err != nil {
 		body = []byte(`null`)
 	}
-	return &result{status: status, headers: []headerField{{"Content-Type", "application/json"}}, body: body}
+	return &result{status: status, headers: []HeaderField{{"Content-Type", "application/json"}}, body: body}
 }
 
 // toResult turns a handler's return value into a result.
@@ -92,7 +91,7 @@ func toResult(v any) (*result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the handler's return value (%T) cannot be encoded as JSON: %w", v, err)
 	}
-	return &result{status: 200, headers: []headerField{{"Content-Type", "application/json"}}, body: body}, nil
+	return &result{status: 200, headers: []HeaderField{{"Content-Type", "application/json"}}, body: body}, nil
 }
 
 func (resp *Response) toResult() (*result, error) {
@@ -118,12 +117,13 @@ func (resp *Response) toResult() (*result, error) {
 		}
 		res.body = body
 	}
-	for _, k := range sortedKeys(resp.Headers) {
-		res.headers = append(res.headers, headerField{k, resp.Headers[k]})
+	var buf [8]string
+	for _, k := range sortedKeysInto(buf[:0], resp.Headers) {
+		res.headers = append(res.headers, HeaderField{k, resp.Headers[k]})
 	}
-	for _, k := range sortedKeys(resp.MultiValueHeaders) {
+	for _, k := range sortedKeysInto(buf[:0], resp.MultiValueHeaders) {
 		for _, v := range resp.MultiValueHeaders[k] {
-			res.headers = append(res.headers, headerField{k, v})
+			res.headers = append(res.headers, HeaderField{k, v})
 		}
 	}
 	if defaultType != "" {
@@ -132,16 +132,10 @@ func (resp *Response) toResult() (*result, error) {
 	return res, nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	if len(keys) > 1 {
-		sortStrings(keys)
-	}
-	return keys
+// sortedKeysInto appends m's keys to buf[:0] and sorts them: with a buf on
+// the caller's stack, a small map costs no allocation.
+func sortedKeysInto[V any](buf []string, m map[string]V) []string {
+	buf = slices.AppendSeq(buf[:0], maps.Keys(m))
+	slices.Sort(buf)
+	return buf
 }

@@ -3,11 +3,10 @@ package framework
 import (
 	"errors"
 	"fmt"
-	"mime"
+	"maps"
 	"reflect"
-	"regexp"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -27,7 +26,6 @@ type Route struct {
 	handler        any
 	call           handlerFunc
 	captures       []string
-	patternOK      bool
 	ctSet          typeSet
 	cors           *CORSConfig
 	corsSet        bool
@@ -97,12 +95,6 @@ func AuthorizerName(name string) RouteOption { return func(r *Route) { r.authori
 // names must be unique among the handlers of one path.
 func Name(name string) RouteOption { return func(r *Route) { r.Name = name } }
 
-var (
-	validMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true}
-	captureRe    = regexp.MustCompile(`^\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
-	literalRe    = regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@-]+$`)
-)
-
 func newRoute(path string, handler any, opts []RouteOption) *Route {
 	r := &Route{Path: path, handler: handler}
 	for _, o := range opts {
@@ -114,7 +106,7 @@ func newRoute(path string, handler any, opts []RouteOption) *Route {
 	for i, m := range r.Methods {
 		r.Methods[i] = strings.ToUpper(strings.TrimSpace(m))
 	}
-	sort.Strings(r.Methods)
+	slices.Sort(r.Methods)
 	if r.ContentTypes == nil {
 		r.ContentTypes = []string{"application/json"}
 	}
@@ -141,102 +133,44 @@ func funcName(fn any) string {
 	return strings.TrimSuffix(name, "-fm")
 }
 
-// validate checks one route on its own and prepares its handler.
-func (r *Route) validate(binary typeSet) []error {
+// validate checks what the manifest does not show (the options' own
+// errors, the authorizer, the handler's signature) and prepares the handler;
+// Manifest.Validate checks the rest.
+func (r *Route) validate() []error {
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("route %s: "+format, append([]any{r.Path}, args...)...))
 	}
 	for _, e := range r.optErrs {
-		bad("%v", e)
-	}
-	captures, perr := parsePattern(r.Path)
-	if perr != nil {
-		bad("%v", perr)
-	}
-	r.captures, r.patternOK = captures, perr == nil
-	if len(r.Methods) == 0 {
-		bad("no methods: list at least one, for example Methods(\"GET\")")
-	}
-	seen := map[string]bool{}
-	for _, m := range r.Methods {
-		if !validMethods[m] {
-			bad("method %q is not supported: use GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS", m)
-		}
-		if seen[m] {
-			bad("method %s is listed twice", m)
-		}
-		seen[m] = true
-	}
-	if r.cors != nil && seen["OPTIONS"] {
-		bad("OPTIONS is listed but CORS is on: API Gateway answers the OPTIONS preflight of a CORS route itself; remove OPTIONS or turn CORS off and answer OPTIONS yourself")
-	}
-	if r.cors != nil {
-		if err := r.cors.validate(); err != nil {
-			bad("%v", err)
-		}
+		bad("%w", e)
 	}
 	r.ctSet = newTypeSet(r.ContentTypes)
-	var nBinary int
-	for _, ct := range r.ContentTypes {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil {
-			bad("content type %q is malformed: %v", ct, err)
-			continue
-		}
-		if binary.has(mt) {
-			nBinary++
-		}
-	}
-	if nBinary > 0 && nBinary < len(r.ContentTypes) {
-		bad("content types %v mix binary and non-binary types: list only binary types or only non-binary types", r.ContentTypes)
-	}
 	if r.authorizer != nil {
 		if err := r.authorizer.check(); err != nil {
-			bad("%v", err)
+			bad("%w", err)
 		}
 		r.authorizerDecl = r.authorizer.manifest()
 	}
+	captures, perr := ParsePath(r.Path)
+	r.captures = captures
+	if perr != nil {
+		return errs // Manifest.Validate reports the path
+	}
 	call, herr := makeHandler(r.handler, len(captures))
 	if herr != nil {
-		bad("%v", herr)
+		bad("%w", herr)
 	}
 	r.call = call
 	return errs
 }
 
-// parsePattern checks a route pattern and returns its capture names in order.
-func parsePattern(path string) ([]string, error) {
-	if !strings.HasPrefix(path, "/") {
-		return nil, fmt.Errorf("the path must start with \"/\"")
+// manifestRoute is the route as the manifest describes it.
+func (r *Route) manifestRoute() ManifestRoute {
+	return ManifestRoute{
+		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
+		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
+		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
 	}
-	if path == "/" {
-		return nil, nil
-	}
-	if strings.HasSuffix(path, "/") {
-		return nil, fmt.Errorf("the path must not end with \"/\"")
-	}
-	var captures []string
-	seen := map[string]bool{}
-	for _, seg := range strings.Split(path[1:], "/") {
-		switch {
-		case seg == "":
-			return nil, fmt.Errorf("empty path segment (\"//\")")
-		case strings.ContainsAny(seg, "{}"):
-			m := captureRe.FindStringSubmatch(seg)
-			if m == nil {
-				return nil, fmt.Errorf("segment %q is malformed: a capture is a whole segment like {name}, with a name of letters, digits and _", seg)
-			}
-			if seen[m[1]] {
-				return nil, fmt.Errorf("capture {%s} appears twice", m[1])
-			}
-			seen[m[1]] = true
-			captures = append(captures, m[1])
-		case !literalRe.MatchString(seg):
-			return nil, fmt.Errorf("segment %q has characters API Gateway does not allow in a resource path", seg)
-		}
-	}
-	return captures, nil
 }
 
 var (
@@ -298,8 +232,11 @@ type pathEntry struct {
 	pattern  string
 	captures []string
 	methods  map[string]*Route
-	cors     *CORSConfig // the shared CORS setting of the path's routes
-	routes   []*Route
+	// cors is the shared CORS setting of the path's routes, nil when off;
+	// corsHeaders and preflightHeaders are its headers, computed once.
+	cors             *ManifestCORS
+	corsHeaders      []HeaderField
+	preflightHeaders []HeaderField
 }
 
 // routeTable is the fixed route table: lookup by pattern (Lambda, where API
@@ -308,7 +245,6 @@ type routeTable struct {
 	byPattern map[string]*pathEntry
 	root      *node
 	binary    typeSet
-	routes    []*Route
 }
 
 type node struct {
@@ -317,55 +253,28 @@ type node struct {
 	entry   *pathEntry
 }
 
-func buildTable(routes []*Route, binary typeSet) (*routeTable, []error) {
-	t := &routeTable{byPattern: map[string]*pathEntry{}, root: &node{}, binary: binary, routes: routes}
-	var errs []error
-	shapes := map[string]string{} // pattern with captures blanked → first pattern
+// buildTable builds the table of routes that Manifest.Validate and
+// Route.validate found valid.
+func buildTable(routes []*Route, binary typeSet) *routeTable {
+	t := &routeTable{byPattern: map[string]*pathEntry{}, root: &node{}, binary: binary}
 	for _, r := range routes {
-		if r.call == nil || !r.patternOK {
-			continue // already reported by validate
-		}
 		e := t.byPattern[r.Path]
 		if e == nil {
-			shape := shapeOf(r.Path)
-			if other, ok := shapes[shape]; ok {
-				errs = append(errs, fmt.Errorf("routes %s and %s: the same path with different capture names; API Gateway needs one name per position, use the same names", other, r.Path))
-				continue
-			}
-			shapes[shape] = r.Path
-			e = &pathEntry{pattern: r.Path, captures: r.captures, methods: map[string]*Route{}, cors: r.cors}
+			e = &pathEntry{pattern: r.Path, captures: r.captures, methods: map[string]*Route{}, cors: r.cors.manifest()}
 			t.byPattern[r.Path] = e
 			t.insert(e)
-		} else {
-			for _, o := range e.routes {
-				if o.Name == r.Name {
-					errs = append(errs, fmt.Errorf("route %s: two handlers named %q share this path: handler names must be unique per path (use the Name option)", r.Path, r.Name))
-				}
-			}
-			if !e.cors.equal(r.cors) {
-				errs = append(errs, fmt.Errorf("route %s: handlers %q and %q set different CORS settings on a shared path: give them the same setting", r.Path, e.routes[0].Name, r.Name))
-			}
 		}
 		for _, m := range r.Methods {
-			if o, ok := e.methods[m]; ok {
-				errs = append(errs, fmt.Errorf("route %s: method %s is served by both %q and %q: the methods of handlers sharing a path must not overlap", r.Path, m, o.Name, r.Name))
-				continue
-			}
 			e.methods[m] = r
 		}
-		e.routes = append(e.routes, r)
 	}
-	return t, errs
-}
-
-func shapeOf(pattern string) string {
-	segs := strings.Split(pattern, "/")
-	for i, s := range segs {
-		if strings.HasPrefix(s, "{") {
-			segs[i] = "{}"
+	for _, e := range t.byPattern {
+		if e.cors != nil {
+			e.corsHeaders = e.cors.Headers()
+			e.preflightHeaders = e.cors.PreflightHeaders(slices.Collect(maps.Keys(e.methods)))
 		}
 	}
-	return strings.Join(segs, "/")
+	return t
 }
 
 func (t *routeTable) insert(e *pathEntry) {

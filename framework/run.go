@@ -13,22 +13,23 @@ import (
 	"syscall"
 
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Environment variables that select how Run runs the app.
 const (
 	// EnvMode set to "manifest" makes Run print the route manifest and exit.
-	EnvMode = "FRAMEWORK_MODE"
+	EnvMode = names.EnvMode
 	// EnvListenFD names an inherited listening socket to serve on (set by `framework local`).
-	EnvListenFD = "FRAMEWORK_LISTEN_FD"
+	EnvListenFD = names.EnvListenFD
 	// EnvAddr is the address to serve on when no socket is inherited (default 127.0.0.1:8000).
-	EnvAddr = "FRAMEWORK_ADDR"
+	EnvAddr = names.EnvAddr
 	// EnvStage is the stage reported in the request context when serving locally (default dev).
-	EnvStage = "FRAMEWORK_STAGE"
+	EnvStage = names.EnvStage
 	// EnvReadyFD names an inherited pipe that the app writes "ready\n" to
 	// and closes once it serves HTTP (set by `framework local`, which keeps
 	// the previous version answering until the new one is ready).
-	EnvReadyFD = "FRAMEWORK_READY_FD"
+	EnvReadyFD = names.EnvReadyFD
 )
 
 // Run runs app in the mode its environment selects, and exits:
@@ -56,7 +57,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *manifest || os.Getenv(EnvMode) == "manifest" {
+	if *manifest || os.Getenv(EnvMode) == names.ModeManifest {
 		m, err := a.Manifest()
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
@@ -74,7 +75,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 		return 2
 	}
-	if os.Getenv("AWS_LAMBDA_RUNTIME_API") != "" {
+	if os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
 		lambda.Start(a.HandleEvent)
 		return 0
 	}

@@ -1,0 +1,114 @@
+// Package frameworktest calls a framework app's routes without a server or
+// a deployment, for the unit tests of an app:
+//
+//	c := frameworktest.New(newApp())
+//	resp := c.Get("/items/42", map[string]string{"X-Api-Key": "k"})
+//	if resp.StatusCode != 200 { ... }
+//
+// Do and Get go through the app's local HTTP handler, API Gateway's own
+// answers included; Lambda builds the event the deployed REST API would send
+// and goes through the Lambda adapter. It lives apart from package framework
+// so that the app's Lambda binary does not link it (nor net/http/httptest).
+package frameworktest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/names"
+)
+
+// Client calls an app's routes. It is safe for concurrent use.
+type Client struct {
+	app *framework.App
+	// Stage is the stage in the request context (default dev).
+	Stage string
+}
+
+// New returns a Client for app at stage dev.
+func New(app *framework.App) *Client { return &Client{app: app, Stage: names.DefaultStage} }
+
+// Response is a response received by a Client.
+type Response struct {
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Headers are the response headers, names as the app wrote them for
+	// Lambda and in canonical form for Do; Header matches either.
+	Headers http.Header
+	// Body is the body as a client receives it.
+	Body []byte
+}
+
+// JSON decodes the body into v.
+func (r *Response) JSON(v any) error { return json.Unmarshal(r.Body, v) }
+
+// Header returns the values of the response header name, matched without
+// regard to case (response header names keep the case the app gave them).
+func (r *Response) Header(name string) []string {
+	var out []string
+	for k, v := range r.Headers {
+		if strings.EqualFold(k, name) {
+			out = append(out, v...)
+		}
+	}
+	return out
+}
+
+// Get sends GET path with the given headers (may be nil).
+func (c *Client) Get(path string, headers map[string]string) *Response {
+	return c.Do("GET", path, nil, headers)
+}
+
+// Do sends one request through the app's local HTTP handler, as `framework
+// local` serves it. path may carry a query string.
+func (c *Client) Do(method, path string, body []byte, headers map[string]string) *Response {
+	var req *http.Request
+	if body != nil {
+		req = httptest.NewRequest(method, path, bytes.NewReader(body))
+	} else {
+		req = httptest.NewRequest(method, path, nil)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	c.app.Handler(c.Stage).ServeHTTP(rec, req)
+	return &Response{StatusCode: rec.Code, Headers: rec.Header(), Body: rec.Body.Bytes()}
+}
+
+// Lambda sends one request through the Lambda adapter as the deployed REST
+// API would: the event is Event's; requests API Gateway answers itself
+// (unknown routes, preflight, a missing API key or token) are answered as
+// it would, the others by HandleEvent; a base64 response body is decoded
+// when the Accept header names a binary type, as API Gateway does.
+func (c *Client) Lambda(method, path string, body []byte, headers map[string]string) *Response {
+	ev := c.Event(method, path, body, headers)
+	if out, ok := c.app.GatewayAnswer(ev); ok {
+		return proxyResponse(*out, []byte(out.Body))
+	}
+	out, _ := c.app.HandleEvent(context.Background(), ev)
+	return proxyResponse(out, c.app.GatewayBody(ev, out))
+}
+
+// Event returns the API Gateway REST API proxy event the deployed API would
+// send the function for a request (see framework.App.GatewayEvent).
+func (c *Client) Event(method, path string, body []byte, headers map[string]string) events.APIGatewayProxyRequest {
+	return c.app.GatewayEvent(method, path, body, headers, c.Stage)
+}
+
+func proxyResponse(out events.APIGatewayProxyResponse, body []byte) *Response {
+	resp := &Response{StatusCode: out.StatusCode, Headers: http.Header{}, Body: body}
+	for k, v := range out.Headers {
+		resp.Headers[k] = []string{v}
+	}
+	for k, v := range out.MultiValueHeaders {
+		resp.Headers[k] = v
+	}
+	return resp
+}
