@@ -2,15 +2,10 @@ package openapi
 
 import (
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/framework-dev/framework/framework"
 )
-
-// header is one response header with its value.
-type header struct{ name, value string }
 
 // Prefixes of the header keys in API Gateway's parameter mappings.
 const (
@@ -21,68 +16,6 @@ const (
 // defaultErrorTemplate is the body API Gateway's own default gateway
 // responses send; set again so that customizing the headers keeps it.
 const defaultErrorTemplate = `{"message":$context.error.messageString}`
-
-// allowHeaders is the sorted union of framework's default CORS headers and
-// c's own, as framework computes it for the local server.
-func allowHeaders(c *framework.ManifestCORS) []string {
-	set := map[string]bool{}
-	for _, h := range framework.DefaultCORSHeaders {
-		set[h] = true
-	}
-	for _, h := range c.AllowHeaders {
-		set[h] = true
-	}
-	out := make([]string, 0, len(set))
-	for h := range set {
-		out = append(out, h)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func allowOrigin(c *framework.ManifestCORS) string {
-	if c.AllowOrigin == "" {
-		return "*"
-	}
-	return c.AllowOrigin
-}
-
-// corsHeaders are the headers every answer of a CORS path carries, the
-// function's and API Gateway's own alike (framework's local server sends
-// the same ones, in this order).
-func corsHeaders(c *framework.ManifestCORS) []header {
-	h := []header{
-		{"Access-Control-Allow-Origin", allowOrigin(c)},
-		{"Access-Control-Allow-Headers", strings.Join(allowHeaders(c), ",")},
-	}
-	if len(c.ExposeHeaders) > 0 {
-		h = append(h, header{"Access-Control-Expose-Headers", strings.Join(c.ExposeHeaders, ",")})
-	}
-	if c.MaxAge > 0 {
-		h = append(h, header{"Access-Control-Max-Age", strconv.Itoa(c.MaxAge)})
-	}
-	if c.AllowCredentials {
-		h = append(h, header{"Access-Control-Allow-Credentials", "true"})
-	}
-	return h
-}
-
-// sameCORS reports whether two routes' CORS settings produce the same headers.
-func sameCORS(a, b *framework.ManifestCORS) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	ha, hb := corsHeaders(a), corsHeaders(b)
-	if len(ha) != len(hb) {
-		return false
-	}
-	for i := range ha {
-		if ha[i] != hb[i] {
-			return false
-		}
-	}
-	return true
-}
 
 // staticValue quotes v as a static value of an API Gateway parameter
 // mapping. Such a value cannot hold a single quote.
@@ -97,16 +30,16 @@ func staticValue(v string) (string, error) {
 // answers it itself (MOCK integration) with the headers framework's local
 // server sends for the preflight. methods are the path's methods, sorted.
 func preflightOperation(it *pathItem, methods []string) (map[string]any, error) {
-	hs := append([]header{{"Access-Control-Allow-Methods", strings.Join(append(append([]string(nil), methods...), "OPTIONS"), ",")}}, corsHeaders(it.cors)...)
+	hs := it.cors.PreflightHeaders(methods)
 	params := map[string]any{}
 	declared := map[string]any{}
 	for _, h := range hs {
-		v, err := staticValue(h.value)
+		v, err := staticValue(h.Value)
 		if err != nil {
-			return nil, fmt.Errorf("openapi: %s: CORS header %s: %w", routeLabel(it.first), h.name, err)
+			return nil, fmt.Errorf("openapi: %s: CORS header %s: %w", routeLabel(it.first), h.Name, err)
 		}
-		params[methodResponseHeader+h.name] = v
-		declared[h.name] = map[string]any{"schema": map[string]any{"type": "string"}}
+		params[methodResponseHeader+h.Name] = v
+		declared[h.Name] = map[string]any{"schema": map[string]any{"type": "string"}}
 	}
 	return map[string]any{
 		"responses": map[string]any{
@@ -145,7 +78,7 @@ func SharedCORS(m *framework.Manifest) *framework.ManifestCORS {
 		}
 		if shared == nil {
 			shared = c
-		} else if !sameCORS(shared, c) {
+		} else if !shared.Equal(c) {
 			return nil
 		}
 	}
@@ -160,12 +93,12 @@ func gatewayResponses(m *framework.Manifest) (map[string]any, error) {
 		return nil, nil
 	}
 	params := map[string]any{}
-	for _, h := range corsHeaders(c) {
-		v, err := staticValue(h.value)
+	for _, h := range c.Headers() {
+		v, err := staticValue(h.Value)
 		if err != nil {
-			return nil, fmt.Errorf("openapi: gateway responses: CORS header %s: %w", h.name, err)
+			return nil, fmt.Errorf("openapi: gateway responses: CORS header %s: %w", h.Name, err)
 		}
-		params[gatewayResponseHeader+h.name] = v
+		params[gatewayResponseHeader+h.Name] = v
 	}
 	out := map[string]any{}
 	for _, t := range []string{"DEFAULT_4XX", "DEFAULT_5XX"} {

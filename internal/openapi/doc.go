@@ -19,6 +19,12 @@
 //
 // # Mapping from the manifest to the body
 //
+// Build first checks the manifest with framework's Manifest.Validate, the
+// checks the runtime makes on the same route table (paths, methods, CORS,
+// content types, routes sharing a path), so that a manifest the app
+// refuses is refused here too; the CORS headers come from
+// ManifestCORS.Headers and PreflightHeaders, the ones the runtime sends.
+//
 //   - info.title: Options.Title, else Manifest.App; info.version: "1.0".
 //   - Manifest.BinaryTypes → x-amazon-apigateway-binary-media-types, in
 //     manifest order, duplicates dropped, written with a plain "/"

@@ -107,7 +107,7 @@ func appFromManifest(t testing.TB, m *framework.Manifest) *framework.App {
 	app := framework.New(m.App)
 	app.API.BinaryTypes = append([]string(nil), m.BinaryTypes...)
 	for _, r := range m.Routes {
-		captures, err := parsePath(r.Path)
+		captures, err := framework.ParsePath(r.Path)
 		if err != nil {
 			t.Fatal(err)
 		}

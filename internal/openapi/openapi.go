@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/framework-dev/framework/framework"
@@ -42,9 +43,6 @@ type Options struct {
 	IntegrationURI string
 }
 
-// methods API Gateway REST APIs serve, as framework accepts them.
-var knownMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true, "OPTIONS": true}
-
 // pathItem gathers the routes of one path while building.
 type pathItem struct {
 	path     string
@@ -74,25 +72,17 @@ func Build(m *framework.Manifest, o Options) (map[string]any, error) {
 	if strings.TrimSpace(o.IntegrationURI) == "" {
 		return nil, errors.New("openapi: Options.IntegrationURI is empty: every route method needs the Lambda function's invocation URI")
 	}
-	binary, err := binaryMediaTypes(m.BinaryTypes)
-	if err != nil {
-		return nil, err
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("openapi: the manifest's routes: %w", err)
 	}
-
-	items, order, err := groupPaths(m.Routes)
-	if err != nil {
-		return nil, err
-	}
+	binary := binaryMediaTypes(m.BinaryTypes)
+	items, order := groupPaths(m.Routes)
 	sec := newSecurity()
 	paths := map[string]any{}
 	for _, p := range order {
 		it := items[p]
 		pi := map[string]any{}
-		methods := make([]string, 0, len(it.methods))
-		for method := range it.methods {
-			methods = append(methods, method)
-		}
-		sort.Strings(methods)
+		methods := slices.Sorted(maps.Keys(it.methods))
 		for _, method := range methods {
 			r := it.methods[method]
 			op := map[string]any{
@@ -163,80 +153,26 @@ func routeLabel(r *framework.ManifestRoute) string {
 	return fmt.Sprintf("route %s %s (handler %q)", strings.Join(r.Methods, ","), r.Path, r.Handler)
 }
 
-// groupPaths checks the routes and gathers them by path; order is the
-// sorted list of paths.
-func groupPaths(routes []framework.ManifestRoute) (map[string]*pathItem, []string, error) {
+// groupPaths gathers the routes of a manifest that Validate accepted by
+// path; order is the sorted list of paths.
+func groupPaths(routes []framework.ManifestRoute) (map[string]*pathItem, []string) {
 	items := map[string]*pathItem{}
 	var order []string
 	for i := range routes {
 		r := &routes[i]
-		captures, err := parsePath(r.Path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("openapi: %s: %w", routeLabel(r), err)
-		}
-		if len(r.Methods) == 0 {
-			return nil, nil, fmt.Errorf("openapi: %s: no methods", routeLabel(r))
-		}
 		it := items[r.Path]
 		if it == nil {
-			it = &pathItem{path: r.Path, captures: captures, methods: map[string]*framework.ManifestRoute{}, first: r}
+			captures, _ := framework.ParsePath(r.Path) // Validate checked it
+			it = &pathItem{path: r.Path, captures: captures, methods: map[string]*framework.ManifestRoute{}, cors: r.CORS, first: r}
 			items[r.Path] = it
 			order = append(order, r.Path)
 		}
-		if it.first == r {
-			it.cors = r.CORS
-		} else if !sameCORS(it.first.CORS, r.CORS) {
-			return nil, nil, fmt.Errorf("openapi: %s and %s share a path but not their CORS settings: API Gateway answers one preflight per path; give them the same CORS setting", routeLabel(it.first), routeLabel(r))
-		}
 		for _, m := range r.Methods {
-			if !knownMethods[m] {
-				return nil, nil, fmt.Errorf("openapi: %s: method %q is not one API Gateway serves here (GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS, upper case)", routeLabel(r), m)
-			}
-			if prev := it.methods[m]; prev != nil {
-				return nil, nil, fmt.Errorf("openapi: %s and %s both declare %s: one method of a path goes to one handler", routeLabel(prev), routeLabel(r), m)
-			}
 			it.methods[m] = r
 		}
 	}
-	for _, p := range order {
-		it := items[p]
-		if it.cors != nil && it.methods["OPTIONS"] != nil {
-			return nil, nil, fmt.Errorf("openapi: %s declares OPTIONS on a CORS path: API Gateway answers the preflight itself; remove OPTIONS or turn CORS off", routeLabel(it.methods["OPTIONS"]))
-		}
-	}
-	sort.Strings(order)
-	return items, order, nil
-}
-
-// parsePath checks a route pattern as API Gateway needs it and returns its
-// capture names in order.
-func parsePath(p string) ([]string, error) {
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("path %q does not start with \"/\"", p)
-	}
-	if p == "/" {
-		return nil, nil
-	}
-	var captures []string
-	seen := map[string]bool{}
-	for _, seg := range strings.Split(p[1:], "/") {
-		if seg == "" {
-			return nil, fmt.Errorf("path %q has an empty segment", p)
-		}
-		if !strings.ContainsAny(seg, "{}") {
-			continue
-		}
-		if len(seg) < 3 || seg[0] != '{' || seg[len(seg)-1] != '}' || strings.ContainsAny(seg[1:len(seg)-1], "{}+") {
-			return nil, fmt.Errorf("path %q: segment %q is not a whole-segment capture like {name}", p, seg)
-		}
-		name := seg[1 : len(seg)-1]
-		if seen[name] {
-			return nil, fmt.Errorf("path %q: capture {%s} appears twice", p, name)
-		}
-		seen[name] = true
-		captures = append(captures, name)
-	}
-	return captures, nil
+	slices.Sort(order)
+	return items, order
 }
 
 // pathParameters declares the captures of a path, or returns nil when it has none.
@@ -264,22 +200,17 @@ func proxyIntegration(uri string) map[string]any {
 	}
 }
 
-// binaryMediaTypes checks the binary types and returns them without duplicates.
-func binaryMediaTypes(types []string) ([]any, error) {
+// binaryMediaTypes returns the binary types without duplicates (Validate
+// checked them).
+func binaryMediaTypes(types []string) []any {
 	out := []any{}
 	seen := map[string]bool{}
 	for _, t := range types {
-		if strings.TrimSpace(t) == "" {
-			return nil, errors.New("openapi: binary types: an entry is empty")
-		}
-		if strings.Contains(t, "~1") {
-			return nil, fmt.Errorf("openapi: binary type %q holds \"~1\": write it with a plain \"/\" (%q); the ~1 escape belongs to JSON Patch paths, and the OpenAPI import would keep it as is", t, strings.ReplaceAll(t, "~1", "/"))
-		}
 		if seen[t] {
 			continue
 		}
 		seen[t] = true
 		out = append(out, t)
 	}
-	return out, nil
+	return out
 }

@@ -398,7 +398,7 @@ func TestSharedCORS(t *testing.T) {
 				m.Routes = append(m.Routes, r)
 			}
 			got := SharedCORS(m)
-			if tc.isNil != (got == nil) || (got != nil && !sameCORS(got, tc.want)) {
+			if tc.isNil != (got == nil) || (got != nil && !got.Equal(tc.want)) {
 				t.Errorf("SharedCORS = %s, want %s", compact(got), compact(tc.want))
 			}
 		})
@@ -483,6 +483,21 @@ func TestBuildErrors(t *testing.T) {
 		{"a path without its slash", manifest(route("s", "one")), testOptions, []string{`(handler "one")`, `does not start with "/"`}},
 		{"a malformed capture", manifest(route("/s/{a}b", "one")), testOptions, []string{`(handler "one")`, "capture"}},
 		{"a greedy capture", manifest(route("/s/{proxy+}", "one")), testOptions, []string{`(handler "one")`, "capture"}},
+		// Paths the runtime refuses are refused here too (one ParsePath).
+		{"a capture name starting with a digit", manifest(route("/s/{1d}", "one")), testOptions, []string{`(handler "one")`, "capture"}},
+		{"a character API Gateway refuses in a path", manifest(route("/s/a b", "one")), testOptions, []string{`(handler "one")`, `"a b"`, "characters"}},
+		{"a trailing slash", manifest(route("/s/", "one")), testOptions, []string{`(handler "one")`, `end with "/"`}},
+		{"one path, two capture names", manifest(route("/u/{a}", "one"), route("/u/{b}", "two", "POST")), testOptions, []string{"/u/{a}", "/u/{b}", "capture names"}},
+		{"two handlers of one name on a path", manifest(route("/s", "one"), route("/s", "one", "POST")), testOptions, []string{"route /s", `two handlers named "one"`}},
+		{"a list of origins", manifest(with(route("/s", "one"), func(r *framework.ManifestRoute) {
+			r.CORS = defaultCORS()
+			r.CORS.AllowOrigin = "https://a.example,https://b.example"
+		})), testOptions, []string{`(handler "one")`, "single origin"}},
+		{"content types mixing binary and not", func() *framework.Manifest {
+			m := manifest(with(route("/s", "one", "POST"), func(r *framework.ManifestRoute) { r.ContentTypes = []string{"image/png", "application/json"} }))
+			m.BinaryTypes = []string{"image/png"}
+			return m
+		}(), testOptions, []string{`(handler "one")`, "mix binary and non-binary"}},
 		{"binary type escaped with ~1", func() *framework.Manifest {
 			m := manifest(route("/", "index"))
 			m.BinaryTypes = []string{"image~1png"}

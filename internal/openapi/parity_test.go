@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
 )
 
 // Parity tests: for every route of a manifest, what the body makes API
@@ -125,7 +126,7 @@ func TestCORSPreflightParity(t *testing.T) {
 	for name, m := range parityManifests(t) {
 		t.Run(name, func(t *testing.T) {
 			app := appFromManifest(t, m)
-			client := framework.NewTestClient(app)
+			client := frameworktest.New(app)
 			doc, err := Build(m, testOptions)
 			if err != nil {
 				t.Fatal(err)
@@ -206,7 +207,7 @@ func credentials(t *testing.T, doc map[string]any, scheme string) (header, value
 func TestGatewayAnswersParity(t *testing.T) {
 	for name, m := range parityManifests(t) {
 		t.Run(name, func(t *testing.T) {
-			client := framework.NewTestClient(appFromManifest(t, m))
+			client := frameworktest.New(appFromManifest(t, m))
 			doc, err := Build(m, testOptions)
 			if err != nil {
 				t.Fatal(err)
@@ -263,7 +264,7 @@ func TestGatewayAnswersParity(t *testing.T) {
 			// Every method on every path: declared in the body exactly when
 			// the local server does not answer it with API Gateway's 403.
 			for p, item := range doc["paths"].(map[string]any) {
-				for method := range knownMethods {
+				for _, method := range framework.SupportedMethods() {
 					_, declared := item.(map[string]any)[strings.ToLower(method)]
 					resp := client.Do(method, concretePath(p), nil, allCreds)
 					missing := resp.StatusCode == 403 && (method == "HEAD" || strings.Contains(string(resp.Body), "Missing Authentication Token"))
