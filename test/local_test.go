@@ -445,7 +445,7 @@ import (
 func main() {
 	app := framework.New("envapp")
 	app.Route("/", func(r *framework.Request) (any, error) {
-		return map[string]string{"table": os.Getenv("TABLE"), "color": os.Getenv("COLOR"), "keep": os.Getenv("KEEP"), "stage": r.Context.Stage}, nil
+		return map[string]string{"table": os.Getenv("TABLE"), "color": os.Getenv("COLOR"), "keep": os.Getenv("KEEP"), "stage": r.GatewayContext.Stage}, nil
 	})
 	framework.Run(app)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/lambdastandin"
 )
@@ -58,7 +59,7 @@ func TestLambdaParity(t *testing.T) {
 	}
 	defer func() { _ = fn.Process.Kill(); _ = fn.Wait() }()
 
-	client := framework.NewTestClient(twin)
+	client := frameworktest.New(twin)
 	for _, c := range kitchensinkCases() {
 		if gatewayAnswered[c.name] {
 			continue

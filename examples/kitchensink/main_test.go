@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
 )
 
 type ksCase struct {
@@ -122,7 +123,7 @@ func TestKitchensink(t *testing.T) {
 	for _, c := range ksCases {
 		for _, via := range []string{"local", "lambda"} {
 			t.Run(c.name+"/"+via, func(t *testing.T) {
-				client := framework.NewTestClient(newTestApp(t, c))
+				client := frameworktest.New(newTestApp(t, c))
 				hdr := map[string]string{"Accept": "*/*"}
 				for k, v := range c.headers {
 					delete(hdr, k)
@@ -131,7 +132,7 @@ func TestKitchensink(t *testing.T) {
 				if strings.Contains(c.name, "no accept") {
 					delete(hdr, "Accept")
 				}
-				var resp *framework.TestResponse
+				var resp *frameworktest.Response
 				if via == "local" {
 					resp = client.Do(c.method, c.path, c.body, hdr)
 				} else {
@@ -143,7 +144,7 @@ func TestKitchensink(t *testing.T) {
 	}
 }
 
-func checkResponse(t *testing.T, c ksCase, resp *framework.TestResponse) {
+func checkResponse(t *testing.T, c ksCase, resp *frameworktest.Response) {
 	t.Helper()
 	if resp.StatusCode != c.status {
 		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, c.status, resp.Body)
@@ -183,8 +184,8 @@ func checkResponse(t *testing.T, c ksCase, resp *framework.TestResponse) {
 
 func TestMultiValueHeaders(t *testing.T) {
 	for _, via := range []string{"local", "lambda"} {
-		client := framework.NewTestClient(newApp())
-		var resp *framework.TestResponse
+		client := frameworktest.New(newApp())
+		var resp *frameworktest.Response
 		if via == "local" {
 			resp = client.Do("GET", "/headers", nil, map[string]string{"Accept": "*/*"})
 		} else {
@@ -197,9 +198,9 @@ func TestMultiValueHeaders(t *testing.T) {
 }
 
 func TestGzipJSON(t *testing.T) {
-	client := framework.NewTestClient(newApp())
+	client := frameworktest.New(newApp())
 	for _, via := range []string{"local", "lambda"} {
-		var resp *framework.TestResponse
+		var resp *frameworktest.Response
 		if via == "local" {
 			resp = client.Do("GET", "/gzip", nil, map[string]string{"Accept": "application/json"})
 		} else {
@@ -225,7 +226,7 @@ func TestGzipJSON(t *testing.T) {
 
 // TestLambdaBinaryIsBase64 checks the raw proxy response API Gateway receives.
 func TestLambdaBinaryIsBase64(t *testing.T) {
-	client := framework.NewTestClient(newApp())
+	client := frameworktest.New(newApp())
 	ev := client.Event("GET", "/binary-out", nil, map[string]string{"Accept": "application/octet-stream"})
 	out, err := newApp().HandleEvent(t.Context(), ev)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/lambdastandin"
 )
 
@@ -91,7 +91,7 @@ func TestRuntimeAPI(t *testing.T) {
 		}
 	}()
 
-	client := framework.NewTestClient(newApp())
+	client := frameworktest.New(newApp())
 	cases := []struct {
 		name                  string
 		method, path          string
