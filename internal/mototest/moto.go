@@ -269,23 +269,32 @@ func (s *Server) CreateStack(t testing.TB, name, template string) map[string]str
 
 // PutLogEvents writes messages, in order and one millisecond apart from
 // start, to a stream of group, creating the group and the stream when
-// missing.
+// missing. The test fails when moto refuses.
 func (s *Server) PutLogEvents(t testing.TB, group, stream string, start time.Time, messages ...string) {
 	t.Helper()
+	if err := s.WriteLogEvents(group, stream, start, messages...); err != nil {
+		t.Fatalf("mototest: %v", err)
+	}
+}
+
+// WriteLogEvents is PutLogEvents returning its error, for goroutines other
+// than the test's.
+func (s *Server) WriteLogEvents(group, stream string, start time.Time, messages ...string) error {
 	ctx := context.Background()
 	c := cloudwatchlogs.NewFromConfig(s.Config())
 	var exists *cwltypes.ResourceAlreadyExistsException
 	if _, err := c.CreateLogGroup(ctx, &cloudwatchlogs.CreateLogGroupInput{LogGroupName: aws.String(group)}); err != nil && !errors.As(err, &exists) {
-		t.Fatalf("mototest: create log group %s: %v", group, err)
+		return fmt.Errorf("create log group %s: %w", group, err)
 	}
 	if _, err := c.CreateLogStream(ctx, &cloudwatchlogs.CreateLogStreamInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream)}); err != nil && !errors.As(err, &exists) {
-		t.Fatalf("mototest: create log stream %s: %v", stream, err)
+		return fmt.Errorf("create log stream %s: %w", stream, err)
 	}
 	var evs []cwltypes.InputLogEvent
 	for i, m := range messages {
 		evs = append(evs, cwltypes.InputLogEvent{Message: aws.String(m), Timestamp: aws.Int64(start.Add(time.Duration(i) * time.Millisecond).UnixMilli())})
 	}
 	if _, err := c.PutLogEvents(ctx, &cloudwatchlogs.PutLogEventsInput{LogGroupName: aws.String(group), LogStreamName: aws.String(stream), LogEvents: evs}); err != nil {
-		t.Fatalf("mototest: put log events in %s/%s: %v", group, stream, err)
+		return fmt.Errorf("put log events in %s/%s: %w", group, stream, err)
 	}
+	return nil
 }

@@ -96,12 +96,12 @@ func Invoke(ctx context.Context, c InvokeAPI, functionName string, payload []byt
 	return r, nil
 }
 
-// ErrorLine describes the function error of r in one line: its kind, type
-// and message.
+// ErrorLine describes the function error of r in one line: its type and
+// message, then whether Lambda reported it as Unhandled or Handled.
 func (r *Result) ErrorLine() string {
 	typ := r.ErrorType
 	if typ == "" {
 		typ = "(no errorType)"
 	}
-	return fmt.Sprintf("function error (%s): %s: %s", r.FunctionError, typ, r.ErrorMessage)
+	return fmt.Sprintf("%s: %s (%s)", typ, r.ErrorMessage, r.FunctionError)
 }

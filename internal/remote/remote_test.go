@@ -18,9 +18,9 @@ import (
 func TestLogsShortStreamAndLine(t *testing.T) {
 	for in, want := range map[string]string{
 		"2026/11/23/[$LATEST]0123456789abcdef0123456789abcdef": "01234567",
-		"2026/11/23/[3]abc":  "abc",
-		"plain-stream-name":  "eam-name",
-		"short":              "short",
+		"2026/11/23/[3]abc": "abc",
+		"plain-stream-name": "eam-name",
+		"short":             "short",
 	} {
 		if got := ShortStream(in); got != want {
 			t.Errorf("ShortStream(%q) = %q, want %q", in, got, want)
@@ -88,7 +88,7 @@ func TestInvokeResultJSON(t *testing.T) {
 	if !strings.Contains(string(b), `"payload":"not json"`) {
 		t.Errorf("a payload that is not JSON is not a string: %s", b)
 	}
-	if got, want := r.ErrorLine(), "function error (Unhandled): T: m"; got != want {
+	if got, want := r.ErrorLine(), "T: m (Unhandled)"; got != want {
 		t.Errorf("ErrorLine() = %q, want %q", got, want)
 	}
 }
