@@ -42,6 +42,8 @@ type CLI struct {
 	Diff       DiffCmd       `cmd:"" help:"Show what a deploy would change in the stage's stack."`
 	Deploy     DeployCmd     `cmd:"" help:"Deploy the app to a stage (one CloudFormation stack per stage)."`
 	URL        URLCmd        `cmd:"" name:"url" help:"Print the deployed base URL of a stage."`
+	Logs       LogsCmd       `cmd:"" help:"Print a deployed function's CloudWatch Logs (--follow to keep printing)."`
+	Invoke     InvokeCmd     `cmd:"" help:"Invoke a deployed function and print its result and the tail of its log."`
 	Destroy    DestroyCmd    `cmd:"" aliases:"delete" help:"Delete a stage's stack: its REST API, function and role."`
 	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
 }

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+
+	"github.com/framework-dev/framework/internal/remote"
+)
+
+// InvokeCmd invokes a deployed function (issue 12). The remote form is the
+// default; a local form (running a handler of the local build) can be added
+// as a flag without changing this one.
+type InvokeCmd struct {
+	Name    string `arg:"" help:"Function to invoke: api, the REST API's function (the app's name means it too)."`
+	Stage   string `placeholder:"STAGE" help:"Stage whose function to invoke (default dev)."`
+	Payload string `placeholder:"FILE|-" help:"The event to send, a JSON file, or - to read it from standard input (default {})."`
+	JSON    bool   `name:"json" help:"Print one JSON object: payload, status_code, function_error, error_type, error_message, log_tail, executed_version."`
+	AWSFlags
+}
+
+// Run invokes the function synchronously: its result on stdout, the tail of
+// its log on stderr. A function error is shown with its type and message
+// and exits 1; a stage that is not deployed exits 2.
+func (c *InvokeCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
+	defer stop()
+	payload, err := c.readPayload(env)
+	if err != nil {
+		return err
+	}
+	fn, cfg, err := deployedFunction(ctx, g, c.AWSFlags, c.Stage, c.Name)
+	if err != nil {
+		return err
+	}
+	res, err := remote.Invoke(ctx, lambda.NewFromConfig(cfg), fn.FunctionName, payload)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	if c.JSON {
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%s\n", b); err != nil {
+			return err
+		}
+	} else {
+		if tail := strings.TrimRight(res.LogTail, "\n"); tail != "" {
+			fmt.Fprintf(env.Stderr, "%s\n", tail)
+		}
+		out := string(res.Payload)
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		if _, err := io.WriteString(env.Stdout, out); err != nil {
+			return err
+		}
+	}
+	if res.FunctionError != "" {
+		return &ExitError{Code: 1, Err: fmt.Errorf("function %s (%s) failed: %s", fn.Name, fn.FunctionName, res.ErrorLine())}
+	}
+	return nil
+}
+
+// readPayload reads --payload and checks that it is JSON, as Lambda
+// requires.
+func (c *InvokeCmd) readPayload(env *Env) ([]byte, error) {
+	var (
+		b    []byte
+		err  error
+		from = c.Payload
+	)
+	switch c.Payload {
+	case "":
+		return []byte("{}"), nil
+	case "-":
+		from = "standard input"
+		b, err = io.ReadAll(env.Stdin)
+	default:
+		b, err = os.ReadFile(c.Payload)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the payload from %s: %w", from, err)
+	}
+	if !json.Valid(b) {
+		return nil, fmt.Errorf("the payload from %s is not JSON: Lambda takes a JSON event; check the file", from)
+	}
+	return b, nil
+}

@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/remote"
+)
+
+// deployedFunction finds, without synthesizing (as `framework url` does),
+// the deployed stage's stack and in its outputs the function that name
+// designates (see remote.Resolve), and returns it with the AWS
+// configuration to reach it. A stage that is not deployed is an ExitError
+// with code 2.
+func deployedFunction(ctx context.Context, g *Globals, f AWSFlags, stage, name string) (remote.Function, aws.Config, error) {
+	if stage == "" {
+		stage = names.DefaultStage
+	}
+	stack, err := stackName(ctx, g.ProjectDir, stage)
+	if err != nil {
+		return remote.Function{}, aws.Config{}, err
+	}
+	app := strings.TrimSuffix(stack, "-"+stage)
+	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region)
+	if err != nil {
+		return remote.Function{}, aws.Config{}, err
+	}
+	st, err := deploy.New(cfg, io.Discard).DescribeStack(ctx, stack)
+	if err != nil {
+		return remote.Function{}, aws.Config{}, interrupted(ctx, err)
+	}
+	if st == nil {
+		return remote.Function{}, aws.Config{}, &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; run `framework deploy --stage %s`", stage, stack, cfg.Region, stage)}
+	}
+	fn, err := remote.Resolve(app, stage, st.Outputs, name)
+	if err != nil {
+		if len(remote.Functions(st.Outputs)) == 0 {
+			return remote.Function{}, aws.Config{}, &ExitError{Code: 2, Err: err}
+		}
+		return remote.Function{}, aws.Config{}, err
+	}
+	return fn, cfg, nil
+}
