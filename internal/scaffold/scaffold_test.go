@@ -50,6 +50,7 @@ func TestCreateBuildsOffline(t *testing.T) {
 }
 
 func TestCreateRefusesAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	if err := os.Mkdir(filepath.Join(parent, "taken"), 0o755); err != nil {
 		t.Fatal(err)
