@@ -195,9 +195,15 @@ func tidy(ctx context.Context, dir string, timeout time.Duration) error {
 	if _, err := run(nil, offline...); err == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("`go mod tidy` in the new project stopped: %w", ctx.Err())
+	}
 	out, err := run(nil, "GOFLAGS=-mod=mod")
 	if err == nil {
 		return nil
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("`go mod tidy` in the new project stopped: %w", ctx.Err())
 	}
 	// Without the network, the one thing a fresh module cache may lack is
 	// what the dependencies' own tests import (tidy looks at those too):

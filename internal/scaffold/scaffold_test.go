@@ -82,3 +82,19 @@ func TestCreateRefusesAndWritesNothing(t *testing.T) {
 		t.Errorf("an existing directory gives %T, want *ExistsError", err)
 	}
 }
+
+func TestCreateStoppedWritesNothing(t *testing.T) {
+	// Ctrl-C while the new project's dependencies resolve: an error that
+	// says so, and no directory left behind.
+	t.Parallel()
+	parent := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Create(ctx, Options{Name: "orders", ParentDir: parent, FrameworkDir: repoRoot(t)})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("Create with a cancelled context: %v, want context.Canceled and \"nothing was written\"", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("a stopped Create left %d entries in the parent", len(entries))
+	}
+}
