@@ -81,7 +81,7 @@ func run(root any, args []string, env *Env) int {
 		kong.Name("framework"),
 		kong.Description("A serverless REST framework for Go: routes on Go functions, served locally and deployed to API Gateway and Lambda."),
 		kong.UsageOnError(),
-		kong.Vars{"version": Version},
+		kong.Vars{"version": Version, "default_stage": names.DefaultStage},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code; panic(exitSignal{}) }),
 		kong.BindTo(stdout, (*io.Writer)(nil)),

@@ -9,14 +9,16 @@ import (
 )
 
 // GenPolicyCmd prints the IAM policy generated from the AWS SDK for Go v2
-// calls in the app's source (spec 2.10), the policy deploy gives the
-// function's role unless --no-autogen-policy is set.
+// calls in the app's source: the CloudWatch Logs actions plus one action per
+// SDK operation the app's module calls, on every resource. It is the policy
+// deploy gives the function's role unless --no-autogen-policy is set.
 type GenPolicyCmd struct {
 	Explain bool `help:"Instead of the policy, list each IAM action with the source position and SDK operation that needs it."`
 }
 
 // Run scans the app in the project directory and prints its policy as JSON.
-func (c *GenPolicyCmd) Run(g *Globals, stdout io.Writer) error {
+func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
+	stdout := env.Stdout
 	rep, err := policy.Scan(g.ProjectDir)
 	if err != nil {
 		return fmt.Errorf("gen-policy: %w", err)

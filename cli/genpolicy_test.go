@@ -10,6 +10,9 @@ import (
 
 const policyFixture = "../internal/policy/testdata/fixture"
 
+// offlineGo keeps the go commands the tests start (package loading, builds)
+// off the network. It sets the process's environment, which those commands
+// inherit, so the tests using it do not run in parallel.
 func offlineGo(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=readonly")
@@ -19,7 +22,7 @@ func offlineGo(t *testing.T) {
 func TestGenPolicyPrintsTheGeneratedPolicy(t *testing.T) {
 	offlineGo(t)
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"-C", policyFixture, "gen-policy"}, &stdout, &stderr); code != 0 {
+	if code := MainEnv([]string{"-C", policyFixture, "gen-policy"}, &Env{Stdout: &stdout, Stderr: &stderr}); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
 	}
 	// The policy package's golden file for the same fixture: the command
@@ -39,7 +42,7 @@ func TestGenPolicyPrintsTheGeneratedPolicy(t *testing.T) {
 func TestGenPolicyExplain(t *testing.T) {
 	offlineGo(t)
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"-C", policyFixture, "gen-policy", "--explain"}, &stdout, &stderr); code != 0 {
+	if code := MainEnv([]string{"-C", policyFixture, "gen-policy", "--explain"}, &Env{Stdout: &stdout, Stderr: &stderr}); code != 0 {
 		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
 	}
 	for _, line := range []string{
@@ -66,7 +69,7 @@ func TestGenPolicyCompileErrorIsOneLine(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := Main([]string{"-C", dir, "gen-policy"}, &stdout, &stderr); code != 1 {
+	if code := MainEnv([]string{"-C", dir, "gen-policy"}, &Env{Stdout: &stdout, Stderr: &stderr}); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr: %s", code, stderr.String())
 	}
 	if stdout.Len() != 0 {

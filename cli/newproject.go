@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -14,19 +12,24 @@ import (
 )
 
 // NewProjectCmd creates a project directory: a Go module with a one-route
-// app, .framework/config.json, go.mod and go.sum (spec 1, "new-project").
+// app, .framework/config.json, .gitignore, go.mod and go.sum, ready for
+// `framework local`. It refuses, writing nothing, when the directory exists.
 type NewProjectCmd struct {
 	Name string `arg:"" help:"Name of the app and of the directory to create (letters, digits and hyphens, starting with a letter)."`
 	JSON bool   `name:"json" help:"Print the result as JSON."`
 }
 
-// Run creates the project in the current directory (or --project-dir).
-func (c *NewProjectCmd) Run(g *Globals, stdout io.Writer) error {
+// Run creates the project in the current directory (or --project-dir). The
+// first Ctrl-C (SIGINT) or SIGTERM stops it, leaving nothing behind.
+func (c *NewProjectCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
+	defer stop()
+	stdout := env.Stdout
 	o := scaffold.Options{Name: c.Name, ParentDir: g.ProjectDir, FrameworkDir: sourceDir()}
 	if o.FrameworkDir == "" {
 		o.FrameworkVersion = "v" + strings.TrimPrefix(Version, "v")
 	}
-	res, err := scaffold.Create(context.Background(), o)
+	res, err := scaffold.Create(ctx, o)
 	if err != nil {
 		return err
 	}

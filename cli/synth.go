@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
 	"github.com/framework-dev/framework/internal/synth"
 )
@@ -14,7 +11,7 @@ import (
 // SynthCmd synthesizes the stage's stack into a cloud assembly that the
 // deploy engine, or the official CDK CLI, reads.
 type SynthCmd struct {
-	Stage           string `default:"dev" help:"Stage to synthesize; the stack is <app>-<stage>."`
+	Stage           string `default:"${default_stage}" help:"Stage to synthesize; the stack is <app>-<stage>."`
 	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out)." type:"path"`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the role's policy from the source."`
 	JSON            bool   `name:"json" help:"Print the result as one JSON object instead of text."`
@@ -32,16 +29,17 @@ type synthResult struct {
 }
 
 // Run synthesizes and prints the stack name, the template path and the
-// number of resources.
-func (c *SynthCmd) Run(g *Globals, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+// number of resources. The first Ctrl-C (SIGINT) or SIGTERM stops it.
+func (c *SynthCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
 	defer stop()
+	stdout := env.Stdout
 	// Progress lines, then the result, as deploy does; --json prints one object only.
-	progress := stdout
+	var progress io.Writer = stdout
 	if c.JSON {
 		progress = nil
 	}
-	res, err := synth.Synth(ctx, synth.Options{
+	res, err := env.Synth(ctx, synth.Options{
 		ProjectDir: g.ProjectDir, Stage: c.Stage, OutDir: c.Out,
 		NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress,
 	})

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // cliDir holds the CLI binary built for this test run.
@@ -81,7 +83,7 @@ func testEnv(t testing.TB, extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "FRAMEWORK_CACHE_DIR="+t.TempDir(), "GOPROXY=off")
+	env = append(env, names.EnvCacheDir+"="+t.TempDir(), "GOPROXY=off")
 	return append(env, extra...)
 }
 

@@ -20,14 +20,14 @@ func BenchmarkManifestHello(b *testing.B) {
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("examples/hello: %v", err)
 	}
-	b.Setenv(CacheDirEnv, b.TempDir())
+	bld := &Builder{CacheDir: b.TempDir()}
 	ctx := context.Background()
-	if _, err := Manifest(ctx, dir); err != nil { // warm the caches
+	if _, err := bld.Manifest(ctx, dir); err != nil { // warm the caches
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Manifest(ctx, dir); err != nil {
+		if _, err := bld.Manifest(ctx, dir); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -37,16 +37,16 @@ func benchmarkPackage(b *testing.B, dir string) {
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("%s: %v", dir, err)
 	}
-	b.Setenv(CacheDirEnv, b.TempDir())
+	bld := &Builder{CacheDir: b.TempDir()}
 	ctx := context.Background()
 	zipPath := filepath.Join(b.TempDir(), "function.zip")
-	res, err := Package(ctx, dir, "arm64", zipPath) // warm the caches
+	res, err := bld.Package(ctx, dir, "arm64", zipPath) // warm the caches
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Package(ctx, dir, "arm64", zipPath); err != nil {
+		if _, err := bld.Package(ctx, dir, "arm64", zipPath); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -14,18 +14,74 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
-// BuildTimeout bounds one `go build` of the app. A cold build that downloads
-// nothing finishes in well under a minute; the limit only stops a hang.
-var BuildTimeout = 10 * time.Minute
+// Builder builds apps. The zero Builder is ready to use: every field has a
+// default, given in its comment. The package-level Manifest, Package, Host
+// and CacheDir use the zero Builder; tests and callers that need another
+// cache, environment or time limit set them per Builder, so that builds with
+// different settings can run at the same time.
+type Builder struct {
+	// CacheDir is the directory where built binaries are kept between calls
+	// (one subdirectory per project); empty means the FRAMEWORK_CACHE_DIR
+	// environment variable, else <user cache dir>/framework/build. Go's own
+	// build cache is not affected.
+	CacheDir string
+	// Environ is the environment the go command and the app run in, and
+	// where the go command is looked up (PATH); nil means os.Environ().
+	Environ []string
+	// BuildTimeout bounds one `go build` of the app; 0 means 10 minutes. A
+	// cold build that downloads nothing finishes in well under a minute; the
+	// limit only stops a hang.
+	BuildTimeout time.Duration
+	// ManifestTimeout bounds the run of the app in manifest mode, which
+	// prints its route table and exits at once; 0 means 30 seconds.
+	ManifestTimeout time.Duration
+}
 
-// ManifestTimeout bounds the run of the app in manifest mode, which prints
-// its route table and exits at once.
-var ManifestTimeout = 30 * time.Second
+// buildTimeout returns BuildTimeout or its default.
+func (b *Builder) buildTimeout() time.Duration {
+	if b.BuildTimeout > 0 {
+		return b.BuildTimeout
+	}
+	return 10 * time.Minute
+}
+
+// manifestTimeout returns ManifestTimeout or its default.
+func (b *Builder) manifestTimeout() time.Duration {
+	if b.ManifestTimeout > 0 {
+		return b.ManifestTimeout
+	}
+	return 30 * time.Second
+}
+
+// environ returns the Builder's environment (os.Environ() when Environ is nil).
+func (b *Builder) environ() []string {
+	if b.Environ == nil {
+		return os.Environ()
+	}
+	return b.Environ
+}
+
+// getenv returns the value of key in the Builder's environment: the last
+// one when the key appears more than once, as exec.Cmd does.
+func (b *Builder) getenv(key string) string {
+	if b.Environ == nil {
+		return os.Getenv(key)
+	}
+	for _, kv := range slices.Backward(b.Environ) {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
 
 // CompileError is a failed `go build` of the app; Output is the compiler's
 // output, file names relative to Dir.
@@ -48,9 +104,25 @@ func (e *CompileError) Error() string {
 // Unwrap returns the go command's exit error.
 func (e *CompileError) Unwrap() error { return e.Err }
 
-// lookGo finds the go command, with a message saying what to install.
-func lookGo() (string, error) {
-	p, err := exec.LookPath("go")
+// lookGo finds the go command on the Builder's PATH, with a message saying
+// what to install.
+func (b *Builder) lookGo() (string, error) {
+	var p string
+	var err error
+	if b.Environ == nil {
+		p, err = exec.LookPath("go")
+	} else {
+		err = exec.ErrNotFound
+		for _, dir := range filepath.SplitList(b.getenv("PATH")) {
+			if !filepath.IsAbs(dir) {
+				continue // as exec.LookPath, which refuses programs found relative to the current directory
+			}
+			if q, e := exec.LookPath(filepath.Join(dir, "go")); e == nil {
+				p, err = q, nil
+				break
+			}
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("the Go toolchain (the `go` command) is not on PATH: install Go 1.25 or newer from https://go.dev/dl/ and make sure `go version` works: %w", err)
 	}
@@ -76,13 +148,17 @@ func projectDirAbs(dir string) (string, error) {
 // CacheDirEnv names the environment variable that, when set, replaces the
 // directory where built binaries are kept between calls (by default
 // <user cache dir>/framework/build). Go's own build cache is not affected.
-const CacheDirEnv = "FRAMEWORK_CACHE_DIR"
+const CacheDirEnv = names.EnvCacheDir
 
 // cacheDir returns a directory private to the project in abs and the kind of
-// output, under the user's cache directory. Keeping the output binary at a
-// stable path lets the go command see it is up to date and skip linking.
-func cacheDir(abs, kind string) (string, error) {
-	base := os.Getenv(CacheDirEnv)
+// output, under the build cache (see Builder.CacheDir). Keeping the output
+// binary at a stable path lets the go command see it is up to date and skip
+// linking.
+func (b *Builder) cacheDir(abs, kind string) (string, error) {
+	base := b.CacheDir
+	if base == "" {
+		base = b.getenv(CacheDirEnv)
+	}
 	if base == "" {
 		ucd, err := os.UserCacheDir()
 		if err != nil || ucd == "" {
@@ -118,9 +194,9 @@ func lockOutput(path string) func() {
 	return mu.Unlock
 }
 
-// environ returns os.Environ() without the variables named in drop, then
-// with set appended.
-func environ(drop []string, set ...string) []string {
+// environWith returns the Builder's environment without the variables named
+// in drop, then with set appended.
+func (b *Builder) environWith(drop []string, set ...string) []string {
 	dropped := map[string]bool{}
 	for _, d := range drop {
 		dropped[d] = true
@@ -130,7 +206,7 @@ func environ(drop []string, set ...string) []string {
 		dropped[k] = true
 	}
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range b.environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if runtime.GOOS == "windows" {
 			k = strings.ToUpper(k)
@@ -144,13 +220,14 @@ func environ(drop []string, set ...string) []string {
 
 // goBuild runs `go build <args> -o out .` in dir and returns a *CompileError
 // carrying the compiler's output when the build fails.
-func goBuild(ctx context.Context, dir, target, out string, env []string, args ...string) error {
-	goCmd, err := lookGo()
+func (b *Builder) goBuild(ctx context.Context, dir, target, out string, env []string, args ...string) error {
+	goCmd, err := b.lookGo()
 	if err != nil {
 		return err
 	}
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, BuildTimeout)
+	timeout := b.buildTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	argv := append([]string{"build"}, args...)
 	argv = append(argv, "-o", out, ".")
@@ -166,7 +243,7 @@ func goBuild(ctx context.Context, dir, target, out string, env []string, args ..
 			return fmt.Errorf("build of %s for %s: %w", dir, target, parent.Err())
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("build of %s for %s did not finish within %s: %w", dir, target, BuildTimeout, ctx.Err())
+			return fmt.Errorf("build of %s for %s did not finish within %s: %w", dir, target, timeout, ctx.Err())
 		}
 		return &CompileError{Dir: dir, Target: target, Output: output.String(), Err: err}
 	}

@@ -28,12 +28,14 @@ func repoRoot(t testing.TB) string {
 	return root
 }
 
-// isolate keeps the binaries the tests build out of the user's cache and
-// makes sure nothing is fetched from the network.
-func isolate(t testing.TB) {
+// isolate returns a Builder that keeps the binaries the tests build out of
+// the user's cache and makes sure nothing is fetched from the network, with
+// the variables in set added to its environment. Tests using it run in
+// parallel: nothing is changed in the process's environment.
+func isolate(t testing.TB, set ...string) *Builder {
 	t.Helper()
-	t.Setenv(CacheDirEnv, t.TempDir())
-	t.Setenv("GOPROXY", "off")
+	env := append(os.Environ(), "GOPROXY=off")
+	return &Builder{CacheDir: t.TempDir(), Environ: append(env, set...)}
 }
 
 // writeApp writes a throwaway module (example.com/app) with the given files
@@ -58,15 +60,16 @@ func writeApp(t testing.TB, files map[string]string) string {
 
 // writeFrameworkApp writes a module whose main package imports this
 // repository's framework package through a replace directive, as a
-// development project created by new-project does.
-func writeFrameworkApp(t testing.TB, mainGo string) string {
+// development project created by new-project does, and lets b's go command
+// update the module's requirements.
+func writeFrameworkApp(t testing.TB, b *Builder, mainGo string) string {
 	t.Helper()
 	root := repoRoot(t)
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("GOFLAGS", "-mod=mod")
+	b.Environ = append(b.Environ, "GOFLAGS=-mod=mod")
 	return writeApp(t, map[string]string{
 		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
 			"replace github.com/framework-dev/framework => " + root + "\n",
@@ -105,13 +108,12 @@ const goodManifest = `{"version": 1, "app": "hello", "binary_types": ["image/png
    "authorizer": {"type": "iam"}}]}`
 
 func TestManifest(t *testing.T) {
-	isolate(t)
+	t.Parallel()
 	// Variables that would turn a real app into a Lambda function or a
 	// server must not reach it.
-	t.Setenv("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:9")
-	t.Setenv("FRAMEWORK_ADDR", "127.0.0.1:9")
+	b := isolate(t, "AWS_LAMBDA_RUNTIME_API=127.0.0.1:9", "FRAMEWORK_ADDR=127.0.0.1:9")
 	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
-	m, err := Manifest(context.Background(), dir)
+	m, err := b.Manifest(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +133,8 @@ func TestManifestInRepoPackage(t *testing.T) {
 	// A package main inside this repository's own module, like
 	// examples/kitchensink: the build runs in its directory with the
 	// repository's go.mod.
-	isolate(t)
-	m, err := Manifest(context.Background(), filepath.Join("testdata", "inrepo"))
+	t.Parallel()
+	m, err := isolate(t).Manifest(context.Background(), filepath.Join("testdata", "inrepo"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +146,9 @@ func TestManifestInRepoPackage(t *testing.T) {
 func TestManifestReplaceModule(t *testing.T) {
 	// A project that is its own module and reaches the framework through a
 	// replace directive (what new-project writes for a development build).
-	isolate(t)
-	dir := writeFrameworkApp(t, `package main
+	t.Parallel()
+	b := isolate(t)
+	dir := writeFrameworkApp(t, b, `package main
 
 import (
 	"encoding/json"
@@ -158,7 +161,7 @@ func main() {
 	json.NewEncoder(os.Stdout).Encode(framework.Manifest{Version: framework.ManifestVersion, App: "replaced"})
 }
 `)
-	m, err := Manifest(context.Background(), dir)
+	m, err := b.Manifest(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,6 +171,7 @@ func main() {
 }
 
 func TestManifestErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		mainGo  string
@@ -219,11 +223,12 @@ func main() {
 			want:   []string{"without an app name"},
 		},
 	}
-	isolate(t)
+	b := isolate(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			dir := writeApp(t, map[string]string{"main.go": tt.mainGo})
-			_, err := Manifest(context.Background(), dir)
+			_, err := b.Manifest(context.Background(), dir)
 			if err == nil {
 				t.Fatal("Manifest succeeded, want an error")
 			}
@@ -245,13 +250,12 @@ func main() {
 }
 
 func TestManifestTimeout(t *testing.T) {
-	isolate(t)
-	old := ManifestTimeout
-	ManifestTimeout = 500 * time.Millisecond
-	t.Cleanup(func() { ManifestTimeout = old })
+	t.Parallel()
+	b := isolate(t)
+	b.ManifestTimeout = 500 * time.Millisecond
 	// An app that ignores manifest mode and serves forever.
 	dir := writeApp(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
-	_, err := Manifest(context.Background(), dir)
+	_, err := b.Manifest(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "did not print its route manifest within 500ms") ||
 		!strings.Contains(err.Error(), "framework.Run") {
 		t.Errorf("Manifest of a hanging app: %v, want a timeout error that names framework.Run", err)
@@ -259,13 +263,13 @@ func TestManifestTimeout(t *testing.T) {
 }
 
 func TestMissingGoToolchain(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	b := isolate(t, "PATH="+t.TempDir())
 	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
-	t.Setenv("PATH", t.TempDir())
 	for name, f := range map[string]func() error{
-		"Manifest": func() error { _, err := Manifest(context.Background(), dir); return err },
+		"Manifest": func() error { _, err := b.Manifest(context.Background(), dir); return err },
 		"Package": func() error {
-			_, err := Package(context.Background(), dir, "arm64", filepath.Join(t.TempDir(), "f.zip"))
+			_, err := b.Package(context.Background(), dir, "arm64", filepath.Join(t.TempDir(), "f.zip"))
 			return err
 		},
 	} {
@@ -276,14 +280,15 @@ func TestMissingGoToolchain(t *testing.T) {
 }
 
 func TestNotAMainPackage(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	dir := writeApp(t, map[string]string{"lib.go": "package lib\n\nfunc F() {}\n"})
 	const want = "holds no command: its Go package is not package main"
-	if _, err := Manifest(context.Background(), dir); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := b.Manifest(context.Background(), dir); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Manifest of a library: %v, want %q", err, want)
 	}
 	zipPath := filepath.Join(t.TempDir(), "f.zip")
-	if _, err := Package(context.Background(), dir, "arm64", zipPath); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := b.Package(context.Background(), dir, "arm64", zipPath); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Package of a library: %v, want %q", err, want)
 	}
 	if _, err := os.Stat(zipPath); err == nil {
@@ -292,6 +297,7 @@ func TestNotAMainPackage(t *testing.T) {
 }
 
 func TestMissingProjectDir(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "nope")
 	if _, err := Manifest(context.Background(), missing); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Manifest of a missing directory: %v", err)
@@ -319,15 +325,16 @@ func readZip(t *testing.T, path string) []*zip.File {
 }
 
 func TestPackageDeterministic(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	ctx := context.Background()
 	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
 
-	first, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "a", "function.zip"))
+	first, err := b.Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "a", "function.zip"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+	second, err := b.Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +344,7 @@ func TestPackageDeterministic(t *testing.T) {
 	// The same source in another directory (another checkout, another
 	// machine) gives the same bytes too.
 	copyDir := writeApp(t, map[string]string{"main.go": lambdaApp})
-	third, err := Package(ctx, copyDir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+	third, err := b.Package(ctx, copyDir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +364,7 @@ func TestPackageDeterministic(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(strings.Replace(lambdaApp, `"hello"`, `"hello, world"`, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	changed, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+	changed, err := b.Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +374,8 @@ func TestPackageDeterministic(t *testing.T) {
 }
 
 func TestPackageContents(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
 	tests := []struct {
 		arch    string
@@ -380,7 +388,7 @@ func TestPackageContents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.arch, func(t *testing.T) {
 			zipPath := filepath.Join(t.TempDir(), "function.zip")
-			res, err := Package(context.Background(), dir, tt.arch, zipPath)
+			res, err := b.Package(context.Background(), dir, tt.arch, zipPath)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -432,7 +440,8 @@ func TestPackageContents(t *testing.T) {
 }
 
 func TestPackageErrors(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	good := writeApp(t, map[string]string{"main.go": lambdaApp})
 	broken := writeApp(t, map[string]string{"main.go": "package main\n\nfunc main() { x := 1 }\n"})
 	// A cgo-only program cannot build with CGO_ENABLED=0 for Linux.
@@ -449,7 +458,7 @@ func TestPackageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			zipPath := filepath.Join(t.TempDir(), "function.zip")
-			_, err := Package(context.Background(), tt.dir, tt.arch, zipPath)
+			_, err := b.Package(context.Background(), tt.dir, tt.arch, zipPath)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Package: %v, want an error containing %q", err, tt.want)
 			}
@@ -469,18 +478,20 @@ func TestPackageErrors(t *testing.T) {
 }
 
 func TestPackageCancelled(t *testing.T) {
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "f.zip")); !errors.Is(err, context.Canceled) {
+	if _, err := b.Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "f.zip")); !errors.Is(err, context.Canceled) {
 		t.Errorf("Package with a cancelled context: %v, want context.Canceled", err)
 	}
 }
 
 func TestManifestExamples(t *testing.T) {
 	// The repository's own examples, built with the real runtime.
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	tests := []struct {
 		dir       string
 		app       string
@@ -496,7 +507,7 @@ func TestManifestExamples(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "main.go")); err != nil {
 				t.Skipf("examples/%s is not there: %v", tt.dir, err)
 			}
-			m, err := Manifest(context.Background(), dir)
+			m, err := b.Manifest(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -517,8 +528,9 @@ func TestManifestExamples(t *testing.T) {
 func TestManifestInvalidRoutesFromRuntime(t *testing.T) {
 	// An app on the real runtime whose declarations the runtime refuses:
 	// the error carries the runtime's own message.
-	isolate(t)
-	dir := writeFrameworkApp(t, `package main
+	t.Parallel()
+	b := isolate(t)
+	dir := writeFrameworkApp(t, b, `package main
 
 import "github.com/framework-dev/framework/framework"
 
@@ -530,7 +542,7 @@ func main() {
 	framework.Run(app)
 }
 `)
-	_, err := Manifest(context.Background(), dir)
+	_, err := b.Manifest(context.Background(), dir)
 	var re *RoutesError
 	if !errors.As(err, &re) {
 		t.Fatalf("Manifest: %v, want a *RoutesError", err)
@@ -543,15 +555,16 @@ func main() {
 func TestPackageHelloInTwoCopies(t *testing.T) {
 	// examples/hello copied into two directories as projects of their own
 	// (the new-project layout) packages to identical bytes.
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "hello", "main.go"))
 	if err != nil {
 		t.Skipf("examples/hello: %v", err)
 	}
 	var hashes []string
 	for i := 0; i < 2; i++ {
-		dir := writeFrameworkApp(t, string(src))
-		res, err := Package(context.Background(), dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
+		dir := writeFrameworkApp(t, b, string(src))
+		res, err := b.Package(context.Background(), dir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -564,12 +577,13 @@ func TestPackageHelloInTwoCopies(t *testing.T) {
 
 func TestManifestConcurrent(t *testing.T) {
 	// Several commands reading the manifest of one project at once all get it.
-	isolate(t)
+	t.Parallel()
+	b := isolate(t)
 	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
 	errs := make(chan error, 4)
 	for i := 0; i < cap(errs); i++ {
 		go func() {
-			m, err := Manifest(context.Background(), dir)
+			m, err := b.Manifest(context.Background(), dir)
 			if err == nil && m.App != "hello" {
 				err = errors.New("wrong app " + m.App)
 			}
@@ -580,5 +594,29 @@ func TestManifestConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+func TestCacheDirFromEnvironment(t *testing.T) {
+	// FRAMEWORK_CACHE_DIR moves the built binaries; Builder.CacheDir wins over it.
+	t.Parallel()
+	fromEnv, explicit := t.TempDir(), t.TempDir()
+	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	b := isolate(t, CacheDirEnv+"="+fromEnv)
+	b.CacheDir = ""
+	bin, err := b.Host(context.Background(), dir, "app-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(bin, fromEnv+string(filepath.Separator)) {
+		t.Errorf("Host built %s, want it under %s=%s", bin, CacheDirEnv, fromEnv)
+	}
+	b.CacheDir = explicit
+	cache, err := b.ProjectCacheDir(dir, "package/arm64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(cache, explicit+string(filepath.Separator)) {
+		t.Errorf("ProjectCacheDir = %s, want it under the Builder's CacheDir %s", cache, explicit)
 	}
 }

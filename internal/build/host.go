@@ -12,7 +12,12 @@ import (
 // that a rebuild never writes over the binary of the process still serving.
 // A compile failure returns a *CompileError carrying the compiler's output.
 func Host(ctx context.Context, projectDir, name string) (string, error) {
-	_, bin, release, err := hostBuild(ctx, projectDir, "local", name)
+	return new(Builder).Host(ctx, projectDir, name)
+}
+
+// Host is the package-level Host with the Builder's settings.
+func (b *Builder) Host(ctx context.Context, projectDir, name string) (string, error) {
+	_, bin, release, err := b.hostBuild(ctx, projectDir, "local", name)
 	if err != nil {
 		return "", err
 	}
@@ -24,11 +29,17 @@ func Host(ctx context.Context, projectDir, name string) (string, error) {
 // projectDir and to kind (for example "package/arm64") under the framework's
 // build cache: FRAMEWORK_CACHE_DIR, else <user cache dir>/framework/build.
 func CacheDir(projectDir, kind string) (string, error) {
+	return new(Builder).ProjectCacheDir(projectDir, kind)
+}
+
+// ProjectCacheDir is the package-level CacheDir under the Builder's cache
+// directory.
+func (b *Builder) ProjectCacheDir(projectDir, kind string) (string, error) {
 	abs, err := projectDirAbs(projectDir)
 	if err != nil {
 		return "", err
 	}
-	return cacheDir(abs, kind)
+	return b.cacheDir(abs, kind)
 }
 
 // hostBuild builds the app in projectDir for this machine as
@@ -36,11 +47,11 @@ func CacheDir(projectDir, kind string) (string, error) {
 // and a function releasing the locks it holds on the binary: another
 // framework command (say `local` while `synth` runs) may build and run the
 // same binary, so the caller keeps them while it runs the binary.
-func hostBuild(ctx context.Context, projectDir, kind, name string) (abs, bin string, release func(), err error) {
+func (b *Builder) hostBuild(ctx context.Context, projectDir, kind, name string) (abs, bin string, release func(), err error) {
 	if abs, err = projectDirAbs(projectDir); err != nil {
 		return "", "", nil, err
 	}
-	dir, err := cacheDir(abs, kind)
+	dir, err := b.cacheDir(abs, kind)
 	if err != nil {
 		return "", "", nil, err
 	}
@@ -57,8 +68,8 @@ func hostBuild(ctx context.Context, projectDir, kind, name string) (abs, bin str
 	release = func() { unlockFile(); unlock() }
 	// GOOS and GOARCH are dropped so that a user who exports them for
 	// cross-compiling still gets a binary this machine can run.
-	env := environ([]string{"GOOS", "GOARCH"})
-	if err := goBuild(ctx, abs, "host", bin, env, "-buildvcs=false"); err != nil {
+	env := b.environWith([]string{"GOOS", "GOARCH"})
+	if err := b.goBuild(ctx, abs, "host", bin, env, "-buildvcs=false"); err != nil {
 		release()
 		return "", "", nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // RoutesError reports route declarations the app itself refused in manifest
@@ -35,24 +36,30 @@ func (e *RoutesError) Error() string {
 // The binary is kept in the user's cache directory, keyed by the project's
 // path, so a call with nothing changed neither compiles nor links again.
 func Manifest(ctx context.Context, projectDir string) (*framework.Manifest, error) {
-	abs, bin, release, err := hostBuild(ctx, projectDir, "host", "app")
+	return new(Builder).Manifest(ctx, projectDir)
+}
+
+// Manifest is the package-level Manifest with the Builder's settings.
+func (b *Builder) Manifest(ctx context.Context, projectDir string) (*framework.Manifest, error) {
+	abs, bin, release, err := b.hostBuild(ctx, projectDir, "host", "app")
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	return runManifest(ctx, abs, bin)
+	return b.runManifest(ctx, abs, bin)
 }
 
 // runManifest runs bin in manifest mode in dir and decodes what it prints.
-func runManifest(ctx context.Context, dir, bin string) (*framework.Manifest, error) {
+func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*framework.Manifest, error) {
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, ManifestTimeout)
+	timeout := b.manifestTimeout()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Dir = dir
 	// The variables that would make the app a Lambda function or a server
 	// are dropped: manifest mode must win.
-	cmd.Env = environ([]string{"AWS_LAMBDA_RUNTIME_API", "FRAMEWORK_LISTEN_FD", "FRAMEWORK_ADDR"}, "FRAMEWORK_MODE=manifest")
+	cmd.Env = b.environWith([]string{names.EnvLambdaRuntimeAPI, names.EnvListenFD, names.EnvAddr}, names.EnvMode+"="+names.ModeManifest)
 	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
@@ -62,7 +69,7 @@ func runManifest(ctx context.Context, dir, bin string) (*framework.Manifest, err
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("read route manifest of %s: %w", dir, parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call framework.Run(app) (or app.Run()) before doing anything else?", dir, ManifestTimeout)
+		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call framework.Run(app) (or app.Run()) before doing anything else?", dir, timeout)
 	case err != nil:
 		var ee *exec.ExitError
 		crashed := goCrash(stderr.Bytes())

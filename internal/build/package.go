@@ -53,6 +53,11 @@ func GOARCH(arch string) (string, error) {
 // caller's environment. The same source and Go toolchain give the same
 // bytes, hence the same hash, wherever the project lives on disk.
 func Package(ctx context.Context, projectDir, arch, zipPath string) (*PackageResult, error) {
+	return new(Builder).Package(ctx, projectDir, arch, zipPath)
+}
+
+// Package is the package-level Package with the Builder's settings.
+func (b *Builder) Package(ctx context.Context, projectDir, arch, zipPath string) (*PackageResult, error) {
 	goarch, err := GOARCH(arch)
 	if err != nil {
 		return nil, err
@@ -67,7 +72,7 @@ func Package(ctx context.Context, projectDir, arch, zipPath string) (*PackageRes
 	// instead of 0.5 s for a link). The build ID stays in: with -trimpath it
 	// is derived from the source and toolchain alone, so the bytes are the
 	// same wherever the project lives.
-	dir, err := cacheDir(abs, "linux-"+goarch)
+	dir, err := b.cacheDir(abs, "linux-"+goarch)
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +84,9 @@ func Package(ctx context.Context, projectDir, arch, zipPath string) (*PackageRes
 		return nil, err
 	}
 	defer release()
-	env := environ([]string{"GOAMD64", "GOARM64", "GOARM", "GO386"},
+	env := b.environWith([]string{"GOAMD64", "GOARM64", "GOARM", "GO386"},
 		"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOAMD64=v1", "GOARM64=v8.0")
-	if err := goBuild(ctx, abs, "linux/"+goarch, bin, env,
+	if err := b.goBuild(ctx, abs, "linux/"+goarch, bin, env,
 		"-trimpath", "-ldflags=-s -w", "-tags=lambda.norpc", "-buildvcs=false"); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package local
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 )
@@ -28,13 +27,4 @@ func (s *supervisor) event(kind string, fields map[string]any, human string, arg
 	}
 	line := fmt.Sprintf(human, args...)
 	s.printf("%s\n", strings.TrimRight(line, "\n"))
-}
-
-func sortedNames(m map[string]bool) []string {
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }

@@ -22,11 +22,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,9 +36,9 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Options configure Run.
@@ -53,8 +55,8 @@ type Options struct {
 	// NoAutoreload turns off rebuilding on source changes.
 	NoAutoreload bool
 	// Profile, when set, becomes AWS_PROFILE in the app's environment, so
-	// its own AWS SDK calls use that profile's credentials (spec 1: local
-	// does not assume the deployed function's role).
+	// its own AWS SDK calls use that profile's credentials; the app does not
+	// run with the deployed function's role.
 	Profile string
 	// JSON prints one JSON object per event on Stdout instead of text lines;
 	// the app's own output then goes to Stderr.
@@ -64,13 +66,13 @@ type Options struct {
 	// Debounce is how long to wait after a change for more changes before
 	// rebuilding; 0 means 150 ms.
 	Debounce time.Duration
+	// StartTimeout bounds how long a new app process may take to start
+	// serving; 0 means 30 s.
+	StartTimeout time.Duration
+	// StopTimeout bounds the graceful shutdown of an app process before it
+	// is killed; 0 means 12 s.
+	StopTimeout time.Duration
 }
-
-// StartTimeout bounds how long a new app process may take to start serving.
-var StartTimeout = 30 * time.Second
-
-// StopTimeout bounds the graceful shutdown of an app process before it is killed.
-var StopTimeout = 12 * time.Second
 
 // Run serves until ctx is done (Ctrl-C), then stops the app gracefully.
 func Run(ctx context.Context, o Options) error {
@@ -84,7 +86,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Host = "127.0.0.1"
 	}
 	if o.Stage == "" {
-		o.Stage = config.DefaultStage
+		o.Stage = names.DefaultStage
 	}
 	if err := config.CheckStageName(o.Stage); err != nil {
 		return err
@@ -94,6 +96,12 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Debounce == 0 {
 		o.Debounce = 150 * time.Millisecond
+	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = 30 * time.Second
+	}
+	if o.StopTimeout == 0 {
+		o.StopTimeout = 12 * time.Second
 	}
 	dir, err := filepath.Abs(o.ProjectDir)
 	if err != nil {
@@ -160,9 +168,9 @@ func Run(ctx context.Context, o Options) error {
 			s.event("watch_error", map[string]any{"error": err.Error()}, "Watching for changes: %v", err)
 		case <-fire:
 			fire = nil
-			names := sortedNames(changed)
+			files := slices.Sorted(maps.Keys(changed))
 			changed = map[string]bool{}
-			s.reload(ctx, strings.Join(names, ", "))
+			s.reload(ctx, strings.Join(files, ", "))
 		case c := <-s.exited:
 			if c == s.cur {
 				s.cur = nil
@@ -202,8 +210,9 @@ type child struct {
 }
 
 // loadEnv computes the app's environment: the user's, without the
-// variables that would change the app's mode, plus the stage's variables
-// from .framework/config.json, FRAMEWORK_STAGE and AWS_PROFILE.
+// variables that would change the app's mode (AWS_LAMBDA_RUNTIME_API and
+// every FRAMEWORK_ variable but the build cache's), plus the stage's
+// variables from .framework/config.json, FRAMEWORK_STAGE and AWS_PROFILE.
 func (s *supervisor) loadEnv() error {
 	var stageVars []string
 	f, err := config.Load(s.dir)
@@ -219,8 +228,8 @@ func (s *supervisor) loadEnv() error {
 	default:
 		return err
 	}
-	drop := map[string]bool{"AWS_LAMBDA_RUNTIME_API": true}
-	set := append([]string{framework.EnvStage + "=" + s.o.Stage}, stageVars...)
+	drop := map[string]bool{names.EnvLambdaRuntimeAPI: true}
+	set := append([]string{names.EnvStage + "=" + s.o.Stage}, stageVars...)
 	if s.o.Profile != "" {
 		set = append(set, "AWS_PROFILE="+s.o.Profile)
 	}
@@ -231,7 +240,7 @@ func (s *supervisor) loadEnv() error {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] || strings.HasPrefix(k, "FRAMEWORK_") && k != "FRAMEWORK_CACHE_DIR" {
+		if drop[k] || strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir {
 			continue
 		}
 		env = append(env, kv)
@@ -324,7 +333,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = append(append([]string{}, s.env...), framework.EnvListenFD+"=3", framework.EnvReadyFD+"=4")
+	cmd.Env = append(append([]string{}, s.env...), names.EnvListenFD+"=3", names.EnvReadyFD+"=4")
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr
@@ -353,22 +362,22 @@ func (s *supervisor) start(bin string) (*child, error) {
 		}
 		select {
 		case <-c.done:
-		case <-time.After(StopTimeout):
+		case <-time.After(s.o.StopTimeout):
 			s.stop(c)
 		}
 		return nil, fmt.Errorf("the new version exited at start-up (%s); see its message above", exitText(c.err))
-	case <-time.After(StartTimeout):
+	case <-time.After(s.o.StartTimeout):
 		s.stop(c)
-		return nil, fmt.Errorf("the new version did not start serving within %s: does main call framework.Run(app)?", StartTimeout)
+		return nil, fmt.Errorf("the new version did not start serving within %s: does main call framework.Run(app)?", s.o.StartTimeout)
 	}
 }
 
-// stop asks c to shut down gracefully and kills it after StopTimeout.
+// stop asks c to shut down gracefully and kills it after Options.StopTimeout.
 func (s *supervisor) stop(c *child) {
 	_ = terminate(c.cmd.Process)
 	select {
 	case <-c.done:
-	case <-time.After(StopTimeout):
+	case <-time.After(s.o.StopTimeout):
 		_ = c.cmd.Process.Kill()
 		<-c.done
 	}

@@ -1,5 +1,5 @@
 // Package policy generates the IAM policy of an app's execution role from the
-// AWS SDK for Go v2 calls found in its source (spec 2.10 and 4.7).
+// AWS SDK for Go v2 calls found in its source.
 //
 // Generate (and Scan, which also says where each action comes from) loads
 // the app's main package and the packages of its module it reaches with
@@ -7,8 +7,7 @@
 // the IAM actions it needs (OperationActions: s3 ListObjectsV2 →
 // s3:ListBucket, lambda Invoke → lambda:InvokeFunction) and always adds the
 // CloudWatch Logs actions. Load reads a hand-written .framework/policy.json;
-// Marshal writes one; DiffActions tells deploy what a new policy adds and
-// removes.
+// Marshal writes one; Actions lists what a document grants.
 package policy
 
 import (
@@ -80,29 +79,4 @@ func Actions(d *Document) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// DiffActions compares the actions granted by old and new (see Actions):
-// added are granted by new only, removed by old only, both sorted. A nil
-// document grants nothing, so DiffActions(nil, d) lists all of d as added.
-// Deploy prints the two lists before "Would you like to continue?".
-func DiffActions(old, new *Document) (added, removed []string) {
-	before, after := Actions(old), Actions(new)
-	inBefore := make(map[string]bool, len(before))
-	for _, a := range before {
-		inBefore[a] = true
-	}
-	inAfter := make(map[string]bool, len(after))
-	for _, a := range after {
-		inAfter[a] = true
-		if !inBefore[a] {
-			added = append(added, a)
-		}
-	}
-	for _, a := range before {
-		if !inAfter[a] {
-			removed = append(removed, a)
-		}
-	}
-	return added, removed
 }

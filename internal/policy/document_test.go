@@ -195,31 +195,3 @@ func TestActions(t *testing.T) {
 		t.Errorf("Actions(nil) = %v", got)
 	}
 }
-
-func TestDiffActions(t *testing.T) {
-	doc := func(actions ...string) *Document {
-		return &Document{Version: PolicyVersion, Statement: []Statement{{Effect: "Allow", Action: actions, Resource: []string{"*"}}}}
-	}
-	tests := []struct {
-		name           string
-		old, new       *Document
-		added, removed []string
-	}{
-		{"first deploy", nil, doc("s3:GetObject", "logs:PutLogEvents"), []string{"logs:PutLogEvents", "s3:GetObject"}, nil},
-		{"unchanged, reordered", doc("b:B", "a:A"), doc("a:A", "b:B"), nil, nil},
-		{"added and removed", doc("s3:GetObject", "s3:PutObject"), doc("s3:GetObject", "dynamodb:Query", "s3:ListBucket"),
-			[]string{"dynamodb:Query", "s3:ListBucket"}, []string{"s3:PutObject"}},
-		{"everything removed", doc("sqs:SendMessage"), nil, nil, []string{"sqs:SendMessage"}},
-		{"duplicates across statements count once", &Document{Statement: []Statement{
-			{Effect: "Allow", Action: []string{"s3:GetObject"}}, {Effect: "Allow", Action: []string{"s3:GetObject"}},
-		}}, doc(), nil, []string{"s3:GetObject"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			added, removed := DiffActions(tt.old, tt.new)
-			if !reflect.DeepEqual(added, tt.added) || !reflect.DeepEqual(removed, tt.removed) {
-				t.Errorf("DiffActions = +%v -%v, want +%v -%v", added, removed, tt.added, tt.removed)
-			}
-		})
-	}
-}

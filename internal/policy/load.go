@@ -10,6 +10,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // LoadError is a problem found in a hand-written policy file: the file, the
@@ -35,8 +37,8 @@ func (e *LoadError) Error() string {
 func (e *LoadError) Unwrap() error { return e.Err }
 
 // Load reads a policy document written by hand, usually
-// .framework/policy.json (spec 2.10 and 4.7: used as written with
-// --no-autogen-policy or "autogen_policy": false). Action and Resource may
+// .framework/policy.json, which deploy and synth give the function's role
+// as written with --no-autogen-policy or "autogen_policy": false. Action and Resource may
 // be a string or a list of strings, as in IAM. Keys the framework cannot
 // apply faithfully (Condition, NotAction, Principal, ...) are errors rather
 // than being dropped, since dropping a Condition would widen the policy.
@@ -199,7 +201,7 @@ func (p *docParser) statement(i int) (Statement, error) {
 			}
 		default:
 			if unsupportedStatementKeys[key] {
-				return s, p.errAt(at, nil, "%s: %q is not supported in .framework/policy.json: the framework applies Sid, Effect, Action and Resource only; remove it, or manage the role yourself (\"manage_role\": false with \"role_id\")", what, key)
+				return s, p.errAt(at, nil, "%s: %q is not supported in %s: the framework applies Sid, Effect, Action and Resource only; remove it, or manage the role yourself (\"manage_role\": false with \"role_id\")", what, key, names.PolicyFile)
 			}
 			return s, p.errAt(at, nil, "%s: unknown key %q: a statement has Sid, Effect, Action and Resource", what, key)
 		}

@@ -1,8 +1,7 @@
 // Package scaffold creates new projects for `framework new-project NAME`:
 // a directory holding a Go module whose main package is a one-route app,
 // the project configuration .framework/config.json, and the module's
-// dependency files (go.mod and go.sum, the Go counterpart of the spec's
-// requirements.txt).
+// dependency files go.mod and go.sum.
 //
 // The framework module is resolved in one of two ways:
 //
@@ -52,6 +51,9 @@ type Options struct {
 	// FrameworkVersion is the framework version required when FrameworkDir
 	// is empty (released builds), for example "v0.3.0".
 	FrameworkVersion string
+	// TidyTimeout bounds each go command (`go mod tidy`, `go list`) run in
+	// the new project; 0 means 5 minutes.
+	TidyTimeout time.Duration
 }
 
 // Result describes the project created.
@@ -69,9 +71,6 @@ type ExistsError struct{ Path string }
 func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already exists: choose another name, or remove it first; nothing was written", e.Path)
 }
-
-// TidyTimeout bounds `go mod tidy` in the new project.
-var TidyTimeout = 5 * time.Minute
 
 // Create writes the new project. Nothing is left behind on failure: the
 // files are written into a temporary sibling directory that is renamed into
@@ -150,7 +149,11 @@ func Create(ctx context.Context, o Options) (*Result, error) {
 			}
 		}
 	}
-	if err := tidy(ctx, tmp); err != nil {
+	timeout := o.TidyTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Minute
+	}
+	if err := tidy(ctx, tmp, timeout); err != nil {
 		return nil, fmt.Errorf("%w; nothing was written", err)
 	}
 	if _, err := os.Lstat(dest); err == nil {
@@ -172,13 +175,13 @@ func Create(ctx context.Context, o Options) (*Result, error) {
 }
 
 // tidy runs `go mod tidy` in dir: offline first, then through the proxy.
-func tidy(ctx context.Context, dir string) error {
+func tidy(ctx context.Context, dir string, timeout time.Duration) error {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		return fmt.Errorf("the Go toolchain (the `go` command) is not on PATH: install Go 1.26 or newer from https://go.dev/dl/")
 	}
 	run := func(args []string, extra ...string) (string, error) {
-		ctx, cancel := context.WithTimeout(ctx, TidyTimeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, goCmd, append([]string{"mod", "tidy"}, args...)...)
 		cmd.Dir = dir
@@ -192,14 +195,20 @@ func tidy(ctx context.Context, dir string) error {
 	if _, err := run(nil, offline...); err == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("`go mod tidy` in the new project stopped: %w", ctx.Err())
+	}
 	out, err := run(nil, "GOFLAGS=-mod=mod")
 	if err == nil {
 		return nil
 	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("`go mod tidy` in the new project stopped: %w", ctx.Err())
+	}
 	// Without the network, the one thing a fresh module cache may lack is
 	// what the dependencies' own tests import (tidy looks at those too):
 	// -e records everything the project needs to build and skips that.
-	if _, err := run([]string{"-e"}, offline...); err == nil && buildable(ctx, goCmd, dir) {
+	if _, err := run([]string{"-e"}, offline...); err == nil && buildable(ctx, goCmd, dir, timeout) {
 		return nil
 	}
 	return fmt.Errorf("`go mod tidy` in the new project failed, so its dependencies could not be resolved (is the Go module proxy reachable?):\n%s", out)
@@ -207,8 +216,8 @@ func tidy(ctx context.Context, dir string) error {
 
 // buildable reports whether the project's packages load with the
 // requirements tidy wrote, without the network.
-func buildable(ctx context.Context, goCmd, dir string) bool {
-	ctx, cancel := context.WithTimeout(ctx, TidyTimeout)
+func buildable(ctx context.Context, goCmd, dir string, timeout time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "./...")
 	cmd.Dir = dir

@@ -50,6 +50,7 @@ func TestCreateBuildsOffline(t *testing.T) {
 }
 
 func TestCreateRefusesAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	if err := os.Mkdir(filepath.Join(parent, "taken"), 0o755); err != nil {
 		t.Fatal(err)
@@ -79,5 +80,21 @@ func TestCreateRefusesAndWritesNothing(t *testing.T) {
 	var ee *ExistsError
 	if _, err := Create(context.Background(), Options{Name: "taken", ParentDir: parent, FrameworkDir: repoRoot(t)}); !errors.As(err, &ee) {
 		t.Errorf("an existing directory gives %T, want *ExistsError", err)
+	}
+}
+
+func TestCreateStoppedWritesNothing(t *testing.T) {
+	// Ctrl-C while the new project's dependencies resolve: an error that
+	// says so, and no directory left behind.
+	t.Parallel()
+	parent := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Create(ctx, Options{Name: "orders", ParentDir: parent, FrameworkDir: repoRoot(t)})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("Create with a cancelled context: %v, want context.Canceled and \"nothing was written\"", err)
+	}
+	if entries, _ := os.ReadDir(parent); len(entries) != 0 {
+		t.Errorf("a stopped Create left %d entries in the parent", len(entries))
 	}
 }

@@ -2,7 +2,9 @@ package cfnstandin
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -11,7 +13,7 @@ import (
 func (s *Server) setOutputs(st *stack) {
 	st.outputs = nil
 	outs, _ := st.template["Outputs"].(map[string]any)
-	for _, k := range sortedKeys(outs) {
+	for _, k := range slices.Sorted(maps.Keys(outs)) {
 		o, _ := outs[k].(map[string]any)
 		desc, _ := o["Description"].(string)
 		st.outputs = append(st.outputs, [3]string{k, s.eval(st, o["Value"]), desc})

@@ -28,8 +28,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,18 +139,11 @@ func (s *Server) FailResource(logicalID, reason string) {
 }
 
 // Hold keeps the named stack in its current state: a running operation
-// does not advance until Release.
+// does not advance until Settle.
 func (s *Server) Hold(stackName string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hold[stackName] = true
-}
-
-// Release lets a held stack's operation go on.
-func (s *Server) Release(stackName string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.hold, stackName)
 }
 
 // Settle releases the named stack and runs its running operation to the
@@ -570,19 +564,10 @@ func resourcesOf(tpl map[string]any) map[string]map[string]any {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func diffResources(st *stack, tpl map[string]any) []change {
 	old, neu := resourcesOf(st.template), resourcesOf(tpl)
 	var out []change
-	for _, k := range sortedKeys(neu) {
+	for _, k := range slices.Sorted(maps.Keys(neu)) {
 		typ, _ := neu[k]["Type"].(string)
 		o, ok := old[k]
 		if !ok {
@@ -607,7 +592,7 @@ func diffResources(st *stack, tpl map[string]any) []change {
 		for n := range np {
 			names[n] = true
 		}
-		for _, n := range sortedKeys(names) {
+		for _, n := range slices.Sorted(maps.Keys(names)) {
 			a, _ := json.Marshal(op[n])
 			b, _ := json.Marshal(np[n])
 			if string(a) != string(b) {
@@ -623,7 +608,7 @@ func diffResources(st *stack, tpl map[string]any) []change {
 		}
 		out = append(out, c)
 	}
-	for _, k := range sortedKeys(old) {
+	for _, k := range slices.Sorted(maps.Keys(old)) {
 		if _, ok := neu[k]; !ok {
 			typ, _ := old[k]["Type"].(string)
 			c := change{Action: "Remove", Logical: k, Type: typ}
@@ -880,7 +865,7 @@ func createOrder(res map[string]map[string]any) []string {
 			order = append(order, k)
 		}
 	}
-	for _, k := range sortedKeys(res) {
+	for _, k := range slices.Sorted(maps.Keys(res)) {
 		place(k, 0)
 	}
 	return order
@@ -912,7 +897,7 @@ func dependsOn(def map[string]any) []string {
 					out = append(out, r)
 				}
 			}
-			for _, k := range sortedKeys(t) {
+			for _, k := range slices.Sorted(maps.Keys(t)) {
 				walk(t[k])
 			}
 		case []any:

@@ -22,7 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,7 +250,7 @@ func load(args []string) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	slices.Sort(lat)
 	pct := func(p float64) float64 {
 		if len(lat) == 0 {
 			return 0

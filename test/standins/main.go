@@ -13,9 +13,10 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"syscall"
 
 	"github.com/framework-dev/framework/test/cfnstandin"
@@ -31,12 +32,7 @@ func main() {
 	aws, stop := cfnstandin.Serve()
 	defer stop()
 	env := aws.Environ(dir)
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if env[k] == "" {
 			fmt.Printf("unset %s\n", k)
 			continue
