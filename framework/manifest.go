@@ -308,7 +308,7 @@ func (m *Manifest) Validate() error {
 		p.names[r.Handler] = true
 		for _, meth := range r.Methods {
 			if o, ok := p.methods[meth]; ok && o != r {
-				errs = append(errs, fmt.Errorf("%s and %s both declare %s: method %s of a path goes to one handler; the methods of handlers sharing a path must not overlap", o.label(), r.label(), meth, meth))
+				errs = append(errs, fmt.Errorf("route %s: method %s is served by both %q and %q: the routes %s (handler %q) and %s (handler %q) both declare %s; the methods of handlers sharing a path must not overlap", r.Path, meth, o.Handler, r.Handler, o.Path, o.Handler, r.Path, r.Handler, meth))
 				continue
 			}
 			p.methods[meth] = r

@@ -94,7 +94,7 @@ func TestManifestValidate(t *testing.T) {
 	}
 	for _, w := range []string{
 		`"image~1png"`, `route /x/ (handler "trailing")`, `route /m (handler "lower"): method "get"`, `route /o (handler "own"): OPTIONS`,
-		`route /s (handler "one") and route /s (handler "two") both declare POST`, "routes /u/{a} and /u/{b}",
+		`route /s: method POST is served by both "one" and "two"`, `/s (handler "one") and /s (handler "two") both declare POST`, "routes /u/{a} and /u/{b}",
 	} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("Validate() = %q, does not say %q", err, w)
