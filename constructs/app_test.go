@@ -60,7 +60,7 @@ func TestPrepareRefusals(t *testing.T) {
 		{"missing config", &AppProps{ProjectDir: t.TempDir()}, "config.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := prepare(t.Context(), tc.props)
+			_, err := Prepare(t.Context(), tc.props, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
