@@ -67,3 +67,11 @@ func TestPrepareRefusals(t *testing.T) {
 		})
 	}
 }
+
+func TestNewPreparedAppRefusesIncompleteInputs(t *testing.T) {
+	for _, p := range []*Prepared{nil, {}, {Stage: "dev", Config: &Config{}}} {
+		if _, err := NewPreparedApp(nil, "App", p); err == nil || !strings.Contains(err.Error(), "constructs.Prepare") {
+			t.Errorf("NewPreparedApp(%+v) err = %v, want one saying to use constructs.Prepare", p, err)
+		}
+	}
+}

@@ -227,8 +227,8 @@ func (p *Prepared) generatePolicy() error {
 // the API's body once with a placeholder URI so that route errors surface
 // before CDK starts.
 func (p *Prepared) derive() (*derived, error) {
-	if p.Manifest == nil || p.Manifest.App == "" {
-		return nil, errors.New("constructs: the prepared inputs have no route manifest or app name: build them with constructs.Prepare")
+	if p.Manifest == nil || p.Manifest.App == "" || p.Config == nil || p.PackageZip == "" {
+		return nil, errors.New("constructs: the prepared inputs lack a route manifest, an app name, a configuration or a package: build them with constructs.Prepare")
 	}
 	m, title := p.Manifest, p.Name
 	d := &derived{body: func(uri string) (map[string]any, error) {
