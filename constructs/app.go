@@ -4,10 +4,13 @@
 //
 // The construct takes the app either as a project directory, which it
 // builds (route manifest, Linux bootstrap zip, IAM policy from the source),
-// or as a prebuilt route manifest and zip. The whole REST API is one OpenAPI
-// body with API Gateway's extensions, handed to CDK in one value (a
-// SpecRestApi in overwrite mode): its size in CloudFormation resources does
-// not grow with the number of routes.
+// or as a prebuilt route manifest and zip. Prepare does that work in plain
+// Go, before any CDK call, and is the one way from a project to the
+// construct's inputs: NewApp calls it, and so does `framework synth`, whose
+// stage stack (package stacks) holds this construct. The whole REST API is
+// one OpenAPI body with API Gateway's extensions, handed to CDK in one value
+// (a SpecRestApi in overwrite mode): its size in CloudFormation resources
+// does not grow with the number of routes.
 //
 // Embedding, in an existing CDK app:
 //
@@ -21,15 +24,13 @@
 package constructs
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -42,13 +43,11 @@ import (
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/internal/openapi"
-	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // DefaultStage is the stage used when AppProps.Stage is empty.
-const DefaultStage = config.DefaultStage
+const DefaultStage = names.DefaultStage
 
 // BasicExecutionPolicy is the AWS managed policy every managed execution
 // role gets, so that the function can write its logs whatever its own
@@ -71,8 +70,9 @@ type AppProps struct {
 	// Stage is the stage name; empty means DefaultStage.
 	Stage string
 	// Config is the stage's configuration. Nil reads the project's
-	// .framework/config.json for Stage when ProjectDir is set, and uses
-	// every default otherwise.
+	// .framework/config.json for Stage when ProjectDir is set (LoadConfig:
+	// tags included, so they reach the construct's resources as they reach
+	// the stack of `framework deploy`), and uses every default otherwise.
 	Config *Config
 	// Policy is the execution role's own policy. Nil generates it from the
 	// app's AWS SDK calls (or reads .framework/policy.json with
@@ -130,9 +130,27 @@ func NewApp(scope awsconstructs.Construct, id string, props *AppProps) (*App, er
 }
 
 // NewAppContext is NewApp with a context for the build steps.
-func NewAppContext(ctx context.Context, scope awsconstructs.Construct, id string, props *AppProps) (a *App, err error) {
-	in, err := prepare(ctx, props)
+func NewAppContext(ctx context.Context, scope awsconstructs.Construct, id string, props *AppProps) (*App, error) {
+	p, err := Prepare(ctx, props, nil)
 	if err != nil {
+		return nil, err
+	}
+	return NewPreparedApp(scope, id, p)
+}
+
+// NewPreparedApp adds the app's REST API, function and role under scope
+// from inputs made by Prepare. A policy whose generation Prepare deferred
+// is generated first.
+func NewPreparedApp(scope awsconstructs.Construct, id string, p *Prepared) (a *App, err error) {
+	if p == nil {
+		return nil, errors.New("constructs.NewPreparedApp: no prepared inputs: build them with constructs.Prepare")
+	}
+	if p.checked == nil {
+		if p.checked, err = p.derive(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.ResolvePolicy(); err != nil {
 		return nil, err
 	}
 	// CDK reports a refused value by a panic from jsii: return it as an error.
@@ -141,173 +159,17 @@ func NewAppContext(ctx context.Context, scope awsconstructs.Construct, id string
 			a, err = nil, fmt.Errorf("CDK refused construct %q: %v", id, r)
 		}
 	}()
-	a = &App{Manifest: in.manifest, Config: in.cfg, Policy: in.policy, PackageSHA256: in.zipSHA256}
+	a = &App{Manifest: p.Manifest, Config: p.Config, Policy: p.Policy, PackageSHA256: p.PackageSHA256}
 	a.Construct = awsconstructs.NewConstruct(scope, jsii.String(id))
-	if err := a.build(in); err != nil {
+	if err := a.build(p); err != nil {
 		return nil, err
 	}
 	return a, nil
 }
 
-// inputs are the checked inputs of the construct, gathered before any jsii call.
-type inputs struct {
-	manifest  *framework.Manifest
-	stage     string
-	cfg       *Config
-	policy    *PolicyDocument // nil: basic execution only or imported role
-	zip       string
-	zipSHA256 string
-	name      string
-	body      func(integrationURI string) (map[string]any, error)
-	authz     []authorizerTarget
-	apiKey    bool
-}
-
 // authorizerTarget is a custom authorizer's Lambda function.
 type authorizerTarget struct {
 	name, functionArn string
-}
-
-// prepare checks the props, builds what must be built and checks the body
-// can be generated, so that a mistake surfaces before CDK starts.
-func prepare(ctx context.Context, props *AppProps) (*inputs, error) {
-	if props == nil {
-		return nil, errors.New("constructs.NewApp: no props: set ProjectDir, or Manifest and PackageZip")
-	}
-	in := &inputs{stage: props.Stage}
-	if in.stage == "" {
-		in.stage = DefaultStage
-	}
-	if err := config.CheckStageName(in.stage); err != nil {
-		return nil, fmt.Errorf("stage %q: %w", in.stage, err)
-	}
-	cfg := props.Config
-	switch {
-	case props.ProjectDir != "" && (props.Manifest != nil || props.PackageZip != ""):
-		return nil, errors.New("constructs.NewApp: set either ProjectDir or Manifest and PackageZip, not both")
-	case props.ProjectDir != "":
-		if cfg == nil {
-			c, err := LoadConfig(props.ProjectDir, in.stage)
-			if err != nil {
-				return nil, err
-			}
-			cfg = c
-		}
-	case props.Manifest == nil || props.PackageZip == "":
-		return nil, errors.New("constructs.NewApp: set ProjectDir, or both Manifest and PackageZip")
-	}
-	rc, err := cfg.resolved(in.stage)
-	if err != nil {
-		return nil, fmt.Errorf("stage %q: %w", in.stage, err)
-	}
-	in.cfg = rc
-
-	if props.ProjectDir != "" {
-		if err := in.buildProject(ctx, props); err != nil {
-			return nil, err
-		}
-	} else {
-		in.manifest = props.Manifest
-		sum, err := fileSHA256(props.PackageZip)
-		if err != nil {
-			return nil, fmt.Errorf("Lambda package: %w", err)
-		}
-		in.zip, in.zipSHA256 = props.PackageZip, sum
-		if rc.RoleID == "" {
-			in.policy = props.Policy
-		}
-	}
-	if in.manifest.App == "" {
-		return nil, errors.New("the route manifest has no app name")
-	}
-	in.name = props.Name
-	if in.name == "" {
-		in.name = in.manifest.App + "-" + in.stage
-	}
-	m, title := in.manifest, in.name
-	in.body = func(uri string) (map[string]any, error) {
-		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri})
-	}
-	// Generate once with a placeholder URI: route errors surface before CDK starts.
-	if _, err := in.body("arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:check/invocations"); err != nil {
-		return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
-	}
-	if in.authz, err = customAuthorizers(m); err != nil {
-		return nil, err
-	}
-	for _, r := range m.Routes {
-		in.apiKey = in.apiKey || r.APIKeyRequired
-	}
-	return in, nil
-}
-
-// Prebuild builds the project of props.ProjectDir (route manifest, Lambda
-// package, policy) and reads its configuration, and returns props for the
-// same app in prebuilt form: Manifest, PackageZip, Config and Policy set,
-// ProjectDir empty. Props without ProjectDir are returned as they are.
-// NewApp does the same itself; Prebuild helps a host that needs the app's
-// name (the manifest) before it creates the construct.
-func Prebuild(ctx context.Context, props *AppProps) (*AppProps, error) {
-	if props == nil || props.ProjectDir == "" {
-		return props, nil
-	}
-	in, err := prepare(ctx, props)
-	if err != nil {
-		return nil, err
-	}
-	out := *props
-	out.ProjectDir, out.Manifest, out.PackageZip = "", in.manifest, in.zip
-	out.Config, out.Policy = in.cfg, in.policy
-	return &out, nil
-}
-
-// buildProject reads the manifest, packages the function and finds the
-// policy of the project in props.ProjectDir.
-func (in *inputs) buildProject(ctx context.Context, props *AppProps) error {
-	dir := props.ProjectDir
-	progress(props.Progress, "Reading the route table of %s...", dir)
-	m, err := build.Manifest(ctx, dir)
-	if err != nil {
-		return err
-	}
-	in.manifest = m
-	zipDir, err := packageDir(dir, in.cfg.Architecture)
-	if err != nil {
-		return err
-	}
-	progress(props.Progress, "Building the Lambda package (linux/%s)...", in.cfg.Architecture)
-	pkg, err := build.Package(ctx, dir, in.cfg.Architecture, filepath.Join(zipDir, "function.zip"))
-	if err != nil {
-		return err
-	}
-	in.zip, in.zipSHA256 = pkg.ZipPath, pkg.SHA256
-	if in.cfg.RoleID != "" {
-		return nil
-	}
-	if props.Policy != nil {
-		in.policy = props.Policy
-		return nil
-	}
-	var doc *policy.Document
-	if in.cfg.NoAutogenPolicy {
-		doc, err = policy.Load(filepath.Join(dir, config.Dir, "policy.json"))
-	} else {
-		progress(props.Progress, "Generating the IAM policy from the app's AWS SDK calls...")
-		doc, err = policy.Generate(dir)
-	}
-	if err != nil {
-		return err
-	}
-	in.policy = policyFromDocument(doc)
-	return nil
-}
-
-// packageDir returns the directory where the construct keeps the Lambda
-// package of the project in dir: in the user's cache directory, one per
-// project and architecture, so the zip outlives the build (CDK copies it
-// into the cloud assembly when the app synthesizes).
-func packageDir(dir, arch string) (string, error) {
-	return build.CacheDir(dir, filepath.Join("package", arch))
 }
 
 // customAuthorizers returns the Lambda functions of the manifest's custom
@@ -331,11 +193,8 @@ func customAuthorizers(m *framework.Manifest) ([]authorizerTarget, error) {
 	for arn, name := range byArn {
 		out = append(out, authorizerTarget{name: name, functionArn: arn})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].name != out[j].name {
-			return out[i].name < out[j].name
-		}
-		return out[i].functionArn < out[j].functionArn
+	slices.SortFunc(out, func(a, b authorizerTarget) int {
+		return cmp.Or(cmp.Compare(a.name, b.name), cmp.Compare(a.functionArn, b.functionArn))
 	})
 	return out, nil
 }
@@ -357,9 +216,9 @@ func AuthorizerFunctionArn(uri string) (string, error) {
 }
 
 // build adds the role, the function and the REST API.
-func (a *App) build(in *inputs) error {
+func (a *App) build(p *Prepared) error {
 	stack := awscdk.Stack_Of(a.Construct)
-	cfg := in.cfg
+	cfg, d := p.Config, p.checked
 
 	// The execution role.
 	if cfg.RoleID != "" {
@@ -371,12 +230,12 @@ func (a *App) build(in *inputs) error {
 	} else {
 		props := &awsiam.RoleProps{
 			AssumedBy:       awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-			Description:     jsii.String("Execution role of " + in.name),
+			Description:     jsii.String("Execution role of " + p.Name),
 			ManagedPolicies: &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))},
 		}
-		if in.policy != nil && len(in.policy.Statement) > 0 {
+		if p.Policy != nil && len(p.Policy.Statement) > 0 {
 			props.InlinePolicies = &map[string]awsiam.PolicyDocument{
-				"AppPolicy": awsiam.PolicyDocument_FromJson(in.policy.toJSON()),
+				"AppPolicy": awsiam.PolicyDocument_FromJson(p.Policy.toJSON()),
 			}
 		}
 		a.Role = awsiam.NewRole(a.Construct, jsii.String("Role"), props)
@@ -398,8 +257,8 @@ func (a *App) build(in *inputs) error {
 	a.Function = awslambda.NewFunction(a.Construct, jsii.String("Function"), &awslambda.FunctionProps{
 		Runtime: awslambda.Runtime_PROVIDED_AL2023(),
 		Handler: jsii.String(build.BootstrapName),
-		Code: awslambda.Code_FromAsset(jsii.String(in.zip), &awss3assets.AssetOptions{
-			AssetHash:     jsii.String(in.zipSHA256),
+		Code: awslambda.Code_FromAsset(jsii.String(p.PackageZip), &awss3assets.AssetOptions{
+			AssetHash:     jsii.String(p.PackageSHA256),
 			AssetHashType: awscdk.AssetHashType_CUSTOM,
 		}),
 		Role:         a.Role,
@@ -407,7 +266,7 @@ func (a *App) build(in *inputs) error {
 		MemorySize:   jsii.Number(float64(cfg.MemorySize)),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(cfg.TimeoutSeconds))),
 		Environment:  env,
-		Description:  jsii.String("Serves every route of " + in.name),
+		Description:  jsii.String("Serves every route of " + p.Name),
 	})
 
 	// The REST API: one OpenAPI body, generated in Go, handed over whole.
@@ -415,14 +274,14 @@ func (a *App) build(in *inputs) error {
 		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
 		jsii.String(":lambda:path/2015-03-31/functions/"), a.Function.FunctionArn(), jsii.String("/invocations"),
 	})
-	body, err := in.body(*uri)
+	body, err := d.body(*uri)
 	if err != nil {
-		return fmt.Errorf("REST API of %s: %w", in.manifest.App, err)
+		return fmt.Errorf("REST API of %s: %w", p.Manifest.App, err)
 	}
 	a.RestAPI = awsapigateway.NewSpecRestApi(a.Construct, jsii.String("API"), &awsapigateway.SpecRestApiProps{
 		ApiDefinition:  awsapigateway.ApiDefinition_FromInline(body),
-		RestApiName:    jsii.String(in.name),
-		Description:    jsii.String("REST API of " + in.name),
+		RestApiName:    jsii.String(p.Name),
+		Description:    jsii.String("REST API of " + p.Name),
 		Mode:           awsapigateway.RestApiMode_OVERWRITE,
 		CloudWatchRole: jsii.Bool(false),
 		Deploy:         jsii.Bool(true),
@@ -437,7 +296,7 @@ func (a *App) build(in *inputs) error {
 	})
 
 	// Custom TOKEN authorizers: API Gateway must be allowed to call them.
-	for i, t := range in.authz {
+	for i, t := range d.authz {
 		awslambda.NewCfnPermission(a.Construct, jsii.String(fmt.Sprintf("AuthorizerInvoke%d", i+1)), &awslambda.CfnPermissionProps{
 			Action:       jsii.String("lambda:InvokeFunction"),
 			FunctionName: jsii.String(t.functionArn),
@@ -449,39 +308,20 @@ func (a *App) build(in *inputs) error {
 	}
 
 	// API keys: a usage plan on the stage and one key in it.
-	if in.apiKey {
+	if d.apiKey {
 		a.UsagePlan = a.RestAPI.AddUsagePlan(jsii.String("UsagePlan"), &awsapigateway.UsagePlanProps{
-			Name:        jsii.String(in.name),
-			Description: jsii.String("API keys of " + in.name),
+			Name:        jsii.String(p.Name),
+			Description: jsii.String("API keys of " + p.Name),
 			ApiStages:   &[]*awsapigateway.UsagePlanPerApiStage{{Api: a.RestAPI, Stage: a.RestAPI.DeploymentStage()}},
 		})
 		a.APIKey = a.RestAPI.AddApiKey(jsii.String("APIKey"), &awsapigateway.ApiKeyOptions{
-			Description: jsii.String("API key of " + in.name),
+			Description: jsii.String("API key of " + p.Name),
 		})
 		a.UsagePlan.AddApiKey(a.APIKey, nil)
 	}
 
-	for _, k := range sortedKeys(cfg.Tags) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Tags)) {
 		awscdk.Tags_Of(a.Construct).Add(jsii.String(k), jsii.String(cfg.Tags[k]), nil)
 	}
 	return nil
-}
-
-func progress(w io.Writer, format string, args ...any) {
-	if w != nil {
-		fmt.Fprintf(w, format+"\n", args...)
-	}
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

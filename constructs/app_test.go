@@ -60,10 +60,18 @@ func TestPrepareRefusals(t *testing.T) {
 		{"missing config", &AppProps{ProjectDir: t.TempDir()}, "config.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := prepare(t.Context(), tc.props)
+			_, err := Prepare(t.Context(), tc.props, nil)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestNewPreparedAppRefusesIncompleteInputs(t *testing.T) {
+	for _, p := range []*Prepared{nil, {}, {Stage: "dev", Config: &Config{}}} {
+		if _, err := NewPreparedApp(nil, "App", p); err == nil || !strings.Contains(err.Error(), "constructs.Prepare") {
+			t.Errorf("NewPreparedApp(%+v) err = %v, want one saying to use constructs.Prepare", p, err)
+		}
 	}
 }

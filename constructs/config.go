@@ -2,9 +2,10 @@ package constructs
 
 import (
 	"fmt"
-	"sort"
+	"maps"
 
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
@@ -37,7 +38,8 @@ type Config struct {
 	// the execution role's policy from .framework/policy.json instead of
 	// generating it from the app's AWS SDK calls.
 	NoAutogenPolicy bool
-	// Tags are added to every taggable resource of the construct.
+	// Tags are added to every taggable resource of the construct
+	// (config.json: tags, the top-level map merged with the stage's).
 	Tags map[string]string
 }
 
@@ -48,10 +50,12 @@ const (
 )
 
 // LoadConfig reads the project's .framework/config.json and resolves stage
-// (empty means "dev") into a Config. Errors name the file and the key.
+// (empty means DefaultStage) into a Config, environment variables and tags
+// included: the top-level maps merged with the stage's. Errors name the
+// file and the key.
 func LoadConfig(projectDir, stage string) (*Config, error) {
 	if stage == "" {
-		stage = config.DefaultStage
+		stage = names.DefaultStage
 	}
 	f, err := config.Load(projectDir)
 	if err != nil {
@@ -64,10 +68,13 @@ func LoadConfig(projectDir, stage string) (*Config, error) {
 	return configFromStage(st), nil
 }
 
-// configFromStage converts a resolved stage of a configuration file.
+// configFromStage converts a resolved stage of a configuration file. It is
+// the one mapping from config.json's keys to a Config, for the construct
+// and for `framework synth`, `diff` and `deploy` alike.
 func configFromStage(st *config.Stage) *Config {
 	c := &Config{
-		EnvironmentVariables: copyMap(st.EnvironmentVariables),
+		EnvironmentVariables: maps.Clone(st.EnvironmentVariables),
+		Tags:                 maps.Clone(st.Tags),
 		MemorySize:           st.LambdaMemorySize,
 		TimeoutSeconds:       st.LambdaTimeout,
 		Architecture:         st.Architecture,
@@ -164,24 +171,4 @@ func strs(in []string) []any {
 		out[i] = s
 	}
 	return out
-}
-
-func copyMap(m map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -7,7 +7,7 @@
 // # Deploying without `cdk bootstrap`
 //
 // The stack uses CDK's CliCredentialsStackSynthesizer with its file assets
-// bucket set to AssetsBucketName, "framework-assets-${AWS::AccountId}-${AWS::Region}":
+// bucket set to names.AssetsBucketName, "framework-assets-${AWS::AccountId}-${AWS::Region}":
 //
 //   - no bootstrap version parameter or rule is added to the template, and
 //     no deploy, lookup or publishing role is named in the cloud assembly:
@@ -31,43 +31,34 @@
 package stacks
 
 import (
-	"context"
 	"fmt"
+	"maps"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	awsconstructs "github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/names"
 )
 
-// AssetsBucketName is the S3 bucket of the stage stacks' file assets, with
-// CloudFormation-style placeholders for the target account and region. The
-// deploy engine creates it when it is missing.
-const AssetsBucketName = "framework-assets-${AWS::AccountId}-${AWS::Region}"
+// AssetsBucketName is the assets bucket's name.
+//
+// Deprecated: use names.AssetsBucketName.
+const AssetsBucketName = names.AssetsBucketName
 
-// Output names of every stage stack (the same as internal/synth's Output* constants).
-const (
-	OutputEndpointURL  = "EndpointURL"
-	OutputRestAPIID    = "RestAPIId"
-	OutputFunctionName = "FunctionName"
-	OutputFunctionArn  = "FunctionArn"
-	OutputRoleArn      = "RoleArn"
-	OutputAPIKeyID     = "APIKeyId"
-)
-
-// ConstructID is the id of the constructs.App inside the stage stack; the
-// logical IDs of its resources start with it.
-const ConstructID = "App"
+// OutputEndpointURL is the stack's endpoint URL output.
+//
+// Deprecated: use names.OutputEndpointURL.
+const OutputEndpointURL = names.OutputEndpointURL
 
 // Props are the inputs of New.
 type Props struct {
-	// App is the construct's input: the project or the prebuilt manifest
-	// and package, the stage and its configuration.
-	App constructs.AppProps
-	// Tags are the stack's tags, which CloudFormation also puts on every
-	// resource of the stack that takes tags.
-	Tags map[string]string
+	// App is the construct's input, made by constructs.Prepare. The stack
+	// is named after its Manifest.App, and its Config.Tags are the stack's
+	// tags, which CloudFormation puts on the stack and on every resource of
+	// the stack that takes tags.
+	App *constructs.Prepared
 	// Description is the stack's description; empty means a default one.
 	Description string
 }
@@ -80,65 +71,54 @@ type Stage struct {
 	App *constructs.App
 }
 
-// Name returns the stack name of app's stage: "<app>-<stage>".
-func Name(app, stage string) string { return app + "-" + stage }
-
 // New adds the stage's stack to the CDK app scope. The stack's name is
-// <app>-<stage>, the app's name coming from its route manifest.
-func New(ctx context.Context, scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
-	if props == nil {
-		return nil, fmt.Errorf("stacks.New: no props")
+// <app>-<stage> (names.StackName), the app's name coming from its route
+// manifest.
+func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
+	if props == nil || props.App == nil || props.App.Manifest == nil {
+		return nil, fmt.Errorf("stacks.New: no prepared app: build Props.App with constructs.Prepare")
 	}
-	stage := props.App.Stage
-	if stage == "" {
-		stage = constructs.DefaultStage
-	}
-	appProps := props.App
-	if appProps.Manifest == nil && appProps.ProjectDir != "" {
-		// The stack's name holds the app's name, known once the project is
-		// built: build first (no CDK involved), then hand the construct the
-		// result.
-		built, err := constructs.Prebuild(ctx, &appProps)
-		if err != nil {
-			return nil, err
-		}
-		appProps = *built
-	}
-	if appProps.Manifest == nil {
-		return nil, fmt.Errorf("stacks.New: set App.ProjectDir, or App.Manifest and App.PackageZip")
-	}
-	app := appProps.Manifest.App
+	prep := *props.App
+	app, stage := prep.Manifest.App, prep.Stage
+	name := names.StackName(app, stage)
 	defer func() {
 		if r := recover(); r != nil {
-			s, err = nil, fmt.Errorf("CDK refused the stack %s: %v", Name(app, stage), r)
+			s, err = nil, fmt.Errorf("CDK refused the stack %s: %v", name, r)
 		}
 	}()
-	name := Name(app, stage)
 	desc := props.Description
 	if desc == "" {
 		desc = fmt.Sprintf("%s, stage %s: REST API, Lambda function and execution role (framework)", app, stage)
 	}
+	// The configuration's tags are the stack's: CloudFormation propagates
+	// them to the resources, so the construct does not tag them again.
 	var tags *map[string]*string
-	if len(props.Tags) > 0 {
+	if prep.Config != nil && len(prep.Config.Tags) > 0 {
 		m := map[string]*string{}
-		for k, v := range props.Tags {
+		for k, v := range prep.Config.Tags {
 			m[k] = jsii.String(v)
 		}
 		tags = &m
+		cfg := *prep.Config
+		cfg.Tags = nil
+		prep.Config = &cfg
 	}
 	stack := awscdk.NewStack(scope, jsii.String(name), &awscdk.StackProps{
 		StackName:   jsii.String(name),
 		Description: jsii.String(desc),
 		Tags:        tags,
 		Synthesizer: awscdk.NewCliCredentialsStackSynthesizer(&awscdk.CliCredentialsStackSynthesizerProps{
-			FileAssetsBucketName: jsii.String(AssetsBucketName),
+			FileAssetsBucketName: jsii.String(names.AssetsBucketName),
 		}),
 		SuppressTemplateIndentation: jsii.Bool(true),
 		AnalyticsReporting:          jsii.Bool(false),
 	})
-	a, err := constructs.NewAppContext(ctx, stack, ConstructID, &appProps)
+	a, err := constructs.NewPreparedApp(stack, names.ConstructID, &prep)
 	if err != nil {
 		return nil, err
+	}
+	if tags != nil {
+		a.Config.Tags = maps.Clone(props.App.Config.Tags)
 	}
 	// The REST API's own output (a logical ID with a hash) is replaced by EndpointURL.
 	a.RestAPI.Node().TryRemoveChild(jsii.String("Endpoint"))
@@ -146,13 +126,13 @@ func New(ctx context.Context, scope awsconstructs.Construct, props *Props) (s *S
 	output := func(id string, value *string, desc string) {
 		awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(desc)})
 	}
-	output(OutputEndpointURL, a.RestAPI.Url(), "Base URL of the deployed API: route paths are relative to it")
-	output(OutputRestAPIID, a.RestAPI.RestApiId(), "ID of the REST API")
-	output(OutputFunctionName, a.Function.FunctionName(), "Name of the Lambda function")
-	output(OutputFunctionArn, a.Function.FunctionArn(), "ARN of the Lambda function")
-	output(OutputRoleArn, a.Role.RoleArn(), "ARN of the function's execution role")
+	output(names.OutputEndpointURL, a.RestAPI.Url(), "Base URL of the deployed API: route paths are relative to it")
+	output(names.OutputRestAPIID, a.RestAPI.RestApiId(), "ID of the REST API")
+	output(names.OutputFunctionName, a.Function.FunctionName(), "Name of the Lambda function")
+	output(names.OutputFunctionArn, a.Function.FunctionArn(), "ARN of the Lambda function")
+	output(names.OutputRoleArn, a.Role.RoleArn(), "ARN of the function's execution role")
 	if a.APIKey != nil {
-		output(OutputAPIKeyID, a.APIKey.KeyId(), "ID of the API key (read its value with `aws apigateway get-api-key --include-value --api-key <id>`)")
+		output(names.OutputAPIKeyID, a.APIKey.KeyId(), "ID of the API key (read its value with `aws apigateway get-api-key --include-value --api-key <id>`)")
 	}
 	return &Stage{Stack: stack, App: a}, nil
 }

@@ -9,14 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Dir is the project's configuration directory, relative to the project root.
-const Dir = ".framework"
+const Dir = names.ConfigDir
 
 // FileName is the name of the configuration file inside Dir.
 const FileName = "config.json"
@@ -31,7 +34,7 @@ const (
 	DefaultLambdaMemorySize = 128 // MB
 	DefaultLambdaTimeout    = 60  // seconds
 	DefaultArchitecture     = "arm64"
-	DefaultStage            = "dev" // the stage commands use when --stage is not given
+	DefaultStage            = names.DefaultStage // the stage commands use when --stage is not given
 )
 
 // Limits enforced on values, as AWS enforces them.
@@ -55,7 +58,7 @@ const (
 
 // FilePath returns the path of the configuration file of the project in projectDir.
 func FilePath(projectDir string) string {
-	return filepath.Join(projectDir, Dir, FileName)
+	return filepath.Join(projectDir, names.ConfigFile)
 }
 
 // File is a parsed and validated configuration file: the top-level defaults
@@ -119,20 +122,11 @@ type Stage struct {
 	Tags map[string]string
 }
 
-// GOARCH returns the Go architecture name for s.Architecture ("arm64" or "amd64").
-func (s *Stage) GOARCH() string {
-	if s.Architecture == ArchX8664 {
-		return "amd64"
-	}
-	return "arm64"
-}
-
 // Environ returns the stage's environment variables as sorted KEY=VALUE
 // strings, ready to append to os.Environ() for a local run.
 func (s *Stage) Environ() []string {
-	keys := sortedKeys(s.EnvironmentVariables)
-	env := make([]string, 0, len(keys))
-	for _, k := range keys {
+	env := make([]string, 0, len(s.EnvironmentVariables))
+	for _, k := range slices.Sorted(maps.Keys(s.EnvironmentVariables)) {
 		env = append(env, k+"="+s.EnvironmentVariables[k])
 	}
 	return env
@@ -178,12 +172,7 @@ func (f *File) Stage(name string) (*Stage, error) {
 
 // StageNames returns the names of the stages the file declares, sorted.
 func (f *File) StageNames() []string {
-	names := make([]string, 0, len(f.Stages))
-	for n := range f.Stages {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(f.Stages))
 }
 
 // Default returns the configuration new-project writes for appName: the
@@ -253,15 +242,6 @@ func (f *File) Write(projectDir string) error {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 // Error is one problem in a configuration file.
 type Error struct {

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -387,9 +387,7 @@ func (p *parser) unknownKey(key, prefix string, known []string) {
 	if s := closest(key, known); s != "" {
 		msg += fmt.Sprintf(": did you mean %q?", s)
 	} else {
-		sorted := append([]string{}, known...)
-		sort.Strings(sorted)
-		msg += ": known keys are " + strings.Join(sorted, ", ")
+		msg += ": known keys are " + strings.Join(slices.Sorted(slices.Values(known)), ", ")
 	}
 	p.errorf(join(prefix, key), "%s", msg)
 }

@@ -44,7 +44,7 @@ func benchHelper(spec string) int {
 	defer Close()
 	if kind == "empty" {
 		jsiiMu.Lock()
-		if err := startJSII(context.Background()); err != nil {
+		if err := startJSII(context.Background(), false); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}

@@ -10,7 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -19,8 +19,8 @@ import (
 
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/framework"
-	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/stacks"
 )
@@ -36,44 +36,30 @@ const KeyFile = "framework-synth.json"
 // inputs, so an assembly written by an older synth is never reused.
 const formatVersion = "synth/1"
 
-// PolicyFile is the hand-written policy read with NoAutogenPolicy or
-// autogen_policy false, relative to the project directory.
-var PolicyFile = filepath.Join(config.Dir, "policy.json")
-
-// inputs are everything the assembly is made from, gathered in plain Go
-// before CDK starts.
+// inputs are everything the assembly is made from, prepared in plain Go
+// (constructs.Prepare) before CDK starts.
 type inputs struct {
-	app, stage string
-	manifest   *framework.Manifest
-	zip        string // the Lambda package
-	zipSHA256  string
-	cfg        *constructs.Config
-	tags       map[string]string
-	policy     *policy.Document // nil when the role is not managed
-	// sourcePolicy, when set, generates the policy from the app's source.
-	// It runs only when the assembly cannot be reused: the package's hash
-	// already covers the source (its build ID hashes every compiled file),
-	// and generation costs a type-check of the app.
-	sourcePolicy func() (*policy.Document, error)
+	*constructs.Prepared
+	// nodeShim starts the CDK's Node.js through the running program (Options.NodeShim).
+	nodeShim bool
 }
 
 // stackName is <app>-<stage>.
-func (in *inputs) stackName() string { return stacks.Name(in.app, in.stage) }
+func (in *inputs) stackName() string { return names.StackName(in.Manifest.App, in.Stage) }
 
 // key hashes the inputs (and this program's identity) into the reuse key.
 func (in *inputs) key() (string, error) {
-	pol := in.policy
-	if in.sourcePolicy != nil {
+	pol := in.Policy
+	if in.PolicyFromSource {
 		pol = nil // a function of the source, which the package hash covers
 	}
 	b, err := json.Marshal(struct {
 		Format, Exe, Stage, Zip string
 		Manifest                *framework.Manifest
 		Config                  *constructs.Config
-		Tags                    map[string]string
 		FromSource              bool
-		Policy                  *policy.Document
-	}{formatVersion, exeIdentity(), in.stage, in.zipSHA256, in.manifest, in.cfg, in.tags, in.sourcePolicy != nil, pol})
+		Policy                  *constructs.PolicyDocument
+	}{formatVersion, exeIdentity(), in.Stage, in.PackageSHA256, in.Manifest, in.Config, in.PolicyFromSource, pol})
 	if err != nil {
 		return "", fmt.Errorf("hash the synthesis inputs: %w", err)
 	}
@@ -124,96 +110,52 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	}
 	stage := o.Stage
 	if stage == "" {
-		stage = config.DefaultStage
+		stage = names.DefaultStage
 	}
 	out := o.OutDir
 	if out == "" {
-		out = filepath.Join(dir, "cdk.out")
+		out = filepath.Join(dir, names.AssemblyDir)
 	}
 	if out, err = filepath.Abs(out); err != nil {
 		return nil, fmt.Errorf("assembly directory %s: %w", o.OutDir, err)
 	}
+	// The file for its app_name (checked below), and the stage's Config
+	// through the construct's own mapping, so that both paths agree.
 	f, err := config.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stage(stage)
+	cfg, err := constructs.LoadConfig(dir, stage)
 	if err != nil {
 		return nil, err
 	}
+	cfg.NoAutogenPolicy = cfg.NoAutogenPolicy || o.NoAutogenPolicy
 	work, err := os.MkdirTemp("", "framework-synth-")
 	if err != nil {
 		return nil, fmt.Errorf("create a temporary directory: %w", err)
 	}
 	defer os.RemoveAll(work)
 	// When the assembly will most likely be written anew, Node.js and the
-	// CDK (seconds) load while Go builds the app.
+	// CDK (seconds) load while Go builds the app, and the policy is
+	// generated at the same time; otherwise only once the assembly turns
+	// out not to be reusable.
 	likely := !likelyReusable(dir, out)
+	shim := o.NodeShim || UseNodeShim
 	if likely {
-		go warmJSII(ctx)
+		go warmJSII(ctx, shim)
 	}
-	in, err := gather(ctx, dir, st, o, filepath.Join(work, "function.zip"), likely)
+	p, err := constructs.Prepare(ctx,
+		&constructs.AppProps{ProjectDir: dir, Stage: stage, Config: cfg, Progress: o.Progress},
+		&constructs.PrepareOptions{PackageZip: filepath.Join(work, "function.zip"), DeferPolicy: !likely})
 	if err != nil {
 		return nil, err
 	}
 	// The stack is named after the app as its code declares it; url and
 	// destroy find it by the file's app_name without building: they must agree.
-	if f.AppName != "" && f.AppName != in.app {
-		return nil, fmt.Errorf("%s has app_name %q but the app declares framework.New(%q): the stack is named <app>-<stage> and `framework url` and `destroy` read app_name, so make the two the same", f.Path, f.AppName, in.app)
+	if f.AppName != "" && f.AppName != p.Manifest.App {
+		return nil, fmt.Errorf("%s has app_name %q but the app declares framework.New(%q): the stack is named <app>-<stage> and `framework url` and `destroy` read app_name, so make the two the same", f.Path, f.AppName, p.Manifest.App)
 	}
-	return assemble(ctx, in, out, o.Progress)
-}
-
-// gather builds the route manifest, the Lambda package and the policy of
-// the project in dir, at the same time.
-//
-// The policy is generated from the source at the same time when eager is
-// set; otherwise only once the assembly turns out not to be reusable.
-func gather(ctx context.Context, dir string, st *config.Stage, o Options, zip string, eager bool) (*inputs, error) {
-	cfg := &constructs.Config{
-		EnvironmentVariables: st.EnvironmentVariables,
-		MemorySize:           st.LambdaMemorySize,
-		TimeoutSeconds:       st.LambdaTimeout,
-		Architecture:         st.Architecture,
-		APIGatewayStage:      st.APIGatewayStage,
-		NoAutogenPolicy:      o.NoAutogenPolicy || !st.AutogenPolicy,
-	}
-	if !st.ManageRole {
-		cfg.RoleID = st.RoleID
-	}
-	in := &inputs{stage: st.Name, cfg: cfg, tags: st.Tags, zip: zip}
-
-	progressf(o.Progress, "Building the app and its Lambda package (linux/%s)...", st.Architecture)
-	var wg sync.WaitGroup
-	var mErr, pErr, polErr error
-	var pkg *build.PackageResult
-	wg.Add(2)
-	go func() { defer wg.Done(); in.manifest, mErr = build.Manifest(ctx, dir) }()
-	go func() { defer wg.Done(); pkg, pErr = build.Package(ctx, dir, st.Architecture, zip) }()
-	if st.ManageRole && cfg.NoAutogenPolicy {
-		wg.Add(1)
-		go func() { defer wg.Done(); in.policy, polErr = policy.Load(filepath.Join(dir, PolicyFile)) }()
-	}
-	if st.ManageRole && !cfg.NoAutogenPolicy {
-		in.sourcePolicy = func() (*policy.Document, error) {
-			progressf(o.Progress, "Generating the IAM policy from the app's AWS SDK calls...")
-			return policy.Generate(dir)
-		}
-		if eager {
-			wg.Add(1)
-			go func() { defer wg.Done(); in.policy, polErr = policy.Generate(dir) }()
-		}
-	}
-	wg.Wait()
-	// The compiler's message first: the same error fails every step.
-	for _, err := range []error{mErr, pErr, polErr} {
-		if err != nil {
-			return nil, err
-		}
-	}
-	in.app = in.manifest.App
-	in.zipSHA256 = pkg.SHA256
-	return in, nil
+	return assemble(ctx, &inputs{Prepared: p, nodeShim: shim}, out, o.Progress)
 }
 
 // jsiiMu serializes synthesis in this process: one CDK app at a time.
@@ -237,7 +179,7 @@ func likelyReusable(dir, out string) bool {
 			return nil
 		}
 		if d.IsDir() {
-			if p == out || (p != dir && strings.HasPrefix(d.Name(), ".") && d.Name() != config.Dir) || d.Name() == "node_modules" || d.Name() == "cdk.out" {
+			if p == out || (p != dir && strings.HasPrefix(d.Name(), ".") && d.Name() != names.ConfigDir) || d.Name() == "node_modules" || d.Name() == names.AssemblyDir {
 				return filepath.SkipDir
 			}
 			return nil
@@ -253,10 +195,10 @@ func likelyReusable(dir, out string) bool {
 // warmJSII starts Node.js and has the CDK synthesize a one-resource stack
 // into a temporary directory, so that the modules synthesis needs are
 // loaded while Go builds the app.
-func warmJSII(ctx context.Context) {
+func warmJSII(ctx context.Context, shim bool) {
 	jsiiMu.Lock()
 	defer jsiiMu.Unlock()
-	if startJSII(ctx) != nil {
+	if startJSII(ctx, shim) != nil {
 		return // reported by assemble
 	}
 	defer func() { recover() }()
@@ -297,8 +239,8 @@ func Close() {
 // the banner-silencing variables checkNode sets would not reach it: the
 // first time, the prepared (never started) runtime is closed, and the next
 // CDK call prepares a new one with the current environment.
-func startJSII(ctx context.Context) error {
-	if _, err := checkNode(ctx); err != nil {
+func startJSII(ctx context.Context, shim bool) error {
+	if _, err := checkNode(ctx, shim); err != nil {
 		return err
 	}
 	if !jsiiStarted {
@@ -319,14 +261,12 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 		progressf(progress, "Nothing changed since the last synth: keeping %s", out)
 		return res, nil
 	}
-	if in.sourcePolicy != nil && in.policy == nil {
-		if in.policy, err = in.sourcePolicy(); err != nil {
-			return nil, err
-		}
+	if err := in.ResolvePolicy(); err != nil {
+		return nil, err
 	}
 	jsiiMu.Lock()
 	defer jsiiMu.Unlock()
-	if err := startJSII(ctx); err != nil {
+	if err := startJSII(ctx, in.nodeShim); err != nil {
 		return nil, err
 	}
 	if err := clearAssembly(out); err != nil {
@@ -337,14 +277,14 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 		return nil, err
 	}
 	res := &Result{
-		App: in.app, Stage: in.stage, StackName: in.stackName(), AssemblyDir: out,
-		TemplatePath: filepath.Join(out, in.stackName()+".template.json"), Policy: in.policy,
+		App: in.Manifest.App, Stage: in.Stage, StackName: in.stackName(), AssemblyDir: out,
+		TemplatePath: filepath.Join(out, in.stackName()+".template.json"), Policy: policyDocument(in.Policy),
 	}
 	if res.ResourceCount, err = countResources(res.TemplatePath); err != nil {
 		return nil, err
 	}
-	rec := keyRecord{Key: key, App: in.app, Stage: in.stage, StackName: res.StackName,
-		Template: filepath.Base(res.TemplatePath), ResourceCount: res.ResourceCount, Asset: assetName(in), Policy: in.policy}
+	rec := keyRecord{Key: key, App: res.App, Stage: res.Stage, StackName: res.StackName,
+		Template: filepath.Base(res.TemplatePath), ResourceCount: res.ResourceCount, Asset: assetName(in), Policy: res.Policy}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("record the synthesis key: %w", err)
@@ -369,28 +309,22 @@ func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 		// tree.json would hold a third copy of the API's body; nothing reads it.
 		TreeMetadata: jsii.Bool(false),
 	})
-	props := &stacks.Props{
-		App: constructs.AppProps{
-			Manifest: in.manifest, PackageZip: in.zip, Stage: in.stage, Config: in.cfg,
-			Policy: policyProps(in.policy),
-		},
-		Tags: in.tags,
-	}
-	if _, err := stacks.New(ctx, app, props); err != nil {
+	if _, err := stacks.New(app, &stacks.Props{App: in.Prepared}); err != nil {
 		return fmt.Errorf("synthesizing stack %s: %w", in.stackName(), err)
 	}
 	app.Synth(nil)
 	return nil
 }
 
-// policyProps converts the policy document for the construct.
-func policyProps(d *policy.Document) *constructs.PolicyDocument {
+// policyDocument converts the construct's policy document back into the
+// framework's, which Result reports and deploy writes.
+func policyDocument(d *constructs.PolicyDocument) *policy.Document {
 	if d == nil {
 		return nil
 	}
-	out := &constructs.PolicyDocument{Version: d.Version}
+	out := &policy.Document{Version: d.Version}
 	for _, s := range d.Statement {
-		out.Statement = append(out.Statement, constructs.PolicyStatement{Sid: s.Sid, Effect: s.Effect, Action: s.Action, Resource: s.Resource})
+		out.Statement = append(out.Statement, policy.Statement{Sid: s.Sid, Effect: s.Effect, Action: slices.Clone(s.Action), Resource: slices.Clone(s.Resource)})
 	}
 	return out
 }
@@ -398,7 +332,7 @@ func policyProps(d *policy.Document) *constructs.PolicyDocument {
 // assetName is the file CDK stages the Lambda package as.
 func assetName(in *inputs) string {
 	// CDK hashes a custom asset hash once more with SHA-256.
-	sum := sha256.Sum256([]byte(in.zipSHA256))
+	sum := sha256.Sum256([]byte(in.PackageSHA256))
 	return "asset." + hex.EncodeToString(sum[:]) + ".zip"
 }
 
@@ -438,7 +372,7 @@ func clearAssembly(out string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if n == "manifest.json" || n == "tree.json" || n == "cdk.out" || n == "validation-report.json" ||
+		if n == "manifest.json" || n == "tree.json" || n == names.AssemblyDir || n == "validation-report.json" ||
 			strings.HasPrefix(n, "asset.") || strings.HasSuffix(n, ".template.json") ||
 			strings.HasSuffix(n, ".assets.json") || strings.HasSuffix(n, ".metadata.json") {
 			if err := os.RemoveAll(filepath.Join(out, n)); err != nil {
@@ -462,14 +396,4 @@ func countResources(path string) (int, error) {
 		return 0, fmt.Errorf("read the synthesized template %s: %w", path, err)
 	}
 	return len(t.Resources), nil
-}
-
-// sortedKeys returns m's keys sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

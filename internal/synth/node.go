@@ -47,18 +47,20 @@ func (e *NodeError) Error() string {
 // Unwrap returns the underlying failure.
 func (e *NodeError) Unwrap() error { return e.Err }
 
-// UseNodeShim, set by a program whose main calls nodeshim.Run first (the
-// framework CLI), starts the CDK's Node.js through that program in a process
-// group of its own, so a terminal's Ctrl-C reaches only the program.
+// UseNodeShim, when set, does what Options.NodeShim does for every Synth.
+//
+// Deprecated: set Options.NodeShim.
 var UseNodeShim bool
 
 // checkNode finds the node command jsii will start (JSII_NODE, else node on
 // PATH), checks its major version and silences jsii's version banners for
-// it, so that users see at most one line of ours. It returns the major version.
-func checkNode(ctx context.Context) (int, error) {
+// it, so that users see at most one line of ours. With shim set, jsii will
+// start node through the running program (Options.NodeShim). It returns the
+// major version.
+func checkNode(ctx context.Context, shim bool) (int, error) {
 	name := "node"
 	if n := os.Getenv(nodeshim.EnvNode); n != "" {
-		name = n // JSII_NODE names the shim (see UseNodeShim)
+		name = n // JSII_NODE names the shim (see Options.NodeShim)
 	} else if n := os.Getenv("JSII_NODE"); n != "" {
 		name = n
 	}
@@ -103,7 +105,7 @@ func checkNode(ctx context.Context) (int, error) {
 	if os.Getenv("CDK_VALIDATION") == "" {
 		os.Setenv("CDK_VALIDATION", "false")
 	}
-	if UseNodeShim {
+	if shim {
 		nodeshim.Enable(path)
 	}
 	return major, nil

@@ -3,9 +3,10 @@
 // the stage's CloudFormation stack `<app>-<stage>`: the input of `framework
 // synth`, `diff` and `deploy`.
 //
-// Synth builds the route manifest and the Linux package (and generates the
-// policy) in Go, then runs the AWS CDK (stacks.New on constructs.App)
-// through jsii, which needs Node.js 20 or newer; a missing or older node is
+// Synth prepares the construct's inputs in Go (constructs.Prepare: the
+// route manifest, the Linux package, the policy and the stage's
+// configuration, tags included), then runs the AWS CDK (stacks.New on
+// constructs.App) through jsii, which needs Node.js 20 or newer; a missing or older node is
 // a one-line *NodeError. jsii's Node version banners are silenced, and so
 // is CDK's default template lint (CDK_VALIDATION=false unless the
 // environment sets it), which would cost seconds on every synth.
@@ -19,32 +20,32 @@ import (
 	"context"
 	"io"
 
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
-// Stack outputs every synthesized stage stack carries. The deploy engine and
-// `framework url` read them by these names.
-const (
-	OutputEndpointURL  = "EndpointURL"  // https://{api}.execute-api.{region}.{suffix}/{stage}/
-	OutputRestAPIID    = "RestAPIId"    // the REST API's id
-	OutputFunctionName = "FunctionName" // the Lambda function's name
-	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
-	OutputRoleArn      = "RoleArn"      // the execution role's ARN
-	OutputAPIKeyID     = "APIKeyId"     // the API key's id (never its value); only when a route requires a key
-)
+// OutputEndpointURL is the stage stack's endpoint URL output.
+//
+// Deprecated: use names.OutputEndpointURL.
+const OutputEndpointURL = names.OutputEndpointURL
 
 // Options selects what to synthesize and where.
 type Options struct {
 	// ProjectDir is the project's root, the directory holding .framework/.
 	ProjectDir string
-	// Stage is the stage name; empty means config.DefaultStage ("dev").
+	// Stage is the stage name; empty means names.DefaultStage ("dev").
 	Stage string
 	// OutDir is the cloud assembly directory; empty means <ProjectDir>/cdk.out.
 	OutDir string
 	// NoAutogenPolicy uses .framework/policy.json as written by hand instead
-	// of generating the policy from the source (spec 4.7), whatever the
+	// of generating the policy from the app's AWS SDK calls, whatever the
 	// configuration's autogen_policy says.
 	NoAutogenPolicy bool
+	// NodeShim starts the CDK's Node.js through the running program, in a
+	// process group of its own, so that a terminal's Ctrl-C reaches only
+	// the program. Set it only in a program whose main calls nodeshim.Run
+	// first (the framework CLI).
+	NodeShim bool
 	// Progress, when not nil, receives one human-readable line per step
 	// ("Building the Lambda package...", "Synthesizing dev stack..."). Nil is silent.
 	Progress io.Writer

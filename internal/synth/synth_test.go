@@ -12,17 +12,20 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/stacks"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden templates under testdata/")
@@ -215,8 +218,8 @@ func TestSynthExamples(t *testing.T) {
 				t.Errorf("template has parameters %v / rules %v; want none (no bootstrap)", tpl.Parameters, tpl.Rules)
 			}
 			code := tpl.one(t, "AWS::Lambda::Function").Properties["Code"].(map[string]any)
-			if sub := code["S3Bucket"].(map[string]any)["Fn::Sub"]; sub != stacks.AssetsBucketName {
-				t.Errorf("code bucket %v, want %s", sub, stacks.AssetsBucketName)
+			if sub := code["S3Bucket"].(map[string]any)["Fn::Sub"]; sub != names.AssetsBucketName {
+				t.Errorf("code bucket %v, want %s", sub, names.AssetsBucketName)
 			}
 			mf, err := os.ReadFile(filepath.Join(out, "manifest.json"))
 			if err != nil {
@@ -260,7 +263,10 @@ func TestSynthExamples(t *testing.T) {
 	}
 }
 
-// TestSynthReuseInvalidated: a change of stage configuration synthesizes again.
+// TestSynthReuseInvalidated: a change of stage configuration synthesizes
+// again, and the configuration's tags (top level merged with the stage's)
+// become the stack's tags in the assembly, which deploy hands to
+// CloudFormation.
 func TestSynthReuseInvalidated(t *testing.T) {
 	t.Setenv(build.CacheDirEnv, t.TempDir())
 	ctx := context.Background()
@@ -269,7 +275,8 @@ func TestSynthReuseInvalidated(t *testing.T) {
 	if _, err := Synth(ctx, Options{ProjectDir: dir, OutDir: out}); err != nil {
 		t.Fatal(err)
 	}
-	writeConfig(t, dir, `{"version": "1.0", "app_name": "hello", "stages": {"dev": {"lambda_memory_size": 256}}}`)
+	writeConfig(t, dir, `{"version": "1.0", "app_name": "hello", "tags": {"team": "api"},
+		"stages": {"dev": {"lambda_memory_size": 256, "tags": {"cost-center": "42"}}}}`)
 	res, err := Synth(ctx, Options{ProjectDir: dir, OutDir: out})
 	if err != nil {
 		t.Fatal(err)
@@ -281,6 +288,27 @@ func TestSynthReuseInvalidated(t *testing.T) {
 	if fn.Properties["MemorySize"] != float64(256) {
 		t.Errorf("MemorySize = %v, want 256", fn.Properties["MemorySize"])
 	}
+	if got := stackTags(t, res); len(got) != 2 || got["team"] != "api" || got["cost-center"] != "42" {
+		t.Errorf("stack tags in the assembly %v, want team=api and cost-center=42 from config.json", got)
+	}
+}
+
+// stackTags returns the tags of the synthesized stack in its assembly's manifest.
+func stackTags(t *testing.T, res *Result) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(res.AssemblyDir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mf struct {
+		Artifacts map[string]struct {
+			Properties struct{ Tags map[string]string }
+		}
+	}
+	if err := json.Unmarshal(b, &mf); err != nil {
+		t.Fatal(err)
+	}
+	return mf.Artifacts[res.StackName].Properties.Tags
 }
 
 // copyProject copies an example app into a module of its own in a temp dir.
@@ -337,21 +365,33 @@ func writeConfig(t testing.TB, dir, body string) {
 	}
 }
 
-// prebuilt returns synthesis inputs for a manifest, with a stand-in package.
-func prebuilt(t *testing.T, m *framework.Manifest, cfg *constructs.Config, pol *policy.Document) *inputs {
+// prebuilt returns synthesis inputs for a manifest, with a stand-in package,
+// prepared as Synth prepares a project's (constructs.Prepare).
+func prebuilt(t *testing.T, m *framework.Manifest, stage string, cfg *constructs.Config, pol *policy.Document) *inputs {
 	t.Helper()
 	zip := filepath.Join(t.TempDir(), "function.zip")
 	if err := os.WriteFile(zip, []byte("stand-in package of "+m.App), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := fileSHA(zip)
+	var cpol *constructs.PolicyDocument
+	if pol != nil {
+		b, err := json.Marshal(pol)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &cpol); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := constructs.Prepare(context.Background(), &constructs.AppProps{Manifest: m, PackageZip: zip, Stage: stage, Config: cfg, Policy: cpol}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg == nil {
-		cfg = &constructs.Config{}
+	sum, err := fileSHA(zip)
+	if err != nil || p.PackageSHA256 != sum {
+		t.Fatalf("prepared package hash %s, want %s (%v)", p.PackageSHA256, sum, err)
 	}
-	return &inputs{app: m.App, stage: "dev", manifest: m, zip: zip, zipSHA256: sum, cfg: cfg, policy: pol}
+	return &inputs{Prepared: p}
 }
 
 func route(path string, methods ...string) framework.ManifestRoute {
@@ -389,9 +429,8 @@ func TestStackFeatures(t *testing.T) {
 		EnvironmentVariables: map[string]string{"TABLE": "orders", "MODE": "prod"},
 		MemorySize:           512, TimeoutSeconds: 20, Architecture: constructs.ArchX8664, APIGatewayStage: "v1",
 	}
-	in := prebuilt(t, m, cfg, nil)
-	in.stage = "prod"
-	in.tags = map[string]string{"team": "api", "cost-center": "42"}
+	cfg.Tags = map[string]string{"team": "api", "cost-center": "42"}
+	in := prebuilt(t, m, "prod", cfg, nil)
 	res, err := assemble(ctx, in, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -452,7 +491,7 @@ func TestStackFeatures(t *testing.T) {
 		key := tpl.one(t, "AWS::ApiGateway::ApiKey")
 		_ = key
 		tpl.one(t, "AWS::ApiGateway::UsagePlanKey")
-		out, ok := tpl.Outputs[stacks.OutputAPIKeyID]
+		out, ok := tpl.Outputs[names.OutputAPIKeyID]
 		if !ok || !strings.Contains(fmt.Sprint(out["Value"]), "Ref") {
 			t.Errorf("APIKeyId output %v; want a Ref to the key (its ID, not its value)", out)
 		}
@@ -514,12 +553,12 @@ func TestStackFeatures(t *testing.T) {
 		if st.Properties["StageName"] != "v1" {
 			t.Errorf("stage %v, want v1 (api_gateway_stage)", st.Properties["StageName"])
 		}
-		for _, o := range []string{OutputEndpointURL, OutputRestAPIID, OutputFunctionName, OutputFunctionArn, OutputRoleArn, OutputAPIKeyID} {
+		for _, o := range []string{names.OutputEndpointURL, names.OutputRestAPIID, names.OutputFunctionName, names.OutputFunctionArn, names.OutputRoleArn, names.OutputAPIKeyID} {
 			if _, ok := tpl.Outputs[o]; !ok {
 				t.Errorf("output %s missing", o)
 			}
 		}
-		url := fmt.Sprint(tpl.Outputs[OutputEndpointURL]["Value"])
+		url := fmt.Sprint(tpl.Outputs[names.OutputEndpointURL]["Value"])
 		for _, part := range []string{"https://", ".execute-api.", "AWS::Region", "AWS::URLSuffix", "/"} {
 			if !strings.Contains(url, part) {
 				t.Errorf("EndpointURL %s lacks %q", url, part)
@@ -532,19 +571,7 @@ func TestStackFeatures(t *testing.T) {
 	t.Run("tags", func(t *testing.T) {
 		// Stack tags: the deployer passes them to CloudFormation, which puts
 		// them on the stack and on every resource that takes tags.
-		b, err := os.ReadFile(filepath.Join(res.AssemblyDir, "manifest.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var mf struct {
-			Artifacts map[string]struct {
-				Properties struct{ Tags map[string]string }
-			}
-		}
-		if err := json.Unmarshal(b, &mf); err != nil {
-			t.Fatal(err)
-		}
-		if got := mf.Artifacts["features-prod"].Properties.Tags; len(got) != 2 || got["team"] != "api" || got["cost-center"] != "42" {
+		if got := stackTags(t, res); len(got) != 2 || got["team"] != "api" || got["cost-center"] != "42" {
 			t.Errorf("stack tags in the assembly %v", got)
 		}
 	})
@@ -560,12 +587,12 @@ func TestStackRolePolicy(t *testing.T) {
 		t.Fatalf("generate the fixture's policy (make test-deps downloads its modules): %v", err)
 	}
 	m := &framework.Manifest{Version: framework.ManifestVersion, App: "fixture", Routes: []framework.ManifestRoute{route("/", "GET")}}
-	res, err := assemble(context.Background(), prebuilt(t, m, nil, pol), t.TempDir(), nil)
+	res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, pol), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Policy != pol {
-		t.Error("Result.Policy is not the policy synthesized")
+	if !reflect.DeepEqual(res.Policy, pol) {
+		t.Errorf("Result.Policy %+v is not the policy synthesized %+v", res.Policy, pol)
 	}
 	role := readTemplate(t, res.TemplatePath).one(t, "AWS::IAM::Role").Properties
 	if !strings.Contains(fmt.Sprint(role["ManagedPolicyArns"]), constructs.BasicExecutionPolicy) {
@@ -602,7 +629,7 @@ func TestStackExistingRole(t *testing.T) {
 	for _, roleID := range []string{"arn:aws:iam::123456789012:role/app-role", "app-role"} {
 		t.Run(roleID, func(t *testing.T) {
 			m := &framework.Manifest{Version: framework.ManifestVersion, App: "byorole", Routes: []framework.ManifestRoute{route("/", "GET")}}
-			res, err := assemble(context.Background(), prebuilt(t, m, &constructs.Config{RoleID: roleID}, nil), t.TempDir(), nil)
+			res, err := assemble(context.Background(), prebuilt(t, m, "dev", &constructs.Config{RoleID: roleID}, nil), t.TempDir(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -614,8 +641,8 @@ func TestStackExistingRole(t *testing.T) {
 			if !strings.Contains(fnRole, "role/app-role") {
 				t.Errorf("function role %s, want the existing app-role", fnRole)
 			}
-			if !strings.Contains(fmt.Sprint(tpl.Outputs[OutputRoleArn]["Value"]), "app-role") {
-				t.Errorf("RoleArn output %v", tpl.Outputs[OutputRoleArn])
+			if !strings.Contains(fmt.Sprint(tpl.Outputs[names.OutputRoleArn]["Value"]), "app-role") {
+				t.Errorf("RoleArn output %v", tpl.Outputs[names.OutputRoleArn])
 			}
 			if res.Policy != nil {
 				t.Errorf("Result.Policy %v, want nil for an existing role", res.Policy)
@@ -759,7 +786,7 @@ func TestSynthAppNameMismatch(t *testing.T) {
 func TestMissingNode(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	t.Setenv("JSII_NODE", "")
-	_, err := checkNode(context.Background())
+	_, err := checkNode(context.Background(), false)
 	var ne *NodeError
 	if !errors.As(err, &ne) {
 		t.Fatalf("err = %v, want a NodeError", err)
@@ -774,7 +801,7 @@ func TestMissingNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("JSII_NODE", old)
-	_, err = checkNode(context.Background())
+	_, err = checkNode(context.Background(), false)
 	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "v18.19.0") || !strings.Contains(err.Error(), "20 or newer") {
 		t.Errorf("node 18: %v", err)
 	}
@@ -786,7 +813,7 @@ func TestSynthWithoutNode(t *testing.T) {
 	t.Setenv("JSII_NODE", filepath.Join(t.TempDir(), "no-node-here"))
 	m := &framework.Manifest{Version: framework.ManifestVersion, App: "nonode", Routes: []framework.ManifestRoute{route("/", "GET")}}
 	out := t.TempDir()
-	_, err := assemble(context.Background(), prebuilt(t, m, nil, nil), out, nil)
+	_, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), out, nil)
 	var ne *NodeError
 	if !errors.As(err, &ne) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v, want a one-line NodeError", err)
@@ -809,7 +836,7 @@ func TestNodeMajor(t *testing.T) {
 	}
 }
 
-func keys[V any](m map[string]V) []string { return sortedKeys(m) }
+func keys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 func fileSHA(path string) (string, error) {
 	b, err := os.ReadFile(path)
@@ -828,7 +855,7 @@ func TestDeploymentFollowsTheRoutes(t *testing.T) {
 	deployment := func(routes ...framework.ManifestRoute) string {
 		t.Helper()
 		m := &framework.Manifest{Version: framework.ManifestVersion, App: "deploys", Routes: routes}
-		res, err := assemble(context.Background(), prebuilt(t, m, nil, nil), t.TempDir(), nil)
+		res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), t.TempDir(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

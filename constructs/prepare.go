@@ -1,0 +1,275 @@
+package constructs
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/openapi"
+	"github.com/framework-dev/framework/internal/policy"
+)
+
+// Prepared are the construct's inputs, checked and built: what Prepare
+// makes of AppProps before any CDK call. NewPreparedApp adds the construct
+// from them. Build them with Prepare.
+type Prepared struct {
+	// Manifest is the app's route table.
+	Manifest *framework.Manifest
+	// Stage is the stage name.
+	Stage string
+	// Config is the stage's configuration with every default filled in.
+	// From a project directory without AppProps.Config, it is the
+	// project's .framework/config.json resolved for Stage, tags included.
+	Config *Config
+	// Policy is the execution role's own policy. It is nil when the role is
+	// imported (Config.RoleID), when a prebuilt app has no AppProps.Policy
+	// (the role then has the basic execution policy only), and, until
+	// ResolvePolicy, when PrepareOptions.DeferPolicy deferred it.
+	Policy *PolicyDocument
+	// PolicyFromSource is true when Policy is generated from the app's AWS
+	// SDK calls: it is then a function of the source, which PackageSHA256
+	// covers (the package's build ID hashes every compiled file).
+	PolicyFromSource bool
+	// PackageZip is the Lambda package: a zip holding the app compiled for
+	// Linux as "bootstrap".
+	PackageZip string
+	// PackageSHA256 is the hex SHA-256 of PackageZip, which is also the
+	// function code's asset hash.
+	PackageSHA256 string
+	// Name is the REST API's name and the OpenAPI title.
+	Name string
+
+	// dir and progress serve a deferred policy generation.
+	dir      string
+	progress io.Writer
+	// pending is set while a policy from the source is deferred.
+	pending bool
+	// checked holds what NewPreparedApp derives from the manifest.
+	checked *derived
+}
+
+// derived is what the construct derives from the route manifest, computed
+// (and so checked) before any CDK call.
+type derived struct {
+	body   func(integrationURI string) (map[string]any, error)
+	authz  []authorizerTarget
+	apiKey bool
+}
+
+// PrepareOptions adjust Prepare for a caller that keeps a cache of its
+// own, as the framework's CLI does. The zero value (or nil) is what NewApp
+// uses.
+type PrepareOptions struct {
+	// PackageZip is the file the Lambda package built from
+	// AppProps.ProjectDir is written to. Empty means a file in the user's
+	// cache directory, one per project and architecture, which outlives the
+	// process: CDK copies it into the cloud assembly when the app
+	// synthesizes.
+	PackageZip string
+	// DeferPolicy leaves a policy generated from the source
+	// (PolicyFromSource) to ResolvePolicy, for a caller that may not need
+	// it: generating it type-checks the app. Otherwise it is generated
+	// while the app builds.
+	DeferPolicy bool
+}
+
+// Prepare turns props into the construct's inputs: it reads the
+// configuration, builds the route manifest, the Lambda package and the
+// policy of a project directory at the same time (or takes a prebuilt
+// manifest and package), and checks that API Gateway will accept the
+// routes, so that every mistake surfaces before CDK starts. NewApp calls
+// it; so does `framework synth`, which then names the stack after the
+// manifest's app.
+func Prepare(ctx context.Context, props *AppProps, opts *PrepareOptions) (*Prepared, error) {
+	if props == nil {
+		return nil, errors.New("constructs.NewApp: no props: set ProjectDir, or Manifest and PackageZip")
+	}
+	if opts == nil {
+		opts = &PrepareOptions{}
+	}
+	p := &Prepared{Stage: props.Stage}
+	if p.Stage == "" {
+		p.Stage = DefaultStage
+	}
+	if err := config.CheckStageName(p.Stage); err != nil {
+		return nil, fmt.Errorf("stage %q: %w", p.Stage, err)
+	}
+	cfg := props.Config
+	switch {
+	case props.ProjectDir != "" && (props.Manifest != nil || props.PackageZip != ""):
+		return nil, errors.New("constructs.NewApp: set either ProjectDir or Manifest and PackageZip, not both")
+	case props.ProjectDir != "":
+		if cfg == nil {
+			c, err := LoadConfig(props.ProjectDir, p.Stage)
+			if err != nil {
+				return nil, err
+			}
+			cfg = c
+		}
+	case props.Manifest == nil || props.PackageZip == "":
+		return nil, errors.New("constructs.NewApp: set ProjectDir, or both Manifest and PackageZip")
+	}
+	rc, err := cfg.resolved(p.Stage)
+	if err != nil {
+		return nil, fmt.Errorf("stage %q: %w", p.Stage, err)
+	}
+	p.Config = rc
+
+	if props.ProjectDir != "" {
+		if err := p.buildProject(ctx, props, opts); err != nil {
+			return nil, err
+		}
+	} else {
+		p.Manifest = props.Manifest
+		sum, err := fileSHA256(props.PackageZip)
+		if err != nil {
+			return nil, fmt.Errorf("Lambda package: %w", err)
+		}
+		p.PackageZip, p.PackageSHA256 = props.PackageZip, sum
+		if rc.RoleID == "" {
+			p.Policy = props.Policy
+		}
+	}
+	if p.Manifest.App == "" {
+		return nil, errors.New("the route manifest has no app name")
+	}
+	p.Name = props.Name
+	if p.Name == "" {
+		p.Name = names.StackName(p.Manifest.App, p.Stage)
+	}
+	if p.checked, err = p.derive(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// buildProject builds the route manifest, the Lambda package and the
+// policy of the project in props.ProjectDir, at the same time.
+func (p *Prepared) buildProject(ctx context.Context, props *AppProps, opts *PrepareOptions) error {
+	dir, arch := props.ProjectDir, p.Config.Architecture
+	zip := opts.PackageZip
+	if zip == "" {
+		zipDir, err := packageDir(dir, arch)
+		if err != nil {
+			return err
+		}
+		zip = filepath.Join(zipDir, "function.zip")
+	}
+	progress(props.Progress, "Building the app and its Lambda package (linux/%s)...", arch)
+	var wg sync.WaitGroup
+	var mErr, pErr, polErr error
+	var pkg *build.PackageResult
+	wg.Go(func() { p.Manifest, mErr = build.Manifest(ctx, dir) })
+	wg.Go(func() { pkg, pErr = build.Package(ctx, dir, arch, zip) })
+	switch {
+	case p.Config.RoleID != "": // an imported role: no policy of ours
+	case props.Policy != nil:
+		p.Policy = props.Policy
+	case p.Config.NoAutogenPolicy:
+		wg.Go(func() {
+			var doc *policy.Document
+			doc, polErr = policy.Load(filepath.Join(dir, names.PolicyFile))
+			p.Policy = policyFromDocument(doc)
+		})
+	default:
+		p.PolicyFromSource, p.dir, p.progress = true, dir, props.Progress
+		if opts.DeferPolicy {
+			p.pending = true
+		} else {
+			wg.Go(func() { polErr = p.generatePolicy() })
+		}
+	}
+	wg.Wait()
+	// The compiler's message first: the same error fails every step.
+	for _, err := range []error{mErr, pErr, polErr} {
+		if err != nil {
+			return err
+		}
+	}
+	p.PackageZip, p.PackageSHA256 = pkg.ZipPath, pkg.SHA256
+	return nil
+}
+
+// ResolvePolicy generates the policy from the app's source when Prepare
+// deferred it (PrepareOptions.DeferPolicy), and does nothing otherwise.
+func (p *Prepared) ResolvePolicy() error {
+	if !p.pending {
+		return nil
+	}
+	progress(p.progress, "Generating the IAM policy from the app's AWS SDK calls...")
+	if err := p.generatePolicy(); err != nil {
+		return err
+	}
+	p.pending = false
+	return nil
+}
+
+func (p *Prepared) generatePolicy() error {
+	doc, err := policy.Generate(p.dir)
+	if err != nil {
+		return err
+	}
+	p.Policy = policyFromDocument(doc)
+	return nil
+}
+
+// derive computes what the construct needs from the manifest, generating
+// the API's body once with a placeholder URI so that route errors surface
+// before CDK starts.
+func (p *Prepared) derive() (*derived, error) {
+	if p.Manifest == nil || p.Manifest.App == "" || p.Config == nil || p.PackageZip == "" {
+		return nil, errors.New("constructs: the prepared inputs lack a route manifest, an app name, a configuration or a package: build them with constructs.Prepare")
+	}
+	m, title := p.Manifest, p.Name
+	d := &derived{body: func(uri string) (map[string]any, error) {
+		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri})
+	}}
+	if _, err := d.body("arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:check/invocations"); err != nil {
+		return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
+	}
+	var err error
+	if d.authz, err = customAuthorizers(m); err != nil {
+		return nil, err
+	}
+	for _, r := range m.Routes {
+		d.apiKey = d.apiKey || r.APIKeyRequired
+	}
+	return d, nil
+}
+
+// packageDir returns the directory where the construct keeps the Lambda
+// package of the project in dir: in the user's cache directory, one per
+// project and architecture, so the zip outlives the build (CDK copies it
+// into the cloud assembly when the app synthesizes).
+func packageDir(dir, arch string) (string, error) {
+	return build.CacheDir(dir, filepath.Join("package", arch))
+}
+
+func progress(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

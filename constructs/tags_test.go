@@ -1,0 +1,98 @@
+package constructs
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+
+	"github.com/framework-dev/framework/internal/build"
+)
+
+// TestNewAppProjectTags: a construct built from a project directory puts
+// the tags of the project's .framework/config.json (top level merged with
+// the stage's) on its function, role and REST API, as `framework deploy`
+// does for the stage stack.
+func TestNewAppProjectTags(t *testing.T) {
+	t.Setenv(build.CacheDirEnv, t.TempDir())
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, err := os.ReadFile(filepath.Join(root, "examples", "hello", "main.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("GOPROXY", "off")
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"main.go": string(main),
+		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
+			"replace github.com/framework-dev/framework => " + root + "\n",
+		"go.sum": string(sum),
+		".framework/config.json": `{"version": "1.0", "app_name": "hello", "tags": {"team": "api"},
+			"stages": {"prod": {"tags": {"cost-center": "42"}}}}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	out := t.TempDir()
+	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), AnalyticsReporting: jsii.Bool(false)})
+	stack := awscdk.NewStack(app, jsii.String("Host"), nil)
+	a, err := NewApp(stack, "Hello", &AppProps{ProjectDir: dir, Stage: "prod"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Config.Tags["team"] != "api" || a.Config.Tags["cost-center"] != "42" {
+		t.Errorf("App.Config.Tags = %v, want team and cost-center from config.json", a.Config.Tags)
+	}
+	app.Synth(nil)
+
+	raw, err := os.ReadFile(filepath.Join(out, "Host.template.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl struct {
+		Resources map[string]struct {
+			Type       string
+			Properties struct{ Tags []struct{ Key, Value string } }
+		}
+	}
+	if err := json.Unmarshal(raw, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for id, r := range tpl.Resources {
+		switch r.Type {
+		case "AWS::Lambda::Function", "AWS::IAM::Role", "AWS::ApiGateway::RestApi", "AWS::ApiGateway::Stage":
+		default:
+			continue
+		}
+		seen[r.Type] = true
+		got := map[string]string{}
+		for _, tag := range r.Properties.Tags {
+			got[tag.Key] = tag.Value
+		}
+		if got["team"] != "api" || got["cost-center"] != "42" {
+			t.Errorf("%s (%s) tags %v, want team=api and cost-center=42 from config.json", id, r.Type, got)
+		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("template lacks some of the function, role, REST API and stage: saw %v", fmt.Sprint(seen))
+	}
+}
