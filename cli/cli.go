@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/synth"
 )
 
 // Version is the CLI's version, set at build time with -ldflags -X.
@@ -135,6 +137,15 @@ func oneLine(err error) string {
 }
 
 // Run is the program entry point used by cli/framework.
+// Its main must call nodeshim.Run first: synthesis starts the CDK's
+// Node.js through this program (synth.Options.NodeShim), so that Ctrl-C
+// reaches only the CLI.
 func Run() {
-	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+	env := processEnv(os.Stdout, os.Stderr)
+	env.Synth = func(ctx context.Context, o synth.Options) (*synth.Result, error) {
+		o.NodeShim = true
+		return synth.Synth(ctx, o)
+	}
+	var root CLI
+	os.Exit(run(&root, os.Args[1:], env))
 }

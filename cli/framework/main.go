@@ -4,11 +4,9 @@ package main
 import (
 	"github.com/framework-dev/framework/cli"
 	"github.com/framework-dev/framework/internal/nodeshim"
-	"github.com/framework-dev/framework/internal/synth"
 )
 
 func main() {
-	nodeshim.Run() // returns unless started as the CDK's Node.js (see UseNodeShim)
-	synth.UseNodeShim = true
+	nodeshim.Run() // returns unless started as the CDK's Node.js (see cli.Run)
 	cli.Run()
 }

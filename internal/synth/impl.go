@@ -140,7 +140,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	// generated at the same time; otherwise only once the assembly turns
 	// out not to be reusable.
 	likely := !likelyReusable(dir, out)
-	shim := o.NodeShim || UseNodeShim
+	shim := o.NodeShim
 	if likely {
 		go warmJSII(ctx, shim)
 	}

@@ -47,11 +47,6 @@ func (e *NodeError) Error() string {
 // Unwrap returns the underlying failure.
 func (e *NodeError) Unwrap() error { return e.Err }
 
-// UseNodeShim, when set, does what Options.NodeShim does for every Synth.
-//
-// Deprecated: set Options.NodeShim.
-var UseNodeShim bool
-
 // checkNode finds the node command jsii will start (JSII_NODE, else node on
 // PATH), checks its major version and silences jsii's version banners for
 // it, so that users see at most one line of ours. With shim set, jsii will
