@@ -41,6 +41,12 @@ type Report struct {
 	Outputs []OutputChange `json:"outputs,omitempty"`
 	// ReplacementUnknown says why replacement information is missing, when it is.
 	ReplacementUnknown string `json:"replacement_unknown,omitempty"`
+	// Action is what a deploy would do with the stack ("create", "update",
+	// "no-op", "recreate" or "refuse"), and ActionReason why when it
+	// recreates or refuses; both are filled in by the deploy planner and
+	// empty in a report of Templates.
+	Action       string `json:"action,omitempty"`
+	ActionReason string `json:"action_reason,omitempty"`
 }
 
 // ResourceChange is one resource added, removed or modified.
