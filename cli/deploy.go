@@ -7,18 +7,16 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
-	"golang.org/x/term"
 )
 
 // AWSFlags are the flags of the commands that call AWS. Credentials and
@@ -30,21 +28,9 @@ type AWSFlags struct {
 	Region  string `help:"AWS region (default: AWS_REGION, else the profile's region)."`
 }
 
-// PollIntervalEnv names the environment variable that sets how often the
-// CLI looks at a stack CloudFormation is working on (a Go duration such as
-// "5s"; default 2s).
-const PollIntervalEnv = "FRAMEWORK_POLL_INTERVAL"
-
-// Hooks the tests replace: synthesis (implemented in internal/synth), the
-// standard input and whether it is a terminal.
-var (
-	synthesize                = synth.Synth
-	stdin           io.Reader = os.Stdin
-	stdinIsTerminal           = func() bool { return term.IsTerminal(int(os.Stdin.Fd())) }
-)
-
-// DeployCmd deploys the app to a stage: synthesis, then the deploy engine
-// (spec 4.6 "deploy", 4.7 policy generation).
+// DeployCmd deploys the app to a stage: synthesis, a plan of what the
+// deploy does, the user's confirmation when the function's IAM policy
+// changes, then the plan carried out by the deploy engine.
 type DeployCmd struct {
 	Stage           string `default:"dev" help:"Stage to deploy; its stack is <app>-<stage>."`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the policy from the source."`
@@ -52,44 +38,48 @@ type DeployCmd struct {
 	AWSFlags
 }
 
-// Run synthesizes the stage's stack and deploys it, printing the base URL.
-func (c *DeployCmd) Run(g *Globals, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// Run synthesizes the stage's stack, plans and executes its deploy, and
+// prints the base URL.
+func (c *DeployCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C ends the command at once
-	e, err := newEngine(ctx, c.AWSFlags, stdout)
+	stdout := env.Stdout
+	e, err := newEngine(ctx, c.AWSFlags, env, true)
 	if err != nil {
 		return err
 	}
-	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
+	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
 	}
+	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	if err != nil {
+		return deployError(ctx, err)
+	}
 	opts := deploy.Options{
-		AssemblyDir: res.AssemblyDir,
-		StackName:   res.StackName,
 		ConfirmPolicy: func(added, removed []string) (bool, error) {
-			return c.confirmPolicy(stdout, added, removed)
+			return c.confirmPolicy(env, added, removed)
 		},
 	}
 	if res.Policy != nil && !c.NoAutogenPolicy {
 		opts.BeforeExecute = func() error { return writePolicy(g.ProjectDir, res.Policy) }
 	}
-	out, err := e.Deploy(ctx, opts)
+	out, err := e.Deploy(ctx, plan, opts)
 	if err != nil {
 		return deployError(ctx, err)
 	}
-	url := out.Outputs[synth.OutputEndpointURL]
+	url := out.Outputs[names.OutputEndpointURL]
 	if url == "" {
-		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", res.StackName, synth.OutputEndpointURL)
+		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", res.StackName, names.OutputEndpointURL)
 	}
 	fmt.Fprintf(stdout, "Rest API URL: %s\n", url)
 	return nil
 }
 
-// confirmPolicy prints the IAM actions the deploy adds and removes and asks
-// whether to go on (spec 4.7).
-func (c *DeployCmd) confirmPolicy(w io.Writer, added, removed []string) (bool, error) {
+// confirmPolicy prints the IAM actions the deploy adds to and removes from
+// the function's role and asks whether to go on: --yes answers yes, and
+// without a terminal to ask on the deploy stops.
+func (c *DeployCmd) confirmPolicy(env *Env, added, removed []string) (bool, error) {
 	var b strings.Builder
 	b.WriteString("Updating IAM policy.\n")
 	if len(added) > 0 {
@@ -104,20 +94,21 @@ func (c *DeployCmd) confirmPolicy(w io.Writer, added, removed []string) (bool, e
 			b.WriteString("  - " + a + "\n")
 		}
 	}
-	io.WriteString(w, b.String())
+	io.WriteString(env.Stdout, b.String())
 	if c.Yes {
 		return true, nil
 	}
-	if !stdinIsTerminal() {
+	if !env.StdinIsTerminal() {
 		return false, errors.New("the IAM policy of the function's role changes (see above) and stdin is not a terminal to confirm it: run deploy on a terminal, or pass --yes to accept")
 	}
-	return ask(w, "Would you like to continue?  [Y/n]: ", true)
+	return ask(env, "Would you like to continue?  [Y/n]: ", true)
 }
 
-// ask prints prompt and reads a yes or no answer from stdin; an empty
-// answer is def.
-func ask(w io.Writer, prompt string, def bool) (bool, error) {
-	r := bufio.NewReader(stdin)
+// ask prints prompt on env's stdout and reads a yes or no answer from its
+// stdin; an empty answer is def.
+func ask(env *Env, prompt string, def bool) (bool, error) {
+	w := env.Stdout
+	r := bufio.NewReader(env.Stdin)
 	for {
 		io.WriteString(w, prompt)
 		line, err := r.ReadString('\n')
@@ -139,7 +130,7 @@ func ask(w io.Writer, prompt string, def bool) (bool, error) {
 	}
 }
 
-// writePolicy writes .framework/policy.json atomically: a temporary file
+// writePolicy writes the project's policy file atomically: a temporary file
 // renamed into place, so that an interrupted deploy leaves the previous
 // file whole.
 func writePolicy(projectDir string, d *policy.Document) error {
@@ -147,7 +138,8 @@ func writePolicy(projectDir string, d *policy.Document) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(projectDir, config.Dir)
+	path := filepath.Join(projectDir, names.PolicyFile)
+	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write policy: %w", err)
 	}
@@ -166,7 +158,6 @@ func writePolicy(projectDir string, d *policy.Document) error {
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return fmt.Errorf("write policy: %w", err)
 	}
-	path := filepath.Join(dir, "policy.json")
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("write policy %s: %w", path, err)
 	}
@@ -174,22 +165,30 @@ func writePolicy(projectDir string, d *policy.Document) error {
 }
 
 // newEngine loads the AWS configuration and returns a deploy engine
-// writing to stdout, with a live status line when stdout is a terminal.
-func newEngine(ctx context.Context, f AWSFlags, stdout io.Writer) (*deploy.Engine, error) {
+// polling as often as the environment's FRAMEWORK_POLL_INTERVAL says.
+// With progress it writes to env's stdout, with a live status line when
+// that is a terminal; without, it writes nothing.
+func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deploy.Engine, error) {
+	var poll time.Duration
+	if v := env.Getenv(names.EnvPollInterval); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%s=%q: want a positive duration such as 5s", names.EnvPollInterval, v)
+		}
+		poll = d
+	}
 	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region)
 	if err != nil {
 		return nil, err
 	}
-	e := deploy.New(cfg, stdout)
-	if file, ok := stdout.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
-		e.Terminal = true
+	out := io.Discard
+	if progress {
+		out = env.Stdout
 	}
-	if v := os.Getenv(PollIntervalEnv); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("%s=%q: want a positive duration such as 5s", PollIntervalEnv, v)
-		}
-		e.PollInterval = d
+	e := deploy.New(cfg, out)
+	e.Terminal = progress && env.StdoutIsTerminal()
+	if poll > 0 {
+		e.PollInterval = poll
 	}
 	return e, nil
 }
@@ -210,9 +209,9 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// stackName returns <app>-<stage> for the project without synthesizing:
-// the app name from .framework/config.json, else from the app's route
-// manifest.
+// stackName returns the stage's stack name for the project without
+// synthesizing: the app name from the project's config.json, else from
+// the app's route manifest.
 func stackName(ctx context.Context, projectDir, stage string) (string, error) {
 	if err := config.CheckStageName(stage); err != nil {
 		return "", fmt.Errorf("stage %q: %w", stage, err)
@@ -229,5 +228,5 @@ func stackName(ctx context.Context, projectDir, stage string) (string, error) {
 		}
 		app = m.App
 	}
-	return app + "-" + stage, nil
+	return names.StackName(app, stage), nil
 }

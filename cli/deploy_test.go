@@ -11,17 +11,17 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
-	"github.com/framework-dev/framework/stacks"
 	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
-// lifecycle drives the deploy commands through Main against the AWS
+// lifecycle drives the deploy commands through MainEnv against the AWS
 // stand-ins, with synthesis replaced by a cloud assembly fixture whose
-// template each step may change.
+// template each step may change. Each command runs in its own Env, with
+// the stdin and terminal answer the test last set.
 type lifecycle struct {
 	t       *testing.T
 	aws     *cfnstandin.AWS
@@ -29,24 +29,20 @@ type lifecycle struct {
 	mutate  func(tpl map[string]any)
 	policy  *policy.Document
 	synths  int
+	// input is the next command's stdin; terminal says whether stdin is a
+	// terminal.
+	input    string
+	terminal bool
 }
 
 func newLifecycle(t *testing.T) *lifecycle {
 	l := &lifecycle{t: t, aws: cfnstandin.Start(t), project: t.TempDir()}
-	t.Setenv(PollIntervalEnv, "1ms")
 	if err := config.Default("hello").Write(l.project); err != nil {
 		t.Fatal(err)
 	}
 	l.policy = &policy.Document{Version: policy.PolicyVersion, Statement: []policy.Statement{{
 		Sid: "Logs", Effect: "Allow", Action: []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, Resource: []string{"arn:*:logs:*:*:*"},
 	}}}
-	old := synthesize
-	t.Cleanup(func() { synthesize = old })
-	synthesize = l.synth
-	oldIn, oldTerm := stdin, stdinIsTerminal
-	t.Cleanup(func() { stdin, stdinIsTerminal = oldIn, oldTerm })
-	stdin = strings.NewReader("")
-	stdinIsTerminal = func() bool { return false }
 	return l
 }
 
@@ -68,9 +64,20 @@ func (l *lifecycle) synth(ctx context.Context, o synth.Options) (*synth.Result, 
 // run runs the CLI in the project and returns its exit code and output.
 func (l *lifecycle) run(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := Main(append([]string{"-C", l.project}, args...), &stdout, &stderr)
+	env := &Env{
+		Stdin: strings.NewReader(l.input), Stdout: &stdout, Stderr: &stderr,
+		StdinIsTerminal: func() bool { return l.terminal },
+		Getenv:          environ(map[string]string{names.EnvPollInterval: "1ms"}),
+		Synth:           l.synth,
+	}
+	code := MainEnv(append([]string{"-C", l.project}, args...), env)
 	l.t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 	return code, stdout.String(), stderr.String()
+}
+
+// environ returns a Getenv reading vars.
+func environ(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
 }
 
 func (l *lifecycle) expect(args []string, wantCode int, wantOut ...string) string {
@@ -118,7 +125,8 @@ func TestDeployLifecycle(t *testing.T) {
 
 	// Nothing deployed yet.
 	l.expect([]string{"url"}, 2, "stage dev is not deployed: no stack hello-dev in us-east-1")
-	out := l.expect([]string{"diff"}, 0, "Stack hello-dev (not deployed: everything is added)", "+ AWS::Lambda::Function Function", "+ GET /cors", "+ Allow logs:CreateLogGroup")
+	out := l.expect([]string{"diff"}, 0, "Stack hello-dev (not deployed: everything is added)", "+ AWS::Lambda::Function Function", "+ GET /cors", "+ Allow logs:CreateLogGroup",
+		"\nDeploy would create stack hello-dev.\n")
 	_ = out
 
 	// First deploy.
@@ -151,15 +159,17 @@ func TestDeployLifecycle(t *testing.T) {
 		"IAM policy statements\n  + Allow s3:GetObject, s3:PutObject on * (FunctionRole)",
 		"+ Policies[0].PolicyDocument.Statement[1]: {\"Action\":[\"s3:GetObject\",\"s3:PutObject\"],\"Effect\":\"Allow\",\"Resource\":\"*\",\"Sid\":\"S3\"}",
 		"~ Body.paths (OpenAPI routes: see Routes)",
-		"0 to add, 2 to modify (0 replaced), 0 to remove.")
+		"0 to add, 2 to modify (0 replaced), 0 to remove.",
+		"\nDeploy would update stack hello-dev.\n")
 	l.expect([]string{"diff", "--fail"}, 1, "differs from the deployed one")
 	jsonOut := l.expect([]string{"diff", "--json"}, 0)
 	var rep struct {
-		Deployed bool `json:"deployed"`
+		Action   string `json:"action"`
+		Deployed bool   `json:"deployed"`
 		Routes   []struct{ Action, Method, Path string }
 		IAM      []struct{ Action string }
 	}
-	if err := json.Unmarshal([]byte(jsonOut), &rep); err != nil || !rep.Deployed || len(rep.Routes) != 2 || len(rep.IAM) != 1 {
+	if err := json.Unmarshal([]byte(jsonOut), &rep); err != nil || !rep.Deployed || len(rep.Routes) != 2 || len(rep.IAM) != 1 || rep.Action != "update" {
 		t.Errorf("diff --json = %+v, %v", rep, err)
 	}
 
@@ -170,21 +180,19 @@ func TestDeployLifecycle(t *testing.T) {
 		t.Fatal("a refused policy change was deployed")
 	}
 	// On a terminal the answer decides.
-	stdinIsTerminal = func() bool { return true }
-	stdin = strings.NewReader("n\n")
+	l.terminal, l.input = true, "n\n"
 	l.expect([]string{"deploy"}, 1, "Would you like to continue?  [Y/n]: ", "declined")
-	stdin = strings.NewReader("\n")
+	l.input = "\n"
 	l.expect([]string{"deploy"}, 0, "Would you like to continue?  [Y/n]: ", "Rest API URL: "+url)
 	if !strings.Contains(l.aws.CFN.Template("hello-dev"), "/users/{name}") {
 		t.Error("the confirmed deploy did not update the stack")
 	}
-	l.expect([]string{"diff", "--fail"}, 0, "No differences")
+	l.expect([]string{"diff", "--fail"}, 0, "No differences", "Deploy would find stack hello-dev up to date.")
 
 	// Destroy: refused without a terminal, asked on one.
-	stdinIsTerminal = func() bool { return false }
+	l.terminal = false
 	l.expect([]string{"destroy"}, 1, "refusing to delete stack hello-dev without confirmation")
-	stdinIsTerminal = func() bool { return true }
-	stdin = strings.NewReader("y\n")
+	l.terminal, l.input = true, "y\n"
 	l.expect([]string{"delete"}, 0, "Delete stack hello-dev (the REST API, function and role of stage dev) in us-east-1? [y/N]: ", "Deleted stage dev (stack hello-dev).")
 	l.expect([]string{"url"}, 2, "stage dev is not deployed")
 	l.expect([]string{"destroy", "--yes"}, 0, "Stage dev is not deployed: there is no stack hello-dev in us-east-1. Nothing to delete.")
@@ -205,6 +213,8 @@ func TestDeployFailureExitsNonZero(t *testing.T) {
 		t.Errorf("policy.json not written for the attempted deploy: %v", err)
 	}
 	l.expect([]string{"url"}, 2, "stage dev has no deployed API: stack hello-dev is ROLLBACK_COMPLETE and has no EndpointURL output")
+	l.expect([]string{"diff"}, 0, "Stack hello-dev (not deployed: everything is added)",
+		"Deploy would delete stack hello-dev (ROLLBACK_COMPLETE: its first deployment failed and left no resources) and create it again.")
 	l.expect([]string{"deploy"}, 0, "is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.", "Initiating first time deployment...", "Rest API URL: ")
 }
 
@@ -212,6 +222,7 @@ func TestDeployRefusesInProgressStack(t *testing.T) {
 	l := newLifecycle(t)
 	l.aws.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
 	l.expect([]string{"deploy"}, 1, "stack hello-dev is UPDATE_IN_PROGRESS")
+	l.expect([]string{"diff"}, 0, "Deploy would stop: stack hello-dev is UPDATE_IN_PROGRESS: another operation is running on it")
 	l.expect([]string{"destroy", "--yes"}, 1, "stack hello-dev is UPDATE_IN_PROGRESS")
 	l.aws.CFN.SetStatus("hello-dev", "UPDATE_ROLLBACK_FAILED")
 	l.expect([]string{"deploy"}, 1, "continue-update-rollback --stack-name hello-dev")
@@ -244,16 +255,39 @@ func TestDeployNoAutogenPolicyLeavesPolicyFile(t *testing.T) {
 	}
 }
 
-func TestAssetsBucketNameAgreesWithStacks(t *testing.T) {
-	// The engine creates the bucket the synthesizer's asset manifests name.
-	if deploy.AssetsBucketName != stacks.AssetsBucketName {
-		t.Errorf("deploy.AssetsBucketName %q != stacks.AssetsBucketName %q", deploy.AssetsBucketName, stacks.AssetsBucketName)
+func TestPollIntervalMustBeADuration(t *testing.T) {
+	t.Parallel()
+	project := t.TempDir()
+	if err := config.Default("hello").Write(project); err != nil {
+		t.Fatal(err)
 	}
-	for name, pair := range map[string][2]string{
-		"EndpointURL": {synth.OutputEndpointURL, stacks.OutputEndpointURL},
+	for _, cmd := range []string{"url", "destroy", "diff", "deploy"} {
+		var stderr bytes.Buffer
+		code := MainEnv([]string{"-C", project, cmd}, &Env{Stderr: &stderr, Getenv: environ(map[string]string{names.EnvPollInterval: "fast"})})
+		if code != 1 || !strings.Contains(stderr.String(), `FRAMEWORK_POLL_INTERVAL="fast": want a positive duration such as 5s`) {
+			t.Errorf("%s with FRAMEWORK_POLL_INTERVAL=fast: exit %d, stderr %q", cmd, code, stderr.String())
+		}
+	}
+}
+
+func TestAskRepeatsUntilYesOrNo(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		input, wantOut string
+		def, want      bool
+		wantErr        bool
+	}{
+		{input: "\n", def: true, want: true, wantOut: "Continue? "},
+		{input: "\n", def: false, want: false, wantOut: "Continue? "},
+		{input: "yes\n", want: true, wantOut: "Continue? "},
+		{input: "maybe\nN\n", def: true, want: false, wantOut: "Continue? Please answer y or n.\nContinue? "},
+		{input: "y", want: true, wantOut: "Continue? "},
+		{input: "", wantErr: true, wantOut: "Continue? "},
 	} {
-		if pair[0] != pair[1] {
-			t.Errorf("output %s: synth %q, stacks %q", name, pair[0], pair[1])
+		var out bytes.Buffer
+		got, err := ask(&Env{Stdin: strings.NewReader(tc.input), Stdout: &out}, "Continue? ", tc.def)
+		if got != tc.want || (err != nil) != tc.wantErr || out.String() != tc.wantOut {
+			t.Errorf("ask with input %q, default %v = %v, %v, printing %q; want %v (error %v), printing %q", tc.input, tc.def, got, err, out.String(), tc.want, tc.wantErr, tc.wantOut)
 		}
 	}
 }

@@ -1,20 +1,15 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/framework-dev/framework/internal/deploy"
 )
 
 // DestroyCmd deletes a stage's stack and with it the stage's REST API,
-// function and role (spec 4.6 "delete"). The assets bucket, shared by
-// every app of the account and region, stays.
+// function and role, after asking (--yes answers for a script). The assets
+// bucket, shared by every app of the account and region, stays.
 type DestroyCmd struct {
 	Stage string `default:"dev" help:"Stage to delete."`
 	Yes   bool   `short:"y" help:"Do not ask for confirmation (needed when stdin is not a terminal)."`
@@ -22,15 +17,15 @@ type DestroyCmd struct {
 }
 
 // Run asks for confirmation, deletes the stack and waits for the deletion.
-func (c *DestroyCmd) Run(g *Globals, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+func (c *DestroyCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
 	defer stop()
-	go func() { <-ctx.Done(); stop() }() // a second Ctrl-C ends the command at once
+	stdout := env.Stdout
 	name, err := stackName(ctx, g.ProjectDir, c.Stage)
 	if err != nil {
 		return err
 	}
-	e, err := newEngine(ctx, c.AWSFlags, stdout)
+	e, err := newEngine(ctx, c.AWSFlags, env, true)
 	if err != nil {
 		return err
 	}
@@ -38,10 +33,10 @@ func (c *DestroyCmd) Run(g *Globals, stdout io.Writer) error {
 		if c.Yes {
 			return true, nil
 		}
-		if !stdinIsTerminal() {
+		if !env.StdinIsTerminal() {
 			return false, fmt.Errorf("refusing to delete stack %s without confirmation: stdin is not a terminal; pass --yes", name)
 		}
-		return ask(stdout, fmt.Sprintf("Delete stack %s (the REST API, function and role of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
+		return ask(env, fmt.Sprintf("Delete stack %s (the REST API, function and role of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
 	})
 	if err != nil {
 		if errors.Is(err, deploy.ErrDeclined) {

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 
 	"github.com/framework-dev/framework/internal/synth"
 )
@@ -20,14 +17,16 @@ type DiffCmd struct {
 	AWSFlags
 }
 
-// Run synthesizes the stage and prints the differences with the deployed
-// stack: resources, routes, IAM statements, and which resources
-// CloudFormation would replace (from a change set created, described and
-// deleted, never executed).
-func (c *DiffCmd) Run(g *Globals, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+// Run synthesizes the stage, plans its deploy as `framework deploy` would
+// and prints the plan: the differences with the deployed stack (resources,
+// routes, IAM statements, and which resources CloudFormation would replace,
+// from a change set created, described and deleted, never executed), then
+// what the deploy would do.
+func (c *DiffCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
 	defer stop()
-	e, err := newEngine(ctx, c.AWSFlags, io.Discard)
+	stdout := env.Stdout
+	e, err := newEngine(ctx, c.AWSFlags, env, false)
 	if err != nil {
 		return err
 	}
@@ -35,11 +34,15 @@ func (c *DiffCmd) Run(g *Globals, stdout io.Writer) error {
 	if c.JSON {
 		progress = io.Discard
 	}
-	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress})
+	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress})
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("diff: %w", err))
 	}
-	r, err := e.Diff(ctx, res.AssemblyDir, res.StackName)
+	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	r, err := e.Diff(ctx, plan)
 	if err != nil {
 		return interrupted(ctx, err)
 	}
@@ -47,6 +50,9 @@ func (c *DiffCmd) Run(g *Globals, stdout io.Writer) error {
 		err = r.WriteJSON(stdout)
 	} else {
 		err = r.WriteText(stdout)
+		if err == nil {
+			_, err = fmt.Fprintln(stdout, plan.Summary())
+		}
 	}
 	if err != nil {
 		return err

@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
 
-	"github.com/framework-dev/framework/internal/synth"
+	"github.com/framework-dev/framework/internal/names"
 )
 
-// URLCmd prints the deployed base URL of a stage (spec 4.6 "url").
+// URLCmd prints the deployed base URL of a stage: the EndpointURL output
+// of its stack.
 type URLCmd struct {
 	Stage string `default:"dev" help:"Stage whose URL to print."`
 	AWSFlags
@@ -18,14 +15,14 @@ type URLCmd struct {
 
 // Run prints the stage stack's EndpointURL output. A stage that is not
 // deployed exits with code 2.
-func (c *URLCmd) Run(g *Globals, stdout io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+func (c *URLCmd) Run(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
 	defer stop()
 	name, err := stackName(ctx, g.ProjectDir, c.Stage)
 	if err != nil {
 		return err
 	}
-	e, err := newEngine(ctx, c.AWSFlags, io.Discard)
+	e, err := newEngine(ctx, c.AWSFlags, env, false)
 	if err != nil {
 		return err
 	}
@@ -36,10 +33,10 @@ func (c *URLCmd) Run(g *Globals, stdout io.Writer) error {
 	if st == nil {
 		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; run `framework deploy --stage %s`", c.Stage, name, e.Region, c.Stage)}
 	}
-	url := st.Outputs[synth.OutputEndpointURL]
+	url := st.Outputs[names.OutputEndpointURL]
 	if url == "" {
-		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s and has no %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, synth.OutputEndpointURL, c.Stage)}
+		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s and has no %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, names.OutputEndpointURL, c.Stage)}
 	}
-	_, err = fmt.Fprintln(stdout, url)
+	_, err = fmt.Fprintln(env.Stdout, url)
 	return err
 }

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -120,7 +121,7 @@ func ReadAssembly(dir, stackName string) (*Assembly, error) {
 			ids = append(ids, id)
 		}
 	}
-	sort.Strings(ids)
+	slices.Sort(ids)
 	var id string
 	var props stackPropsJSON
 	for _, cand := range ids {
@@ -185,7 +186,7 @@ func ReadAssembly(dir, stackName string) (*Assembly, error) {
 		}
 		a.Files = append(a.Files, files...)
 	}
-	sort.Slice(a.Files, func(i, j int) bool { return a.Files[i].ID < a.Files[j].ID })
+	slices.SortFunc(a.Files, func(x, y FileAsset) int { return strings.Compare(x.ID, y.ID) })
 	return a, nil
 }
 
@@ -213,12 +214,7 @@ func readAssets(dir, path string) ([]FileAsset, error) {
 		if fa.DisplayName == "" {
 			fa.DisplayName = id
 		}
-		var keys []string
-		for k := range f.Destinations {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(f.Destinations)) {
 			d := f.Destinations[k]
 			if d.BucketName == "" || d.ObjectKey == "" {
 				return nil, fmt.Errorf("%s: asset %s destination %s lacks bucketName or objectKey", path, id, k)

@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +21,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // PublishResult counts what publishing did.
@@ -106,7 +108,7 @@ func (e *Engine) objectExists(ctx context.Context, bucket, key string) (bool, er
 func s3Hint(err error, bucket string) error {
 	var ae smithy.APIError
 	if errors.As(err, &ae) && ae.ErrorCode() == "NoSuchBucket" {
-		return fmt.Errorf("bucket %s does not exist (the asset manifest names it; deploy creates only %s): %w", bucket, AssetsBucketName, err)
+		return fmt.Errorf("bucket %s does not exist (the asset manifest names it; deploy creates only %s): %w", bucket, names.AssetsBucketName, err)
 	}
 	return err
 }
@@ -136,7 +138,7 @@ func assetBytes(fa FileAsset) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("zip asset %s (%s): %w", fa.DisplayName, fa.Path, err)
 	}
-	sort.Strings(paths)
+	slices.Sort(paths)
 	for _, p := range paths {
 		rel, _ := filepath.Rel(fa.Path, p)
 		info, err := os.Stat(p)
@@ -195,7 +197,7 @@ func (e *Engine) templateURL(ctx context.Context, a *Assembly, env Env) (string,
 		}
 	}
 	sum := sha256.Sum256(a.Template)
-	bucket, key := env.Resolve(AssetsBucketName), "templates/"+a.StackName+"-"+hex.EncodeToString(sum[:])+".json"
+	bucket, key := env.Resolve(names.AssetsBucketName), "templates/"+a.StackName+"-"+hex.EncodeToString(sum[:])+".json"
 	exists, err := e.objectExists(ctx, bucket, key)
 	if err != nil {
 		return "", err

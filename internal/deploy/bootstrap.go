@@ -7,16 +7,18 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // AssetsTemplate returns the template of the assets stack for env: one S3
-// bucket named AssetsBucketName, encrypted (SSE-S3), public access blocked,
-// objects owned by the bucket owner, a lifecycle rule expiring objects
+// bucket named names.AssetsBucketName, encrypted (SSE-S3), public access
+// blocked, objects owned by the bucket owner, a lifecycle rule expiring objects
 // AssetsExpirationDays after upload and aborting incomplete uploads after
 // a day, retained when the stack is deleted, with a bucket policy that
 // denies every request not made over TLS.
 func AssetsTemplate(env Env) []byte {
-	bucket := env.Resolve(AssetsBucketName)
+	bucket := env.Resolve(names.AssetsBucketName)
 	arn := fmt.Sprintf("arn:%s:s3:::%s", env.Partition, bucket)
 	t := map[string]any{
 		"AWSTemplateFormatVersion": "2010-09-09",
@@ -68,7 +70,7 @@ func AssetsTemplate(env Env) []byte {
 // account and region do not have it yet, saying what it creates. It is a
 // no-op (one DescribeStacks call) once the stack exists.
 func (e *Engine) EnsureAssetsBucket(ctx context.Context, env Env) error {
-	st, err := e.DescribeStack(ctx, AssetsStackName)
+	st, err := e.DescribeStack(ctx, names.AssetsStackName)
 	if err != nil {
 		return err
 	}
@@ -76,34 +78,34 @@ func (e *Engine) EnsureAssetsBucket(ctx context.Context, env Env) error {
 	if st != nil {
 		switch {
 		case st.Status == "ROLLBACK_COMPLETE":
-			e.printf("Stack %s (the assets bucket) failed to be created before: deleting it to create it again.\n", AssetsStackName)
+			e.printf("Stack %s (the assets bucket) failed to be created before: deleting it to create it again.\n", names.AssetsStackName)
 			if err := e.deleteStack(ctx, st, hint); err != nil {
 				return err
 			}
 		case !terminal(st.Status) && st.Status != "REVIEW_IN_PROGRESS":
-			e.printf("Stack %s (the assets bucket) is %s: waiting for it.\n", AssetsStackName, st.Status)
-			f := e.newFollower(AssetsStackName, st.ID, "", 2, "creation of the assets bucket", hint)
+			e.printf("Stack %s (the assets bucket) is %s: waiting for it.\n", names.AssetsStackName, st.Status)
+			f := e.newFollower(names.AssetsStackName, st.ID, "", 2, "creation of the assets bucket", hint)
 			f.boundary, _ = e.lastEventID(ctx, st.ID)
 			status, err := f.wait(ctx)
 			if err != nil {
 				return err
 			}
 			if !succeeded(status) {
-				return fmt.Errorf("stack %s (the assets bucket) is %s: %s", AssetsStackName, status, explainStatus(AssetsStackName, e.Region, status))
+				return fmt.Errorf("stack %s (the assets bucket) is %s: %s", names.AssetsStackName, status, explainStatus(names.AssetsStackName, e.Region, status))
 			}
 			return nil
 		case succeeded(st.Status) || st.Status == "UPDATE_ROLLBACK_COMPLETE":
 			return nil
 		case st.Status != "REVIEW_IN_PROGRESS":
-			return fmt.Errorf("stack %s (the assets bucket) is %s: %s", AssetsStackName, st.Status, explainStatus(AssetsStackName, e.Region, st.Status))
+			return fmt.Errorf("stack %s (the assets bucket) is %s: %s", names.AssetsStackName, st.Status, explainStatus(names.AssetsStackName, e.Region, st.Status))
 		}
 	}
-	bucket := env.Resolve(AssetsBucketName)
+	bucket := env.Resolve(names.AssetsBucketName)
 	e.printf("First deployment to account %s in %s: creating stack %s with the S3 bucket %s for deployment assets "+
 		"(encrypted, public access blocked, TLS-only bucket policy, objects expire %d days after upload). This is done once per account and region.\n",
-		env.Account, env.Region, AssetsStackName, bucket, AssetsExpirationDays)
+		env.Account, env.Region, names.AssetsStackName, bucket, AssetsExpirationDays)
 	tpl := AssetsTemplate(env)
-	cs, err := e.createChangeSet(ctx, changeSetInput{stackName: AssetsStackName, template: tpl, create: true, description: "framework assets bucket"})
+	cs, err := e.createChangeSet(ctx, changeSetInput{stackName: names.AssetsStackName, template: tpl, create: true, description: "framework assets bucket"})
 	if err != nil {
 		return err
 	}
@@ -115,16 +117,16 @@ func (e *Engine) EnsureAssetsBucket(ctx context.Context, env Env) error {
 		return err
 	}
 	if _, err := e.CFN.ExecuteChangeSet(ctx, &cloudformation.ExecuteChangeSetInput{ChangeSetName: aws.String(cs.ID), StackName: aws.String(cs.StackID)}); err != nil {
-		return fmt.Errorf("create stack %s: %w", AssetsStackName, err)
+		return fmt.Errorf("create stack %s: %w", names.AssetsStackName, err)
 	}
-	f := e.newFollower(AssetsStackName, cs.StackID, boundary, resourceCount(tpl), "creation of the assets bucket", hint)
+	f := e.newFollower(names.AssetsStackName, cs.StackID, boundary, resourceCount(tpl), "creation of the assets bucket", hint)
 	status, err := f.wait(ctx)
 	if err != nil {
 		return err
 	}
 	if !succeeded(status) {
 		f.report(status)
-		return fmt.Errorf("creating the assets bucket %s (stack %s) failed: %w", bucket, AssetsStackName, ErrFailed)
+		return fmt.Errorf("creating the assets bucket %s (stack %s) failed: %w", bucket, names.AssetsStackName, ErrFailed)
 	}
 	return nil
 }

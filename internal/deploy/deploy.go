@@ -1,9 +1,14 @@
 // Package deploy carries a synthesized cloud assembly to AWS with the AWS
-// SDK for Go v2: it publishes the stack's file assets to S3 as the asset
-// manifest says, creates the assets bucket on the first deploy to an
-// account and region (no separate bootstrap), deploys the template through
-// a change set (CREATE the first time, UPDATE after), follows the stack's
-// events while it waits, and reads, diffs and deletes deployed stacks.
+// SDK for Go v2. It works in two steps. The planner (Engine.Plan) reads
+// the cloud assembly and the deployed stack once and decides what a deploy
+// does: create, update, nothing, recreate a stack whose first deployment
+// rolled back, or refuse with the reason. The executors carry a plan out:
+// Deploy publishes the stack's file assets to S3 as the asset manifest
+// says, creates the assets bucket on the first deploy to an account and
+// region (no separate bootstrap), deploys the template through a change
+// set (CREATE the first time, UPDATE after) and follows the stack's events
+// while it waits; Diff completes the plan's template diff with
+// CloudFormation's replacement answers. Destroy deletes deployed stacks.
 //
 // The engine reads the standard cloud assembly files (manifest.json, the
 // stack's <stack>.assets.json and template) as plain JSON: it imports no
@@ -30,17 +35,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
-
-// AssetsBucketName is the assets bucket the synthesizer's asset manifests
-// name, with placeholders. It must equal stacks.AssetsBucketName; package
-// stacks is not imported here because it pulls in the CDK; a test of package
-// cli checks that the two agree.
-const AssetsBucketName = "framework-assets-${AWS::AccountId}-${AWS::Region}"
-
-// AssetsStackName is the stack holding the assets bucket, one per account
-// and region. It has no hyphen, so it never collides with an app's
-// <app>-<stage> stack.
-const AssetsStackName = "FrameworkAssets"
 
 // AssetsExpirationDays is the age after which the assets bucket's
 // lifecycle rule deletes an object. Deploy uploads again any asset it needs

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/diff"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
@@ -39,6 +40,27 @@ func newEngine(t *testing.T) (*Engine, *cfnstandin.AWS, *bytes.Buffer) {
 	e := New(cfg, &out)
 	e.PollInterval = time.Millisecond
 	return e, aws_, &out
+}
+
+// deployAssembly plans the deploy of stack hello-dev from the cloud
+// assembly in dir and executes the plan.
+func deployAssembly(ctx context.Context, e *Engine, dir string, o Options) (*Result, error) {
+	p, err := e.Plan(ctx, dir, "hello-dev")
+	if err != nil {
+		return nil, err
+	}
+	return e.Deploy(ctx, p, o)
+}
+
+// diffAssembly plans the deploy of stack hello-dev from the cloud assembly
+// in dir and returns the plan's report with CloudFormation's replacement
+// answers.
+func diffAssembly(ctx context.Context, e *Engine, dir string) (*diff.Report, error) {
+	p, err := e.Plan(ctx, dir, "hello-dev")
+	if err != nil {
+		return nil, err
+	}
+	return e.Diff(ctx, p)
 }
 
 // assembly copies the fixture assembly into a temporary directory and
@@ -83,7 +105,7 @@ func TestDeployFirstNoChangeAndUpdate(t *testing.T) {
 	ctx := context.Background()
 	dir := assembly(t, nil)
 
-	res, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	res, err := deployAssembly(ctx, e, dir, Options{})
 	if err != nil {
 		t.Fatalf("first deploy: %v\n%s", err, out)
 	}
@@ -114,14 +136,14 @@ func TestDeployFirstNoChangeAndUpdate(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("uploaded asset differs from the file (%d vs %d bytes)", len(got), len(want))
 	}
-	if s := fake.CFN.Status(AssetsStackName); s != "CREATE_COMPLETE" {
+	if s := fake.CFN.Status(names.AssetsStackName); s != "CREATE_COMPLETE" {
 		t.Errorf("assets stack is %q", s)
 	}
 
 	// Second deploy of the same assembly: nothing to do.
 	out.Reset()
 	creates := fake.CFN.Calls("CreateChangeSet")
-	res2, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	res2, err := deployAssembly(ctx, e, dir, Options{})
 	if err != nil {
 		t.Fatalf("second deploy: %v\n%s", err, out)
 	}
@@ -146,7 +168,7 @@ func TestDeployFirstNoChangeAndUpdate(t *testing.T) {
 	out.Reset()
 	var asked [][]string
 	dir3 := assembly(t, func(tpl map[string]any) { addRoute(tpl); grantS3(tpl) })
-	res3, err := e.Deploy(ctx, Options{AssemblyDir: dir3, StackName: "hello-dev", ConfirmPolicy: func(added, removed []string) (bool, error) {
+	res3, err := deployAssembly(ctx, e, dir3, Options{ConfirmPolicy: func(added, removed []string) (bool, error) {
 		asked = append(asked, added, removed)
 		return true, nil
 	}})
@@ -169,7 +191,7 @@ func TestDeployCreateFailureThenRecreate(t *testing.T) {
 	ctx := context.Background()
 	dir := assembly(t, nil)
 	fake.CFN.FailResource("Function", "Resource handler returned message: \"Error occurred while GetObject. S3 Error Code: NoSuchKey\"")
-	_, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	_, err := deployAssembly(ctx, e, dir, Options{})
 	t.Logf("failed deploy output:\n%s", out)
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("err = %v, want ErrFailed", err)
@@ -189,7 +211,7 @@ func TestDeployCreateFailureThenRecreate(t *testing.T) {
 	}
 
 	out.Reset()
-	res, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	res, err := deployAssembly(ctx, e, dir, Options{})
 	if err != nil {
 		t.Fatalf("deploy after rollback: %v\n%s", err, out)
 	}
@@ -205,14 +227,14 @@ func TestDeployCreateFailureThenRecreate(t *testing.T) {
 func TestDeployUpdateFailureRollsBack(t *testing.T) {
 	e, fake, out := newEngine(t)
 	ctx := context.Background()
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before := fake.CFN.Template("hello-dev")
 	out.Reset()
 	fake.CFN.FailResource("Function", "Resource handler returned message: \"Memory size 99 is not valid\"")
 	dir := assembly(t, func(tpl map[string]any) { props(tpl, "Function")["MemorySize"] = 99 })
-	_, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	_, err := deployAssembly(ctx, e, dir, Options{})
 	t.Logf("failed update output:\n%s", out)
 	if !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "UPDATE_ROLLBACK_COMPLETE") {
 		t.Fatalf("err = %v", err)
@@ -226,7 +248,7 @@ func TestDeployUpdateFailureRollsBack(t *testing.T) {
 	}
 	// The stack can be deployed again after a rolled back update.
 	out.Reset()
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, func(tpl map[string]any) { props(tpl, "Function")["MemorySize"] = 256 }), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, func(tpl map[string]any) { props(tpl, "Function")["MemorySize"] = 256 }), Options{}); err != nil {
 		t.Fatalf("deploy after rollback: %v\n%s", err, out)
 	}
 }
@@ -241,7 +263,7 @@ func TestDeployRefusesStackStates(t *testing.T) {
 		t.Run(tc.status, func(t *testing.T) {
 			e, fake, _ := newEngine(t)
 			fake.CFN.SetStatus("hello-dev", tc.status)
-			_, err := e.Deploy(context.Background(), Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"})
+			_, err := deployAssembly(context.Background(), e, assembly(t, nil), Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
 			}
@@ -255,13 +277,12 @@ func TestDeployRefusesStackStates(t *testing.T) {
 func TestDeployPolicyDeclined(t *testing.T) {
 	e, fake, _ := newEngine(t)
 	ctx := context.Background()
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before := fake.CFN.Template("hello-dev")
 	executed := false
-	_, err := e.Deploy(ctx, Options{
-		AssemblyDir: assembly(t, grantS3), StackName: "hello-dev",
+	_, err := deployAssembly(ctx, e, assembly(t, grantS3), Options{
 		ConfirmPolicy: func(added, removed []string) (bool, error) { return false, nil },
 		BeforeExecute: func() error { executed = true; return nil },
 	})
@@ -278,7 +299,7 @@ func TestDeployLargeTemplateGoesThroughS3(t *testing.T) {
 	dir := assembly(t, func(tpl map[string]any) {
 		tpl["Description"] = strings.Repeat("a large template ", 4000)
 	})
-	res, err := e.Deploy(context.Background(), Options{AssemblyDir: dir, StackName: "hello-dev"})
+	res, err := deployAssembly(context.Background(), e, dir, Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -292,7 +313,7 @@ func TestDeployRetriesThrottling(t *testing.T) {
 	for _, a := range []string{"DescribeStacks", "CreateChangeSet", "DescribeStackEvents", "GetCallerIdentity"} {
 		fake.CFN.Throttle(a, 2)
 	}
-	if _, err := e.Deploy(context.Background(), Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(context.Background(), e, assembly(t, nil), Options{}); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	// Two throttled answers plus the one that went through.
@@ -314,7 +335,7 @@ func TestDeployInterruptedWhileWaiting(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 		cancel()
 	}()
-	_, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"})
+	_, err := deployAssembly(ctx, e, assembly(t, nil), Options{})
 	var ie *InterruptedError
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want *InterruptedError\n%s", err, out)
@@ -335,7 +356,7 @@ func TestDestroy(t *testing.T) {
 	if found, err := e.Destroy(ctx, "hello-dev", nil); err != nil || found {
 		t.Fatalf("destroy of nothing: found %v, err %v", found, err)
 	}
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Destroy(ctx, "hello-dev", func(*Stack) (bool, error) { return false, nil }); !errors.Is(err, ErrDeclined) {
@@ -365,22 +386,22 @@ func TestDestroy(t *testing.T) {
 func TestEngineDiff(t *testing.T) {
 	e, fake, _ := newEngine(t)
 	ctx := context.Background()
-	r, err := e.Diff(ctx, assembly(t, nil), "hello-dev")
+	r, err := diffAssembly(ctx, e, assembly(t, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Deployed || len(r.Resources) != 6 || r.Resources[0].Action != diff.Add {
 		t.Fatalf("diff of an undeployed stack: %+v", r)
 	}
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	before := fake.CFN.Template("hello-dev")
-	r, err = e.Diff(ctx, assembly(t, func(tpl map[string]any) {
+	r, err = diffAssembly(ctx, e, assembly(t, func(tpl map[string]any) {
 		addRoute(tpl)
 		grantS3(tpl)
 		props(tpl, "FunctionRole")["RoleName"] = "hello-dev-role"
-	}), "hello-dev")
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +496,7 @@ func TestPartition(t *testing.T) {
 func TestTerminalProgressIsOneLine(t *testing.T) {
 	e, _, out := newEngine(t)
 	e.Terminal = true
-	if _, err := e.Deploy(context.Background(), Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(context.Background(), e, assembly(t, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	s := out.String()
@@ -509,7 +530,7 @@ func TestAWSHost(t *testing.T) {
 func TestPollingKeepsConnectionsWhole(t *testing.T) {
 	e, _, _ := newEngine(t)
 	ctx := context.Background()
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	once := func(o *cloudformation.Options) { o.RetryMaxAttempts = 1 }
@@ -528,7 +549,7 @@ func TestAssetsBucketFailureThenRecreate(t *testing.T) {
 	e, fake, out := newEngine(t)
 	ctx := context.Background()
 	fake.CFN.FailResource("AssetsBucket", "Resource handler returned message: \"framework-assets-123456789012-us-east-1 already exists\"")
-	_, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"})
+	_, err := deployAssembly(ctx, e, assembly(t, nil), Options{})
 	if !errors.Is(err, ErrFailed) || !strings.Contains(err.Error(), "creating the assets bucket framework-assets-123456789012-us-east-1 (stack FrameworkAssets) failed") {
 		t.Fatalf("err = %v", err)
 	}
@@ -539,14 +560,14 @@ func TestAssetsBucketFailureThenRecreate(t *testing.T) {
 		t.Error("the app stack was created although the assets bucket was not")
 	}
 	out.Reset()
-	if _, err := e.Deploy(ctx, Options{AssemblyDir: assembly(t, nil), StackName: "hello-dev"}); err != nil {
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if !strings.Contains(out.String(), "Stack FrameworkAssets (the assets bucket) failed to be created before: deleting it to create it again.") {
 		t.Errorf("output:\n%s", out)
 	}
-	if fake.CFN.Status(AssetsStackName) != "CREATE_COMPLETE" || fake.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
-		t.Errorf("assets stack %s, app stack %s", fake.CFN.Status(AssetsStackName), fake.CFN.Status("hello-dev"))
+	if fake.CFN.Status(names.AssetsStackName) != "CREATE_COMPLETE" || fake.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
+		t.Errorf("assets stack %s, app stack %s", fake.CFN.Status(names.AssetsStackName), fake.CFN.Status("hello-dev"))
 	}
 }
 
@@ -566,7 +587,7 @@ func TestDeployAfterAnUnexecutedChangeSet(t *testing.T) {
 	if s := fake.CFN.Status("hello-dev"); s != "REVIEW_IN_PROGRESS" {
 		t.Fatalf("status %s", s)
 	}
-	res, err := e.Deploy(ctx, Options{AssemblyDir: dir, StackName: "hello-dev"})
+	res, err := deployAssembly(ctx, e, dir, Options{})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}

@@ -4,25 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/framework-dev/framework/internal/diff"
+	"github.com/framework-dev/framework/internal/names"
 )
 
-// Options are the inputs of Deploy.
+// Options are the choices of Deploy beyond the plan.
 type Options struct {
-	// AssemblyDir is the cloud assembly; StackName the stack in it.
-	AssemblyDir, StackName string
-	// ConfirmPolicy is asked, with the actions added to and removed from
-	// the function role's policy, when they differ from the deployed
-	// ones. It returns false to stop the deploy. Nil answers yes.
+	// ConfirmPolicy is asked, with the plan's actions added to and removed
+	// from the function role's policy, when they differ from the deployed
+	// ones, before anything is changed. It returns false to stop the
+	// deploy with ErrDeclined. Nil answers yes.
 	ConfirmPolicy func(added, removed []string) (bool, error)
 	// BeforeExecute, when not nil, runs once the change set is ready and
-	// confirmed, just before it is executed (the CLI writes
-	// .framework/policy.json there). An error stops the deploy and deletes
-	// the change set.
+	// confirmed, just before it is executed (the CLI writes the policy
+	// file there). An error stops the deploy and deletes the change set.
 	BeforeExecute func() error
 }
 
@@ -39,61 +39,29 @@ type Result struct {
 	Outputs map[string]string
 }
 
-// Deploy publishes the stack's assets and deploys its template through a
-// change set, waiting for CloudFormation and reporting progress on e.Out.
-func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
-	a, err := ReadAssembly(o.AssemblyDir, o.StackName)
-	if err != nil {
-		return nil, err
+// Deploy executes the plan through CloudFormation: it publishes the
+// stack's assets and deploys its template through a change set, waiting
+// for CloudFormation and reporting progress on e.Out. A plan whose action
+// is Refuse returns its reason as the error, having changed nothing.
+func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error) {
+	a, st, env := p.Assembly, p.Stack, p.Env
+	if p.Action == Refuse {
+		return nil, errors.New(p.Reason)
 	}
-	env, err := e.Environment(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hint := "run `framework deploy` again once it has finished"
-	st, err := e.DescribeStack(ctx, a.StackName)
-	if err != nil {
-		return nil, err
-	}
-	recreate := false
-	if st != nil {
-		switch {
-		case st.Status == "ROLLBACK_COMPLETE":
-			recreate = true
-		case st.Status == "REVIEW_IN_PROGRESS":
-			// Created by a change set never executed: still to be created.
-		case st.Status == "UPDATE_ROLLBACK_FAILED":
-			return nil, errors.New(updateRollbackFailed(st.Name, e.Region))
-		case strings.HasSuffix(st.Status, "_IN_PROGRESS"):
-			return nil, fmt.Errorf("stack %s is %s: another operation is running on it; wait for it to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status) and deploy again", st.Name, st.Status, st.Name, e.Region)
-		case st.Status == "ROLLBACK_FAILED", st.Status == "DELETE_FAILED", st.Status == "CREATE_FAILED":
-			return nil, fmt.Errorf("stack %s is %s and cannot be updated: delete it with `framework destroy` (fixing what blocks the deletion) and deploy again", st.Name, st.Status)
-		}
-	}
-	first := st == nil || recreate || st.Status == "REVIEW_IN_PROGRESS"
-
 	// The role's policy: ask before changing what the function may do.
-	if !first {
-		deployed, err := e.DeployedTemplate(ctx, st.ID)
+	if p.PolicyChanged() && o.ConfirmPolicy != nil {
+		ok, err := o.ConfirmPolicy(p.PolicyAdded, p.PolicyRemoved)
 		if err != nil {
 			return nil, err
 		}
-		added, removed, err := policyChange(deployed, a.Template)
-		if err != nil {
-			return nil, err
-		}
-		if (len(added) > 0 || len(removed) > 0) && o.ConfirmPolicy != nil {
-			ok, err := o.ConfirmPolicy(added, removed)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				return nil, ErrDeclined
-			}
+		if !ok {
+			return nil, ErrDeclined
 		}
 	}
 
-	if recreate {
+	hint := "run `framework deploy` again once it has finished"
+	first := p.Action == Create || p.Action == Recreate
+	if p.Action == Recreate {
 		e.printf("Stack %s is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.\n", st.Name)
 		if err := e.deleteStack(ctx, st, hint); err != nil {
 			return nil, err
@@ -114,6 +82,7 @@ func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
 	}
 	templateURL := ""
 	if len(a.Template) > MaxTemplateBody {
+		var err error
 		if templateURL, err = e.templateURL(ctx, a, env); err != nil {
 			return nil, err
 		}
@@ -190,7 +159,7 @@ func (e *Engine) Deploy(ctx context.Context, o Options) (*Result, error) {
 // usesAssetsBucket reports whether the assets go to the framework's assets
 // bucket (and so need it created).
 func usesAssetsBucket(a *Assembly, env Env) bool {
-	bucket := env.Resolve(AssetsBucketName)
+	bucket := env.Resolve(names.AssetsBucketName)
 	if len(a.Template) > MaxTemplateBody {
 		return true
 	}
@@ -202,38 +171,6 @@ func usesAssetsBucket(a *Assembly, env Env) bool {
 		}
 	}
 	return false
-}
-
-// policyChange returns the IAM actions the new template grants that the
-// deployed one does not, and the reverse.
-func policyChange(deployed, synthesized []byte) (added, removed []string, err error) {
-	before, err := diff.PolicyActions(deployed)
-	if err != nil {
-		return nil, nil, fmt.Errorf("deployed template: %w", err)
-	}
-	after, err := diff.PolicyActions(synthesized)
-	if err != nil {
-		return nil, nil, fmt.Errorf("synthesized template: %w", err)
-	}
-	in := func(list []string) map[string]bool {
-		m := map[string]bool{}
-		for _, a := range list {
-			m[a] = true
-		}
-		return m
-	}
-	b, a := in(before), in(after)
-	for _, x := range after {
-		if !b[x] {
-			added = append(added, x)
-		}
-	}
-	for _, x := range before {
-		if !a[x] {
-			removed = append(removed, x)
-		}
-	}
-	return added, removed, nil
 }
 
 // Destroy deletes the stack and waits for the deletion to end. It returns
@@ -285,47 +222,24 @@ func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*St
 	return true, nil
 }
 
-// Diff compares the deployed stack with the synthesized one in the
-// assembly. For a deployed stack a change set is created, described for
-// CloudFormation's replacement answers and deleted, never executed.
-func (e *Engine) Diff(ctx context.Context, assemblyDir, stackName string) (*diff.Report, error) {
-	a, err := ReadAssembly(assemblyDir, stackName)
-	if err != nil {
-		return nil, err
-	}
-	st, err := e.DescribeStack(ctx, a.StackName)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil || st.Status == "REVIEW_IN_PROGRESS" || st.Status == "ROLLBACK_COMPLETE" {
-		return diff.Templates(a.StackName, nil, a.Template)
-	}
-	deployed, err := e.DeployedTemplate(ctx, st.ID)
-	if err != nil {
-		return nil, err
-	}
-	r, err := diff.Templates(a.StackName, deployed, a.Template)
-	if err != nil {
-		return nil, err
-	}
-	modified := false
-	for _, c := range r.Resources {
-		modified = modified || c.Action == diff.Modify
-	}
-	if !modified {
+// Diff returns the plan's report completed with CloudFormation's answers
+// on which modified resources it would replace: a change set is created,
+// described and deleted, never executed. The answers are left unknown, and
+// the report says why, when the stack is in a state no change set can be
+// created from.
+func (e *Engine) Diff(ctx context.Context, p *Plan) (*diff.Report, error) {
+	a, st, r := p.Assembly, p.Stack, p.Report
+	if p.DeployedTemplate == nil || !slices.ContainsFunc(r.Resources, func(c diff.ResourceChange) bool { return c.Action == diff.Modify }) {
 		return r, nil
 	}
-	if strings.HasSuffix(st.Status, "_IN_PROGRESS") || strings.HasSuffix(st.Status, "_FAILED") {
+	if p.Action == Refuse || strings.HasSuffix(st.Status, "_IN_PROGRESS") || strings.HasSuffix(st.Status, "_FAILED") {
 		r.ReplacementUnknown = fmt.Sprintf("stack %s is %s, no change set can be created", st.Name, st.Status)
 		return r, nil
 	}
 	templateURL := ""
 	if len(a.Template) > MaxTemplateBody {
-		env, err := e.Environment(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if templateURL, err = e.templateURL(ctx, a, env); err != nil {
+		var err error
+		if templateURL, err = e.templateURL(ctx, a, p.Env); err != nil {
 			r.ReplacementUnknown = fmt.Sprintf("the template is larger than %d bytes and could not be uploaded: %v", MaxTemplateBody, err)
 			return r, nil
 		}

@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -167,12 +168,7 @@ func (e *Engine) createChangeSet(ctx context.Context, in changeSetInput) (*Chang
 	} else {
 		input.TemplateBody = aws.String(string(in.template))
 	}
-	keys := make([]string, 0, len(in.tags))
-	for k := range in.tags {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(in.tags)) {
 		input.Tags = append(input.Tags, types.Tag{Key: aws.String(k), Value: aws.String(in.tags[k])})
 	}
 	out, err := e.CFN.CreateChangeSet(ctx, input)

@@ -12,8 +12,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -40,6 +41,12 @@ type Report struct {
 	Outputs []OutputChange `json:"outputs,omitempty"`
 	// ReplacementUnknown says why replacement information is missing, when it is.
 	ReplacementUnknown string `json:"replacement_unknown,omitempty"`
+	// Action is what a deploy would do with the stack ("create", "update",
+	// "no-op", "recreate" or "refuse"), and ActionReason why when it
+	// recreates or refuses; both are filled in by the deploy planner and
+	// empty in a report of Templates.
+	Action       string `json:"action,omitempty"`
+	ActionReason string `json:"action_reason,omitempty"`
 }
 
 // ResourceChange is one resource added, removed or modified.
@@ -161,7 +168,7 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 			r.Resources = append(r.Resources, ResourceChange{Action: Remove, LogicalID: id, Type: o.Resources[id].Type})
 		}
 	}
-	sort.SliceStable(r.Resources, func(i, j int) bool { return r.Resources[i].LogicalID < r.Resources[j].LogicalID })
+	slices.SortStableFunc(r.Resources, func(a, b ResourceChange) int { return strings.Compare(a.LogicalID, b.LogicalID) })
 
 	r.Routes = routeChanges(o, n)
 	r.IAM = statementChanges(o, n)
@@ -190,13 +197,9 @@ func (r *Report) SetReplacement(byLogicalID map[string]string) {
 	}
 }
 
+// keys returns the keys of m, sorted.
 func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // equal compares two decoded JSON values (numbers decoded as json.Number).

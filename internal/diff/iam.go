@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -80,7 +80,7 @@ func canonical(sm map[string]any) (json.RawMessage, error) {
 	for k, v := range sm {
 		if k == "Action" || k == "NotAction" {
 			a := strs(v)
-			sort.Strings(a)
+			slices.Sort(a)
 			v = a
 		}
 		c[k] = v
@@ -121,28 +121,21 @@ func statementChanges(o, n *template) []StatementChange {
 
 // PolicyActions returns the actions the Allow statements of the template's
 // IAM permission policies grant, sorted and de-duplicated: the policy of
-// the function's role as deployed. Deploy compares it with the
-// synthesized template's before asking to update the policy.
+// the function's role as deployed. The deploy planner compares it with the
+// synthesized template's, and deploy asks before the policy changes.
 func PolicyActions(templateJSON []byte) ([]string, error) {
 	t, err := parse(templateJSON, "")
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
 	var out []string
 	for _, s := range statements(t) {
-		if s.effect == "Deny" {
-			continue
-		}
-		for _, a := range s.action {
-			if !seen[a] {
-				seen[a] = true
-				out = append(out, a)
-			}
+		if s.effect != "Deny" {
+			out = append(out, s.action...)
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // describeStatement renders a statement as one line:

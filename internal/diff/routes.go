@@ -1,8 +1,10 @@
 package diff
 
 import (
+	"cmp"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -80,11 +82,8 @@ func routeChanges(o, n *template) []RouteChange {
 			out = append(out, pathChanges(id, p, operations(op[p]), operations(np[p]))...)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
-		}
-		return methodOrder[out[i].Method] < methodOrder[out[j].Method]
+	slices.SortStableFunc(out, func(a, b RouteChange) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(methodOrder[a.Method], methodOrder[b.Method]))
 	})
 	return out
 }
@@ -133,7 +132,7 @@ func pathChanges(api, path string, old, neu map[string]map[string]any) []RouteCh
 				changes = appendUnique(changes, corsChange)
 			}
 			if len(changes) > 0 {
-				sort.Strings(changes)
+				slices.Sort(changes)
 				out = append(out, RouteChange{Action: Modify, Method: m, Path: path, Changes: changes, API: api})
 			}
 		}
@@ -175,22 +174,20 @@ func name(key string) string {
 	return strings.TrimPrefix(key, "x-amazon-apigateway-")
 }
 
-func union(a, b map[string]any) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
+// union returns a map holding the entries of a and b.
+func union(a, b map[string]any) map[string]any {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]any{}
 	}
-	for k := range b {
-		out[k] = true
-	}
+	maps.Copy(out, b)
 	return out
 }
 
+// appendUnique appends s to list unless list holds it.
 func appendUnique(list []string, s string) []string {
-	for _, v := range list {
-		if v == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }
