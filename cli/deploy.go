@@ -32,7 +32,7 @@ type AWSFlags struct {
 // deploy does, the user's confirmation when the function's IAM policy
 // changes, then the plan carried out by the deploy engine.
 type DeployCmd struct {
-	Stage           string `default:"dev" help:"Stage to deploy; its stack is <app>-<stage>."`
+	Stage           string `default:"${default_stage}" help:"Stage to deploy; its stack is <app>-<stage>."`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the policy from the source."`
 	Yes             bool   `short:"y" help:"Answer yes to the IAM policy confirmation (needed when stdin is not a terminal)."`
 	AWSFlags
@@ -213,6 +213,17 @@ func interrupted(ctx context.Context, err error) error {
 // synthesizing: the app name from the project's config.json, else from
 // the app's route manifest.
 func stackName(ctx context.Context, projectDir, stage string) (string, error) {
+	app, err := appName(ctx, projectDir, stage)
+	if err != nil {
+		return "", err
+	}
+	return names.StackName(app, stage), nil
+}
+
+// appName returns the app's name without synthesizing: app_name from
+// .framework/config.json, else the name in the app's route manifest. It
+// checks the stage name first.
+func appName(ctx context.Context, projectDir, stage string) (string, error) {
 	if err := config.CheckStageName(stage); err != nil {
 		return "", fmt.Errorf("stage %q: %w", stage, err)
 	}
@@ -220,13 +231,12 @@ func stackName(ctx context.Context, projectDir, stage string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	app := f.AppName
-	if app == "" {
-		m, err := build.Manifest(ctx, projectDir)
-		if err != nil {
-			return "", fmt.Errorf("find the app's name (app_name is not set in %s): %w", f.Path, err)
-		}
-		app = m.App
+	if f.AppName != "" {
+		return f.AppName, nil
 	}
-	return names.StackName(app, stage), nil
+	m, err := build.Manifest(ctx, projectDir)
+	if err != nil {
+		return "", fmt.Errorf("find the app's name (app_name is not set in %s): %w", f.Path, err)
+	}
+	return m.App, nil
 }

@@ -11,7 +11,7 @@ import (
 // function and role, after asking (--yes answers for a script). The assets
 // bucket, shared by every app of the account and region, stays.
 type DestroyCmd struct {
-	Stage string `default:"dev" help:"Stage to delete."`
+	Stage string `default:"${default_stage}" help:"Stage to delete."`
 	Yes   bool   `short:"y" help:"Do not ask for confirmation (needed when stdin is not a terminal)."`
 	AWSFlags
 }

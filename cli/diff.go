@@ -10,7 +10,7 @@ import (
 // DiffCmd shows what a deploy would change: the synthesized stack against
 // the deployed one.
 type DiffCmd struct {
-	Stage           string `default:"dev" help:"Stage to compare."`
+	Stage           string `default:"${default_stage}" help:"Stage to compare."`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Synthesize with .framework/policy.json as written, as deploy --no-autogen-policy would."`
 	Fail            bool   `help:"Exit with code 1 when there are differences."`
 	JSON            bool   `name:"json" help:"Print the differences as JSON."`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -22,11 +21,11 @@ func deployedFunction(ctx context.Context, g *Globals, f AWSFlags, stage, name s
 	if stage == "" {
 		stage = names.DefaultStage
 	}
-	stack, err := stackName(ctx, g.ProjectDir, stage)
+	app, err := appName(ctx, g.ProjectDir, stage)
 	if err != nil {
 		return remote.Function{}, aws.Config{}, err
 	}
-	app := strings.TrimSuffix(stack, "-"+stage)
+	stack := names.StackName(app, stage)
 	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region)
 	if err != nil {
 		return remote.Function{}, aws.Config{}, err

@@ -9,7 +9,7 @@ import (
 // URLCmd prints the deployed base URL of a stage: the EndpointURL output
 // of its stack.
 type URLCmd struct {
-	Stage string `default:"dev" help:"Stage whose URL to print."`
+	Stage string `default:"${default_stage}" help:"Stage whose URL to print."`
 	AWSFlags
 }
 

@@ -42,16 +42,6 @@ import (
 	"github.com/framework-dev/framework/internal/names"
 )
 
-// AssetsBucketName is the assets bucket's name.
-//
-// Deprecated: use names.AssetsBucketName.
-const AssetsBucketName = names.AssetsBucketName
-
-// OutputEndpointURL is the stack's endpoint URL output.
-//
-// Deprecated: use names.OutputEndpointURL.
-const OutputEndpointURL = names.OutputEndpointURL
-
 // Props are the inputs of New.
 type Props struct {
 	// App is the construct's input, made by constructs.Prepare. The stack

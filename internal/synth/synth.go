@@ -20,14 +20,8 @@ import (
 	"context"
 	"io"
 
-	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 )
-
-// OutputEndpointURL is the stage stack's endpoint URL output.
-//
-// Deprecated: use names.OutputEndpointURL.
-const OutputEndpointURL = names.OutputEndpointURL
 
 // Options selects what to synthesize and where.
 type Options struct {
