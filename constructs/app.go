@@ -235,7 +235,7 @@ func (a *App) build(p *Prepared) error {
 		}
 		if p.Policy != nil && len(p.Policy.Statement) > 0 {
 			props.InlinePolicies = &map[string]awsiam.PolicyDocument{
-				"AppPolicy": awsiam.PolicyDocument_FromJson(p.Policy.toJSON()),
+				"AppPolicy": awsiam.PolicyDocument_FromJson(policyJSON(p.Policy)),
 			}
 		}
 		a.Role = awsiam.NewRole(a.Construct, jsii.String("Role"), props)

@@ -118,38 +118,16 @@ func (c *Config) resolved(stage string) (*Config, error) {
 }
 
 // PolicyDocument is an IAM policy document, in the shape of the project's
-// .framework/policy.json.
-type PolicyDocument struct {
-	Version   string            `json:"Version"`
-	Statement []PolicyStatement `json:"Statement"`
-}
+// .framework/policy.json (the framework's own policy type, which `framework
+// gen-policy` prints and `framework deploy` writes).
+type PolicyDocument = policy.Document
 
 // PolicyStatement is one statement of a PolicyDocument.
-type PolicyStatement struct {
-	Sid      string   `json:"Sid,omitempty"`
-	Effect   string   `json:"Effect"`
-	Action   []string `json:"Action"`
-	Resource []string `json:"Resource"`
-}
-
-// policyFromDocument converts the framework's internal policy document.
-func policyFromDocument(d *policy.Document) *PolicyDocument {
-	if d == nil {
-		return nil
-	}
-	out := &PolicyDocument{Version: d.Version}
-	for _, s := range d.Statement {
-		out.Statement = append(out.Statement, PolicyStatement{
-			Sid: s.Sid, Effect: s.Effect,
-			Action: append([]string{}, s.Action...), Resource: append([]string{}, s.Resource...),
-		})
-	}
-	return out
-}
+type PolicyStatement = policy.Statement
 
 // toJSON returns the document as the JSON-shaped value CDK's
 // PolicyDocument.fromJson takes.
-func (d *PolicyDocument) toJSON() map[string]any {
+func policyJSON(d *PolicyDocument) map[string]any {
 	stmts := make([]any, 0, len(d.Statement))
 	for _, s := range d.Statement {
 		m := map[string]any{"Effect": s.Effect, "Action": strs(s.Action), "Resource": strs(s.Resource)}

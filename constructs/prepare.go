@@ -179,7 +179,7 @@ func (p *Prepared) buildProject(ctx context.Context, props *AppProps, opts *Prep
 		wg.Go(func() {
 			var doc *policy.Document
 			doc, polErr = policy.Load(filepath.Join(dir, names.PolicyFile))
-			p.Policy = policyFromDocument(doc)
+			p.Policy = doc
 		})
 	default:
 		p.PolicyFromSource, p.dir, p.progress = true, dir, props.Progress
@@ -219,7 +219,7 @@ func (p *Prepared) generatePolicy() error {
 	if err != nil {
 		return err
 	}
-	p.Policy = policyFromDocument(doc)
+	p.Policy = doc
 	return nil
 }
 

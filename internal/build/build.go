@@ -197,21 +197,25 @@ func lockOutput(path string) func() {
 // environWith returns the Builder's environment without the variables named
 // in drop, then with set appended.
 func (b *Builder) environWith(drop []string, set ...string) []string {
-	dropped := map[string]bool{}
-	for _, d := range drop {
-		dropped[d] = true
-	}
+	return Environ(b.environ(), func(name string) bool { return slices.Contains(drop, name) }, set...)
+}
+
+// Environ returns base (KEY=value entries) without the variables that drop
+// reports or that set assigns, then with set appended: the environment of a
+// child process that must see set's values and none of drop's.
+func Environ(base []string, drop func(name string) bool, set ...string) []string {
+	assigned := make(map[string]bool, len(set))
 	for _, kv := range set {
 		k, _, _ := strings.Cut(kv, "=")
-		dropped[k] = true
+		assigned[k] = true
 	}
 	var env []string
-	for _, kv := range b.environ() {
+	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
 		if runtime.GOOS == "windows" {
 			k = strings.ToUpper(k)
 		}
-		if !dropped[k] {
+		if !assigned[k] && (drop == nil || !drop(k)) {
 			env = append(env, kv)
 		}
 	}

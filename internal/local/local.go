@@ -228,24 +228,15 @@ func (s *supervisor) loadEnv() error {
 	default:
 		return err
 	}
-	drop := map[string]bool{names.EnvLambdaRuntimeAPI: true}
 	set := append([]string{names.EnvStage + "=" + s.o.Stage}, stageVars...)
 	if s.o.Profile != "" {
 		set = append(set, "AWS_PROFILE="+s.o.Profile)
 	}
-	for _, kv := range set {
-		k, _, _ := strings.Cut(kv, "=")
-		drop[k] = true
-	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if drop[k] || strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir {
-			continue
-		}
-		env = append(env, kv)
-	}
-	s.env = append(env, set...)
+	// The app must not think it runs under Lambda, nor inherit the CLI's
+	// own FRAMEWORK_* settings (the build cache stays shared).
+	s.env = build.Environ(os.Environ(), func(k string) bool {
+		return k == names.EnvLambdaRuntimeAPI || strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir
+	}, set...)
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 
@@ -278,7 +277,7 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 	}
 	res := &Result{
 		App: in.Manifest.App, Stage: in.Stage, StackName: in.stackName(), AssemblyDir: out,
-		TemplatePath: filepath.Join(out, in.stackName()+".template.json"), Policy: policyDocument(in.Policy),
+		TemplatePath: filepath.Join(out, in.stackName()+".template.json"), Policy: in.Policy,
 	}
 	if res.ResourceCount, err = countResources(res.TemplatePath); err != nil {
 		return nil, err
@@ -314,19 +313,6 @@ func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 	}
 	app.Synth(nil)
 	return nil
-}
-
-// policyDocument converts the construct's policy document back into the
-// framework's, which Result reports and deploy writes.
-func policyDocument(d *constructs.PolicyDocument) *policy.Document {
-	if d == nil {
-		return nil
-	}
-	out := &policy.Document{Version: d.Version}
-	for _, s := range d.Statement {
-		out.Statement = append(out.Statement, policy.Statement{Sid: s.Sid, Effect: s.Effect, Action: slices.Clone(s.Action), Resource: slices.Clone(s.Resource)})
-	}
-	return out
 }
 
 // assetName is the file CDK stages the Lambda package as.
