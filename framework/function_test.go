@@ -69,7 +69,9 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 			[]string{`batch size 20000 is out of range`}},
 		{"batch over 10 without window", func(a *framework.App) { a.OnSQSMessage("orders", "q", okSQS, framework.BatchSize(50)) },
 			[]string{`batch size 50 needs a maximum batching window`}},
-		{"option of another kind", func(a *framework.App) { a.Schedule("tick", framework.Rate(time.Hour), okSchedule, framework.BatchSize(5)) },
+		{"option of another kind", func(a *framework.App) {
+			a.Schedule("tick", framework.Rate(time.Hour), okSchedule, framework.BatchSize(5))
+		},
 			[]string{`schedule handler "tick": option BatchSize does not apply to a schedule handler`}},
 		{"wrong signature", func(a *framework.App) {
 			a.OnSQSMessage("orders", "q", func(events.SQSEvent) error { return nil })
