@@ -112,7 +112,9 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 	if inv.Kind == KindHTTP {
 		var ev events.APIGatewayProxyRequest
 		if err := json.Unmarshal(inv.Event, &ev); err != nil {
-			return nil, &EventError{Kind: KindHTTP, Type: "events.APIGatewayProxyRequest", Err: err}
+			// The decoding error as is, as aws-lambda-go reports it for a
+			// typed handler: Lambda shows its type (UnmarshalTypeError).
+			return nil, err
 		}
 		res, err := a.HandleEvent(ctx, ev)
 		if err != nil {
