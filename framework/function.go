@@ -24,7 +24,6 @@ type Function struct {
 	spec    ManifestFunction
 	handler any
 	call    eventFunc
-	set     []string // the options given, by name
 	errs    []error
 }
 
@@ -194,7 +193,6 @@ func (a *App) newFunction(name string, kind HandlerKind, handler any, opts []Fun
 			continue
 		}
 		o.apply(&f.spec)
-		f.set = append(f.set, o.name)
 	}
 	return f
 }
