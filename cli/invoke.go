@@ -18,15 +18,19 @@ import (
 type InvokeCmd struct {
 	Name    string `arg:"" help:"Function to invoke: api, the REST API's function (the app's name means it too)."`
 	Stage   string `placeholder:"STAGE" help:"Stage whose function to invoke (default dev)."`
-	Payload string `placeholder:"FILE|-" help:"The event to send, a JSON file, or - to read it from standard input (default {})."`
+	Payload string `placeholder:"FILE|-" aliases:"event" help:"The event to send, a JSON file, or - to read it from standard input (default {}; with --local, a realistic sample event for the handler's kind). --event is the same flag."`
 	JSON    bool   `name:"json" help:"Print one JSON object: payload, status_code, function_error, error_type, error_message, log_tail, executed_version."`
 	AWSFlags
+	Local bool `help:"Run the handler in a local build of the app, through the same Lambda runtime path as deployed, instead of invoking the deployed function (no AWS account needed)."`
 }
 
 // Run invokes the function synchronously: its result on stdout, the tail of
 // its log on stderr. A function error is shown with its type and message
 // and exits 1; a stage that is not deployed exits 2.
 func (c *InvokeCmd) Run(g *Globals, env *Env) error {
+	if c.Local {
+		return c.runLocal(g, env)
+	}
 	ctx, stop := env.Context()
 	defer stop()
 	payload, err := c.readPayload(env)

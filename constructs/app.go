@@ -121,6 +121,10 @@ type App struct {
 	// PackageSHA256 is the hex SHA-256 of the Lambda package, which is
 	// also the function code's asset hash.
 	PackageSHA256 string
+	// Functions are the Lambda functions of the app's event handlers and
+	// plain functions, by handler name (nil when it has none): each runs
+	// the same package as Function and shares Role.
+	Functions map[string]awslambda.Function
 }
 
 // NewApp adds the app's REST API, function and role under scope. Building,
@@ -254,13 +258,14 @@ func (a *App) build(p *Prepared) error {
 		}
 		env = &m
 	}
+	code := awslambda.Code_FromAsset(jsii.String(p.PackageZip), &awss3assets.AssetOptions{
+		AssetHash:     jsii.String(p.PackageSHA256),
+		AssetHashType: awscdk.AssetHashType_CUSTOM,
+	})
 	a.Function = awslambda.NewFunction(a.Construct, jsii.String("Function"), &awslambda.FunctionProps{
-		Runtime: awslambda.Runtime_PROVIDED_AL2023(),
-		Handler: jsii.String(build.BootstrapName),
-		Code: awslambda.Code_FromAsset(jsii.String(p.PackageZip), &awss3assets.AssetOptions{
-			AssetHash:     jsii.String(p.PackageSHA256),
-			AssetHashType: awscdk.AssetHashType_CUSTOM,
-		}),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Handler:      jsii.String(build.BootstrapName),
+		Code:         code,
 		Role:         a.Role,
 		Architecture: arch,
 		MemorySize:   jsii.Number(float64(cfg.MemorySize)),
@@ -318,6 +323,11 @@ func (a *App) build(p *Prepared) error {
 			Description: jsii.String("API key of " + p.Name),
 		})
 		a.UsagePlan.AddApiKey(a.APIKey, nil)
+	}
+
+	// Event handlers and plain functions: one function each, same package.
+	if err := a.buildFunctions(p, code, arch); err != nil {
+		return err
 	}
 
 	for _, k := range slices.Sorted(maps.Keys(cfg.Tags)) {

@@ -41,6 +41,9 @@ type Config struct {
 	// Tags are added to every taggable resource of the construct
 	// (config.json: tags, the top-level map merged with the stage's).
 	Tags map[string]string
+	// Functions are per-function memory and timeout of event handlers and
+	// plain functions, by handler name (config.json: lambda_functions).
+	Functions map[string]FunctionConfig
 }
 
 // Defaults applied to a zero Config.
@@ -84,6 +87,7 @@ func configFromStage(st *config.Stage) *Config {
 	if !st.ManageRole {
 		c.RoleID = st.RoleID
 	}
+	c.Functions = functionConfigs(st.LambdaFunctions)
 	return c
 }
 

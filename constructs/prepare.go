@@ -244,6 +244,9 @@ func (p *Prepared) derive() (*derived, error) {
 	for _, r := range m.Routes {
 		d.apiKey = d.apiKey || r.APIKeyRequired
 	}
+	if err := checkFunctions(m, p.Config); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

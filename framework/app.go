@@ -63,6 +63,11 @@ type App struct {
 	once  sync.Once
 	table *routeTable
 	err   error
+
+	functions  []*Function        // event handlers and plain functions
+	invokeMW   []InvokeMiddleware // WrapInvoke, outermost first
+	invokeOnce sync.Once
+	invoker    Invoker // dispatch wrapped in invokeMW
 }
 
 // New returns an App named name with the default binary types.
@@ -165,6 +170,7 @@ func (a *App) compile() (*routeTable, error) {
 		}
 		errs = append(errs, r.validate()...)
 	}
+	errs = append(errs, a.validateFunctions()...)
 	if err := a.manifest().Validate(); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)
@@ -199,6 +205,7 @@ func (a *App) manifest() *Manifest {
 		}
 		return strings.Compare(firstOr(x.Methods), firstOr(y.Methods))
 	})
+	m.Functions = a.manifestFunctions()
 	return m
 }
 

@@ -28,6 +28,9 @@ type Manifest struct {
 	// Routes lists one entry per handler, sorted by path and then by the
 	// first method.
 	Routes []ManifestRoute `json:"routes"`
+	// Functions lists the event handlers and plain functions, each a
+	// Lambda function of its own, sorted by name.
+	Functions []ManifestFunction `json:"functions,omitempty"`
 }
 
 // ManifestRoute is one handler of one path in a Manifest.
@@ -314,6 +317,7 @@ func (m *Manifest) Validate() error {
 			p.methods[meth] = r
 		}
 	}
+	errs = append(errs, m.validateFunctions()...)
 	return errors.Join(errs...)
 }
 

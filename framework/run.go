@@ -30,12 +30,17 @@ const (
 	// and closes once it serves HTTP (set by `framework local`, which keeps
 	// the previous version answering until the new one is ready).
 	EnvReadyFD = names.EnvReadyFD
+	// EnvHandler names the handler a deployed function serves (see
+	// App.Invoke); absent for the REST API's function.
+	EnvHandler = names.EnvHandler
 )
 
 // Run runs app in the mode its environment selects, and exits:
 //
 //   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
-//     named bootstrap): serves API Gateway proxy events with HandleEvent;
+//     named bootstrap): serves the events of the handler FRAMEWORK_HANDLER
+//     names (API Gateway proxy events with HandleEvent when it is absent),
+//     through App.Invoke;
 //   - FRAMEWORK_MODE=manifest or the argument --framework-manifest: prints
 //     the route manifest as JSON and exits 0, or prints the declaration
 //     errors and exits 2;
@@ -76,7 +81,12 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
-		lambda.Start(a.HandleEvent)
+		h, err := a.lambdaHandler(os.Getenv(names.EnvHandler))
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+			return 2
+		}
+		lambda.Start(h)
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -124,5 +124,10 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	if a.APIKey != nil {
 		output(names.OutputAPIKeyID, a.APIKey.KeyId(), "ID of the API key (read its value with `aws apigateway get-api-key --include-value --api-key <id>`)")
 	}
+	// One output per event handler or plain function: `framework invoke`
+	// and `logs` find each by its handler name.
+	for _, f := range prep.Manifest.Functions {
+		output(names.FunctionOutput(f.Name), a.Functions[f.Name].FunctionName(), fmt.Sprintf("Name of the Lambda function of the %s handler %s", f.Kind, f.Name))
+	}
 	return &Stage{Stack: stack, App: a}, nil
 }

@@ -88,6 +88,8 @@ type Settings struct {
 	APIGatewayStage      *string           `json:"api_gateway_stage,omitempty"`
 	EnvironmentVariables map[string]string `json:"environment_variables,omitempty"`
 	Tags                 map[string]string `json:"tags,omitempty"`
+	// LambdaFunctions are per-function settings, keyed by function name.
+	LambdaFunctions map[string]FunctionSettings `json:"lambda_functions,omitempty"`
 }
 
 // Stage is the resolved configuration of one stage: the defaults of this
@@ -120,6 +122,10 @@ type Stage struct {
 	AutogenPolicy bool
 	// Tags are the stack's tags: the top-level map merged with the stage's. Never nil.
 	Tags map[string]string
+	// LambdaFunctions are the memory and timeout of the functions named in
+	// lambda_functions (top level, then the stage's, key by key, over the
+	// stage's own values); nil when there is none.
+	LambdaFunctions map[string]FunctionConfig
 }
 
 // Environ returns the stage's environment variables as sorted KEY=VALUE

@@ -16,6 +16,7 @@ import (
 var settingKeys = []string{
 	"manage_role", "role_id", "autogen_policy", "lambda_memory_size", "lambda_timeout",
 	"architecture", "api_gateway_stage", "environment_variables", "tags",
+	"lambda_functions",
 }
 
 var topOnlyKeys = []string{"version", "app_name", "stages"}
@@ -376,6 +377,8 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 		if tags != nil {
 			s.Tags = tags
 		}
+	case "lambda_functions":
+		s.LambdaFunctions = p.lambdaFunctions(key, m.value)
 	default:
 		return false
 	}

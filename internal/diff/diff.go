@@ -47,6 +47,9 @@ type Report struct {
 	// empty in a report of Templates.
 	Action       string `json:"action,omitempty"`
 	ActionReason string `json:"action_reason,omitempty"`
+	// Functions are the event handlers' and plain functions' Lambda
+	// functions and triggers added and removed.
+	Functions []FunctionChange `json:"functions,omitempty"`
 }
 
 // ResourceChange is one resource added, removed or modified.
@@ -172,6 +175,7 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 
 	r.Routes = routeChanges(o, n)
 	r.IAM = statementChanges(o, n)
+	r.Functions = functionChanges(o, n)
 	for _, k := range keys(n.Outputs) {
 		if ov, ok := o.Outputs[k]; !ok {
 			r.Outputs = append(r.Outputs, OutputChange{Action: Add, Name: k})

@@ -52,6 +52,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
+	r.writeFunctions(&b)
 	if len(r.IAM) > 0 {
 		b.WriteString("IAM policy statements\n")
 		for _, c := range r.IAM {

@@ -75,4 +75,8 @@ const (
 	EnvPollInterval = "FRAMEWORK_POLL_INTERVAL"
 	// EnvDebug set to "1" makes the CLI print the stack trace of an internal error.
 	EnvDebug = "FRAMEWORK_DEBUG"
+	// EnvHandler names the handler a deployed function serves: an event
+	// handler's or plain function's name; absent (or "api") for the REST
+	// API's function.
+	EnvHandler = "FRAMEWORK_HANDLER"
 )

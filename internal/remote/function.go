@@ -41,6 +41,7 @@ func Functions(outputs map[string]string) []Function {
 	if fn := outputs[names.OutputFunctionName]; fn != "" {
 		fns = append(fns, Function{Name: APIFunction, FunctionName: fn, ARN: outputs[names.OutputFunctionArn]})
 	}
+	fns = append(fns, handlerFunctions(outputs)...)
 	return fns
 }
 

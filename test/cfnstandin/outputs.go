@@ -107,6 +107,8 @@ func (s *Server) getAtt(st *stack, logical, attr string) string {
 			return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", s.Region, s.Account, r.PhysicalID)
 		case "AWS::S3::Bucket":
 			return "arn:aws:s3:::" + r.PhysicalID
+		case "AWS::Events::Rule":
+			return fmt.Sprintf("arn:aws:events:%s:%s:rule/%s", s.Region, s.Account, r.PhysicalID)
 		}
 		return fmt.Sprintf("arn:aws:%s:%s:%s:%s", strings.ToLower(strings.Split(r.Type, "::")[1]), s.Region, s.Account, r.PhysicalID)
 	case "RootResourceId":

@@ -754,6 +754,9 @@ func (s *Server) createResource(st *stack, logical string, def map[string]any) e
 	if reason, ok := s.takeFailure(logical); ok {
 		return fmt.Errorf("%s", reason)
 	}
+	if err := s.checkTrigger(st, typ, props); err != nil {
+		return err
+	}
 	if s.OnCreate != nil {
 		if err := s.OnCreate(*r); err != nil {
 			return err
@@ -779,6 +782,9 @@ func physicalID(st *stack, logical, typ string, props map[string]any) string {
 		if v, ok := props[k].(string); ok {
 			return v
 		}
+	}
+	if id := triggerPhysicalID(st, logical, typ, props); id != "" {
+		return id
 	}
 	switch typ {
 	case "AWS::ApiGateway::RestApi", "AWS::ApiGateway::Deployment", "AWS::ApiGateway::ApiKey":

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/framework-dev/framework/internal/localinvoke"
+)
+
+// runLocal is `framework invoke NAME --local`: it runs the handler in a
+// local build of the app with the event (or a sample for its kind) through
+// the Lambda runtime path of the deployed function, and prints the result
+// as the remote form does: the result on stdout, the function's output on
+// stderr, exit 1 on a function error.
+func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
+	ctx, stop := env.Context()
+	defer stop()
+	var event []byte
+	if c.Payload != "" {
+		b, err := c.readPayload(env)
+		if err != nil {
+			return err
+		}
+		event = b
+	}
+	o := localinvoke.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, Name: c.Name, Event: event}
+	if !c.JSON {
+		o.Log = env.Stderr
+	}
+	inv, err := localinvoke.Run(ctx, o)
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	res := inv.Result
+	if c.JSON {
+		b, err := json.MarshalIndent(struct {
+			Function string          `json:"function"`
+			Kind     string          `json:"kind"`
+			Event    json.RawMessage `json:"event"`
+			Result   any             `json:"result"`
+		}{inv.Function.Name, string(inv.Function.Kind), inv.Event, res}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(env.Stdout, "%s\n", b); err != nil {
+			return err
+		}
+	} else {
+		out := string(res.Payload)
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		if _, err := io.WriteString(env.Stdout, out); err != nil {
+			return err
+		}
+	}
+	if res.FunctionError != "" {
+		return &ExitError{Code: 1, Err: fmt.Errorf("function %s (local build) failed: %s", inv.Function.Name, res.ErrorLine())}
+	}
+	return nil
+}

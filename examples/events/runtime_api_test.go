@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/framework-dev/framework/internal/lambdastandin"
+)
+
+// buildBootstrap builds this example for the host as `framework package`
+// builds it for Lambda: CGO off, -trimpath, -tags lambda.norpc.
+func buildBootstrap(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the function: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "bootstrap")
+	cmd := exec.CommandContext(t.Context(), goBin, "build", "-trimpath", "-tags=lambda.norpc", "-buildvcs=false", "-o", bin, ".")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// lockedBuffer collects a process's output.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startFunction runs the binary as the deployed function of handler would
+// run (FRAMEWORK_HANDLER set as the construct sets it) against a Runtime
+// API stand-in.
+func startFunction(t *testing.T, bin, handler string) (*lambdastandin.Server, *lockedBuffer, <-chan error) {
+	t.Helper()
+	s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var env []string
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "FRAMEWORK_") && !strings.HasPrefix(name, "AWS_LAMBDA_") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command(bin)
+	cmd.Env = append(env, "AWS_LAMBDA_RUNTIME_API="+s.Addr(), "FRAMEWORK_HANDLER="+handler)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		if t.Failed() {
+			t.Logf("function %s output:\n%s", handler, out.String())
+		}
+	})
+	return s, out, exited
+}
+
+// TestRuntimeAPI runs the example's binary, built as deployed, once per
+// handler, and sends each the event its source sends (testdata/, in the
+// shapes AWS documents): the events cross the real aws-lambda-go runtime
+// loop, and the partial batch failure answers have Lambda's exact shape.
+func TestRuntimeAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the function binary")
+	}
+	bin := buildBootstrap(t)
+	for _, tc := range []struct {
+		handler, event string
+		want           string // the exact response payload
+		log            string // a line the handler logs
+		errMsg         string // the invocation's error message, if it fails
+	}{
+		{handler: "nightly-cleanup", event: "schedule.json", want: "null", log: "cleanup at 2024-01-02T03:00:00Z"},
+		{handler: "orders", event: "sqs.json", want: `{"batchItemFailures":[{"itemIdentifier":"2e1424d4-f796-459a-8184-9c92662be6da"}]}`,
+			log: "message 2e1424d4-f796-459a-8184-9c92662be6da: not an order"},
+		{handler: "alerts", event: "sns.json", want: "null", log: `alert "Disk": disk almost full`},
+		{handler: "uploads", event: "s3.json", want: "null", log: "ObjectCreated:Put s3://events-example-uploads/incoming/2024-01-02.csv (1305107 bytes)"},
+		{handler: "order-shipped", event: "eventbridge.json", want: "null", log: `OrderShipped from shop.shipping: {"order": "1001", "carrier": "UPS"}`},
+		{handler: "order-audit", event: "dynamodb.json", want: "null", log: "INSERT map[id:1001]"},
+		{handler: "clicks", event: "kinesis.json", want: `{"batchItemFailures":[{"itemIdentifier":"49590338271490256608559692540925702759324208523137515618"}]}`},
+		{handler: "quote", event: "function.json", want: `{"sku":"TSHIRT-M","quantity":3,"total_cents":3750}`},
+		{handler: "quote", event: "", errMsg: "quantity 0: order at least one"},
+	} {
+		t.Run(tc.handler+"/"+tc.event, func(t *testing.T) {
+			s, out, _ := startFunction(t, bin, tc.handler)
+			event := []byte(`{"sku": "X", "quantity": 0}`)
+			if tc.event != "" {
+				var err error
+				if event, err = os.ReadFile(filepath.Join("testdata", tc.event)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			got, err := s.Invoke(ctx, event)
+			if tc.errMsg != "" {
+				var fe *lambdastandin.FunctionError
+				if !errors.As(err, &fe) || fe.Message != tc.errMsg {
+					t.Fatalf("Invoke = %s, %v; want the function error %q", got, err, tc.errMsg)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Invoke: %v", err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("response %s, want %s", got, tc.want)
+			}
+			if tc.log != "" && !waitFor(out, tc.log) {
+				t.Errorf("the handler did not log %q; output:\n%s", tc.log, out.String())
+			}
+		})
+	}
+
+	t.Run("unknown handler", func(t *testing.T) {
+		_, out, exited := startFunction(t, bin, "nope")
+		select {
+		case err := <-exited:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(out.String(), `FRAMEWORK_HANDLER="nope": the app events has no handler named "nope"; its handlers are: alerts, api, clicks,`) {
+				t.Errorf("exit %v, output %s", err, out.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the function kept running with an unknown handler")
+		}
+	})
+}
+
+// waitFor waits a little for a log line (written before the response is
+// posted, but read through a pipe).
+func waitFor(out *lockedBuffer, s string) bool {
+	for range 50 {
+		if strings.Contains(out.String(), s) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}

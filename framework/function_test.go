@@ -1,0 +1,215 @@
+package framework_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/framework"
+)
+
+func okSchedule(context.Context, events.EventBridgeEvent) error { return nil }
+func okSQS(context.Context, events.SQSEvent) error              { return nil }
+
+// TestFunctionDeclarationErrors: each bad declaration is a start-up error
+// naming the handler and saying what to do.
+func TestFunctionDeclarationErrors(t *testing.T) {
+	const stream = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2024-01-01T00:00:00.000"
+	for _, tc := range []struct {
+		name    string
+		declare func(a *framework.App)
+		want    []string
+	}{
+		{"rate under a minute", func(a *framework.App) { a.Schedule("tick", framework.Rate(30*time.Second), okSchedule) },
+			[]string{`schedule handler "tick": rate 30s`, "whole minutes"}},
+		{"cron with five fields", func(a *framework.App) { a.Schedule("tick", framework.Cron("0 12 * * ?"), okSchedule) },
+			[]string{`schedule handler "tick": cron "0 12 * * ?" has 5 fields`}},
+		{"cron without ?", func(a *framework.App) { a.Schedule("tick", framework.Cron("0 12 * * * *"), okSchedule) },
+			[]string{`schedule handler "tick"`, `exactly one of day-of-month`}},
+		{"cron out of range", func(a *framework.App) { a.Schedule("tick", framework.Cron("0 25 * * ? *"), okSchedule) },
+			[]string{`field hours is 25`}},
+		{"no schedule", func(a *framework.App) { a.Schedule("tick", framework.ScheduleExpression{}, okSchedule) },
+			[]string{`schedule handler "tick": no schedule`}},
+		{"missing queue", func(a *framework.App) { a.OnSQSMessage("orders", "", okSQS) },
+			[]string{`sqs handler "orders": no queue: give the queue's name or ARN`}},
+		{"wrong queue ARN", func(a *framework.App) { a.OnSQSMessage("orders", "arn:aws:sns:us-east-1:1:t", okSQS) },
+			[]string{`sqs handler "orders": queue "arn:aws:sns:us-east-1:1:t" is not an ARN of sqs`}},
+		{"missing topic", func(a *framework.App) {
+			a.OnSNSMessage("alerts", " ", func(context.Context, events.SNSEvent) error { return nil })
+		}, []string{`sns handler "alerts": no topic`}},
+		{"missing bucket", func(a *framework.App) {
+			a.OnS3Event("uploads", "", func(context.Context, events.S3Event) error { return nil })
+		}, []string{`s3 handler "uploads": no bucket`}},
+		{"bad bucket name", func(a *framework.App) {
+			a.OnS3Event("uploads", "My_Bucket", func(context.Context, events.S3Event) error { return nil })
+		}, []string{`bucket name "My_Bucket" is not valid`}},
+		{"unknown S3 event", func(a *framework.App) {
+			a.OnS3Event("uploads", "b-1", func(context.Context, events.S3Event) error { return nil }, framework.S3Events("s3:ObjectMade"))
+		}, []string{`S3 event type "s3:ObjectMade" is unknown`}},
+		{"missing stream", func(a *framework.App) {
+			a.OnDynamoDBRecord("audit", "", func(context.Context, events.DynamoDBEvent) error { return nil })
+		}, []string{`dynamodb handler "audit": no stream: give the DynamoDB table's stream ARN`}},
+		{"DynamoDB stream by name", func(a *framework.App) {
+			a.OnDynamoDBRecord("audit", "T", func(context.Context, events.DynamoDBEvent) error { return nil })
+		}, []string{`a DynamoDB stream is referenced by its ARN`}},
+		{"missing Kinesis stream", func(a *framework.App) {
+			a.OnKinesisRecord("clicks", "", func(context.Context, events.KinesisEvent) error { return nil })
+		}, []string{`kinesis handler "clicks": no stream`}},
+		{"bad starting position", func(a *framework.App) {
+			a.OnDynamoDBRecord("audit", stream, func(context.Context, events.DynamoDBEvent) error { return nil }, framework.StartingPosition("EARLIEST"))
+		}, []string{`starting position "EARLIEST": use LATEST or TRIM_HORIZON`}},
+		{"empty event pattern", func(a *framework.App) { a.OnEventBridge("placed", nil, okSchedule) },
+			[]string{`eventbridge handler "placed": the event pattern is empty`}},
+		{"batch too large", func(a *framework.App) { a.OnSQSMessage("orders", "q", okSQS, framework.BatchSize(20000)) },
+			[]string{`batch size 20000 is out of range`}},
+		{"batch over 10 without window", func(a *framework.App) { a.OnSQSMessage("orders", "q", okSQS, framework.BatchSize(50)) },
+			[]string{`batch size 50 needs a maximum batching window`}},
+		{"option of another kind", func(a *framework.App) {
+			a.Schedule("tick", framework.Rate(time.Hour), okSchedule, framework.BatchSize(5))
+		},
+			[]string{`schedule handler "tick": option BatchSize does not apply to a schedule handler`}},
+		{"wrong signature", func(a *framework.App) {
+			a.OnSQSMessage("orders", "q", func(events.SQSEvent) error { return nil })
+		}, []string{`sqs handler "orders": the handler's type func(events.SQSEvent) error is not a sqs handler: use func(context.Context, events.SQSEvent) error or`}},
+		{"wrong event type", func(a *framework.App) { a.Schedule("tick", framework.Rate(time.Hour), okSQS) },
+			[]string{`schedule handler "tick": the handler's type`, "events.EventBridgeEvent"}},
+		{"nil handler", func(a *framework.App) { a.LambdaFunction("fn", nil) },
+			[]string{`function handler "fn": the handler is nil`}},
+		{"plain function signature", func(a *framework.App) { a.LambdaFunction("fn", func(int) int { return 0 }) },
+			[]string{`function handler "fn": the handler's type func(int) int is not a function handler`}},
+		{"duplicate name", func(a *framework.App) {
+			a.LambdaFunction("fn", func(context.Context, int) (int, error) { return 0, nil })
+			a.Schedule("fn", framework.Rate(time.Hour), okSchedule)
+		}, []string{`two functions are named "fn"`}},
+		{"name of a route handler", func(a *framework.App) {
+			a.Route("/x", func(*framework.Request) (any, error) { return nil, nil }, framework.Name("fn"))
+			a.LambdaFunction("fn", func(context.Context, int) (int, error) { return 0, nil })
+		}, []string{`a route handler is also named "fn": names are unique across routes and functions`}},
+		{"reserved name", func(a *framework.App) { a.Schedule("api", framework.Rate(time.Hour), okSchedule) },
+			[]string{`the name "api" is the REST API's function`}},
+		{"bad name", func(a *framework.App) { a.Schedule("nightly cleanup", framework.Rate(time.Hour), okSchedule) },
+			[]string{`schedule handler "nightly cleanup": the name must be 1 to 64 letters, digits, - and _`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := framework.New("ev")
+			tc.declare(app)
+			err := app.Validate()
+			if err == nil {
+				t.Fatal("Validate() = nil, want an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestScheduleExpressions: Rate picks the largest whole unit, as EventBridge spells it.
+func TestScheduleExpressions(t *testing.T) {
+	for _, tc := range []struct {
+		got  framework.ScheduleExpression
+		want string
+	}{
+		{framework.Rate(time.Minute), "rate(1 minute)"},
+		{framework.Rate(5 * time.Minute), "rate(5 minutes)"},
+		{framework.Rate(2 * time.Hour), "rate(2 hours)"},
+		{framework.Rate(24 * time.Hour), "rate(1 day)"},
+		{framework.Rate(90 * time.Minute), "rate(90 minutes)"},
+		{framework.Cron("0 12 * * ? *"), "cron(0 12 * * ? *)"},
+		{framework.Cron("15 10 ? * MON-FRI *"), "cron(15 10 ? * MON-FRI *)"},
+	} {
+		if tc.got.String() != tc.want {
+			t.Errorf("got %s, want %s", tc.got, tc.want)
+		}
+	}
+	app := framework.New("ev")
+	app.Schedule("weekdays", framework.Cron("15 10 ? * MON-FRI *"), okSchedule)
+	if err := app.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInvokeKinds: every kind answers through App.Invoke, the Lambda
+// adapter's dispatch point; errors fail the invocation, reported failures
+// come back in Lambda's exact shape, panics become errors.
+func TestInvokeKinds(t *testing.T) {
+	app := framework.New("ev")
+	app.Route("/", func(*framework.Request) (any, error) { return map[string]string{"ok": "yes"}, nil })
+	app.OnSQSMessage("partial", "q", func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var r events.SQSEventResponse
+		for _, m := range ev.Records {
+			if m.Body == "bad" {
+				r.BatchItemFailures = append(r.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+			}
+		}
+		return r, nil
+	})
+	app.OnSQSMessage("whole", "q", func(context.Context, events.SQSEvent) error { return errors.New("database down") })
+	app.Schedule("boom", framework.Rate(time.Hour), func(context.Context, events.EventBridgeEvent) error { panic("kaboom") })
+	app.LambdaFunction("add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
+		return map[string]int{"sum": in.A + in.B}, nil
+	})
+	var wrapped []string
+	app.WrapInvoke(func(next framework.Invoker) framework.Invoker {
+		return func(ctx context.Context, inv *framework.Invocation) ([]byte, error) {
+			wrapped = append(wrapped, string(inv.Kind)+":"+inv.Name)
+			return next(ctx, inv)
+		}
+	})
+	ctx := context.Background()
+
+	out, err := app.Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"},{"messageId":"m2","body":"bad"}]}`))
+	if err != nil || string(out) != `{"batchItemFailures":[{"itemIdentifier":"m2"}]}` {
+		t.Errorf("partial = %s, %v", out, err)
+	}
+	out, err = app.Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"}]}`))
+	if err != nil || string(out) != `{"batchItemFailures":[]}` {
+		t.Errorf("partial, no failure = %s, %v", out, err)
+	}
+	if _, err := app.Invoke(ctx, "whole", []byte(`{"Records":[]}`)); err == nil || err.Error() != "database down" {
+		t.Errorf("whole batch error = %v", err)
+	}
+	var pe *framework.PanicError
+	if _, err := app.Invoke(ctx, "boom", []byte(`{}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), `handler "boom" panicked: kaboom`) {
+		t.Errorf("panic = %v", err)
+	}
+	out, err = app.Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
+	if err != nil || string(out) != `{"sum":5}` {
+		t.Errorf("add = %s, %v", out, err)
+	}
+	if _, err := app.Invoke(ctx, "add", []byte(`"text"`)); err == nil || !strings.Contains(err.Error(), `function handler "add": the event is not a struct`) {
+		t.Errorf("bad event = %v", err)
+	}
+	ev, _ := json.Marshal(events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/", Resource: "/"})
+	out, err = app.Invoke(ctx, "", ev)
+	if err != nil || !bytes.Contains(out, []byte(`"statusCode":200`)) || !bytes.Contains(out, []byte(`{\"ok\":\"yes\"}`)) {
+		t.Errorf("api = %s, %v", out, err)
+	}
+	if _, err := app.Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
+		t.Errorf("unknown = %v", err)
+	}
+	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:api" {
+		t.Errorf("middleware saw %s", got)
+	}
+	m, err := app.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range m.Functions {
+		names = append(names, f.Name+"/"+string(f.Kind))
+		if f.Name == "partial" && !f.ReportBatchItemFailures || f.Name == "whole" && f.ReportBatchItemFailures {
+			t.Errorf("%s: ReportBatchItemFailures %v", f.Name, f.ReportBatchItemFailures)
+		}
+	}
+	if got := strings.Join(names, " "); got != "add/function boom/schedule partial/sqs whole/sqs" {
+		t.Errorf("manifest functions %s", got)
+	}
+}

@@ -1,0 +1,164 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+)
+
+// APIHandlerName is the handler name of the REST API's function: Invoke
+// and the function's FRAMEWORK_HANDLER variable use it (an empty name means
+// it too).
+const APIHandlerName = "api"
+
+// Invocation is one event delivered to one handler.
+type Invocation struct {
+	// Kind is the handler's kind; KindHTTP for the REST API's function.
+	Kind HandlerKind
+	// Name is the handler's name; APIHandlerName for the REST API's function.
+	Name string
+	// Event is the event as Lambda delivers it, JSON.
+	Event []byte
+}
+
+// Invoker answers an Invocation with the result Lambda returns, JSON, or an
+// error, which Lambda reports as the invocation's error.
+type Invoker func(ctx context.Context, inv *Invocation) ([]byte, error)
+
+// InvokeMiddleware wraps the dispatch of every invocation, routes and event
+// handlers alike: it may look at the invocation, call next (or not), and
+// change the result.
+type InvokeMiddleware func(next Invoker) Invoker
+
+// WrapInvoke adds middleware around the app's one dispatch point, Invoke.
+// The first added is the outermost. Add them before the app serves.
+func (a *App) WrapInvoke(mw ...InvokeMiddleware) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.table != nil {
+		a.regErrs = append(a.regErrs, fmt.Errorf("invoke middleware: added after the app started serving; add it before Run"))
+		return
+	}
+	a.invokeMW = append(a.invokeMW, mw...)
+}
+
+// PanicError is a panic in an event handler, recovered: Lambda reports it
+// as the invocation's error (type PanicError) and the process keeps serving.
+type PanicError struct {
+	// Handler is the handler's name.
+	Handler string
+	// Value is what the handler panicked with; Stack is the stack trace.
+	Value any
+	Stack []byte
+}
+
+// Error names the handler and the panic value.
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("handler %q panicked: %v", e.Handler, e.Value)
+}
+
+// Invoke delivers one event to the handler named name (APIHandlerName or
+// "" for the REST API's function, whose event is an API Gateway proxy
+// event) and returns its JSON result: the one dispatch point of every
+// kind, which the Lambda adapter, `framework invoke --local` and
+// frameworktest all go through. An error is the invocation's error: an
+// SQS, DynamoDB or Kinesis handler's error fails its whole batch (Lambda
+// retries it), unless the handler reports its failed items instead.
+func (a *App) Invoke(ctx context.Context, name string, event []byte) ([]byte, error) {
+	if _, err := a.compiled(); err != nil {
+		return nil, err
+	}
+	inv := &Invocation{Kind: KindHTTP, Name: APIHandlerName, Event: event}
+	if name != "" && name != APIHandlerName {
+		f := a.function(name)
+		if f == nil {
+			return nil, a.unknownHandler(name)
+		}
+		inv.Kind, inv.Name = f.Kind, f.Name
+	}
+	a.invokeOnce.Do(func() {
+		h := a.dispatch
+		for _, mw := range slices.Backward(a.invokeMW) {
+			h = mw(h)
+		}
+		a.invoker = h
+	})
+	return a.invoker(ctx, inv)
+}
+
+// unknownHandler is the error for a name that is not a handler of the app.
+func (a *App) unknownHandler(name string) error {
+	known := []string{APIHandlerName}
+	for _, f := range a.functions {
+		known = append(known, f.Name)
+	}
+	slices.Sort(known)
+	return fmt.Errorf("the app %s has no handler named %q; its handlers are: %s", a.Name, name, strings.Join(known, ", "))
+}
+
+// panicLog receives the stack trace of a recovered panic (the function's
+// log in Lambda).
+var panicLog io.Writer = os.Stderr
+
+// dispatch is the innermost Invoker: it runs the handler.
+func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err error) {
+	if inv.Kind == KindHTTP {
+		var ev events.APIGatewayProxyRequest
+		if err := json.Unmarshal(inv.Event, &ev); err != nil {
+			// The decoding error as is, as aws-lambda-go reports it for a
+			// typed handler: Lambda shows its type (UnmarshalTypeError).
+			return nil, err
+		}
+		res, err := a.HandleEvent(ctx, ev)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(res)
+	}
+	f := a.function(inv.Name)
+	if f == nil {
+		return nil, a.unknownHandler(inv.Name)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			pe := &PanicError{Handler: f.Name, Value: p, Stack: debug.Stack()}
+			fmt.Fprintf(panicLog, "%s\n%s", pe.Error(), pe.Stack)
+			out, err = nil, pe
+		}
+	}()
+	out, err = f.call(ctx, inv.Event)
+	if ee, ok := err.(*EventError); ok {
+		ee.Kind = f.Kind
+		return nil, fmt.Errorf("%s: %w", f.spec.label(), ee)
+	}
+	return out, err
+}
+
+// lambdaHandler is what Run hands the Lambda runtime: the handler the
+// function's FRAMEWORK_HANDLER names, served through Invoke.
+type lambdaHandler struct {
+	app  *App
+	name string
+}
+
+// Invoke answers one Lambda invocation.
+func (h lambdaHandler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	return h.app.Invoke(ctx, h.name, payload)
+}
+
+// lambdaHandler returns the Lambda handler of the function serving the
+// handler named name (FRAMEWORK_HANDLER), or an error naming the app's
+// handlers when there is none.
+func (a *App) lambdaHandler(name string) (lambdaHandler, error) {
+	if name != "" && name != APIHandlerName && a.function(name) == nil {
+		return lambdaHandler{}, fmt.Errorf("%s=%q: %w", EnvHandler, name, a.unknownHandler(name))
+	}
+	return lambdaHandler{app: a, name: name}, nil
+}

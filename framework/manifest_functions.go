@@ -1,0 +1,242 @@
+package framework
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// HandlerKind is the kind of event a handler answers. Every kind is served
+// through one dispatch point, App.Invoke.
+type HandlerKind string
+
+// Handler kinds, as they appear in ManifestFunction.Kind and Invocation.Kind.
+const (
+	KindHTTP        HandlerKind = "http"        // the REST API's routes, one function for all
+	KindSchedule    HandlerKind = "schedule"    // an EventBridge schedule (rate or cron)
+	KindSQS         HandlerKind = "sqs"         // messages of an SQS queue
+	KindSNS         HandlerKind = "sns"         // messages of an SNS topic
+	KindS3          HandlerKind = "s3"          // object events of an S3 bucket
+	KindEventBridge HandlerKind = "eventbridge" // EventBridge events matching a pattern
+	KindDynamoDB    HandlerKind = "dynamodb"    // records of a DynamoDB stream
+	KindKinesis     HandlerKind = "kinesis"     // records of a Kinesis data stream
+	KindFunction    HandlerKind = "function"    // a plain function: any JSON in, any JSON out
+)
+
+// FunctionKinds returns the kinds of the handlers that get a Lambda function
+// of their own: every kind but KindHTTP.
+func FunctionKinds() []HandlerKind {
+	return []HandlerKind{KindSchedule, KindSQS, KindSNS, KindS3, KindEventBridge, KindDynamoDB, KindKinesis, KindFunction}
+}
+
+// Starting positions of a stream's event source mapping.
+const (
+	StartLatest      = "LATEST"       // only records written after the mapping is created
+	StartTrimHorizon = "TRIM_HORIZON" // every record the stream still holds
+)
+
+// S3 event types a bucket notification may name (ManifestFunction.Events).
+var s3EventTypes = []string{
+	"s3:ObjectCreated:*", "s3:ObjectCreated:Put", "s3:ObjectCreated:Post", "s3:ObjectCreated:Copy", "s3:ObjectCreated:CompleteMultipartUpload",
+	"s3:ObjectRemoved:*", "s3:ObjectRemoved:Delete", "s3:ObjectRemoved:DeleteMarkerCreated",
+	"s3:ObjectRestore:*", "s3:ObjectRestore:Post", "s3:ObjectRestore:Completed", "s3:ObjectRestore:Delete",
+	"s3:ReducedRedundancyLostObject", "s3:Replication:*", "s3:LifecycleExpiration:*", "s3:LifecycleTransition",
+	"s3:IntelligentTiering", "s3:ObjectTagging:*", "s3:ObjectAcl:Put",
+}
+
+// ManifestFunction is one event handler or plain function of a Manifest:
+// each gets a Lambda function of its own, from the same package as the
+// REST API's function.
+type ManifestFunction struct {
+	// Name is the handler's name, unique among the app's functions and
+	// route handlers: letters, digits, - and _, starting with a letter.
+	Name string `json:"name"`
+	// Kind is the kind of event it answers.
+	Kind HandlerKind `json:"kind"`
+	// Description describes the function; it becomes the Lambda function's.
+	Description string `json:"description,omitempty"`
+	// Schedule is the EventBridge schedule expression (KindSchedule).
+	Schedule string `json:"schedule,omitempty"`
+	// Source is the queue (KindSQS), topic (KindSNS) or bucket (KindS3),
+	// by name or ARN, or the stream's ARN (KindDynamoDB, and KindKinesis,
+	// which also takes a stream name).
+	Source string `json:"source,omitempty"`
+	// EventPattern is the EventBridge event pattern (KindEventBridge).
+	EventPattern json.RawMessage `json:"event_pattern,omitempty"`
+	// Events are the S3 event types (KindS3), for example "s3:ObjectCreated:*".
+	Events []string `json:"events,omitempty"`
+	// Prefix and Suffix filter S3 object keys (KindS3).
+	Prefix string `json:"prefix,omitempty"`
+	Suffix string `json:"suffix,omitempty"`
+	// BatchSize is the largest batch of messages or records per invocation
+	// (KindSQS, KindDynamoDB, KindKinesis); 0 means the service's default.
+	BatchSize int `json:"batch_size,omitempty"`
+	// MaxBatchingWindowSeconds is how long the event source gathers records
+	// before invoking (KindSQS, KindDynamoDB, KindKinesis).
+	MaxBatchingWindowSeconds int `json:"max_batching_window_seconds,omitempty"`
+	// StartingPosition is StartLatest or StartTrimHorizon (KindDynamoDB, KindKinesis).
+	StartingPosition string `json:"starting_position,omitempty"`
+	// ReportBatchItemFailures is true when the handler answers with the
+	// items that failed, so that only those are retried (KindSQS,
+	// KindDynamoDB, KindKinesis).
+	ReportBatchItemFailures bool `json:"report_batch_item_failures,omitempty"`
+}
+
+// label names a function in error messages.
+func (f *ManifestFunction) label() string {
+	if f.Kind == "" {
+		return fmt.Sprintf("function %q", f.Name)
+	}
+	return fmt.Sprintf("%s handler %q", f.Kind, f.Name)
+}
+
+var (
+	functionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	queueNameRe    = regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}(\.fifo)?$`)
+	topicNameRe    = regexp.MustCompile(`^[A-Za-z0-9_-]{1,251}(\.fifo)?$`)
+	bucketNameRe   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
+	streamNameRe   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	arnRe          = regexp.MustCompile(`^arn:aws[a-z-]*:([a-z0-9-]+):([a-z0-9-]*):([0-9]*):(.+)$`)
+)
+
+// checkSource checks a queue, topic, bucket or stream reference.
+func checkSource(kind HandlerKind, src string) error {
+	what, service, nameRe := "stream", string(kind), (*regexp.Regexp)(nil)
+	switch kind {
+	case KindSQS:
+		what, nameRe = "queue", queueNameRe
+	case KindSNS:
+		what, nameRe = "topic", topicNameRe
+	case KindS3:
+		what, nameRe = "bucket", bucketNameRe
+	case KindKinesis:
+		nameRe = streamNameRe
+	}
+	if strings.TrimSpace(src) == "" {
+		if kind == KindDynamoDB {
+			return errors.New("no stream: give the DynamoDB table's stream ARN (arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL)")
+		}
+		return fmt.Errorf("no %s: give the %s's name or ARN", what, what)
+	}
+	if strings.HasPrefix(src, "arn:") {
+		m := arnRe.FindStringSubmatch(src)
+		if m == nil || m[1] != service {
+			return fmt.Errorf("%s %q is not an ARN of %s: write arn:aws:%s:...", what, src, service, service)
+		}
+		switch kind {
+		case KindS3:
+			if m[2] != "" || m[3] != "" || !bucketNameRe.MatchString(m[4]) {
+				return fmt.Errorf("bucket %q is not a bucket ARN: write arn:aws:s3:::BUCKET", src)
+			}
+		case KindDynamoDB:
+			if !strings.HasPrefix(m[4], "table/") || !strings.Contains(m[4], "/stream/") {
+				return fmt.Errorf("stream %q is not a DynamoDB stream ARN: write arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL (the table's LatestStreamArn)", src)
+			}
+		case KindKinesis:
+			if !strings.HasPrefix(m[4], "stream/") {
+				return fmt.Errorf("stream %q is not a Kinesis stream ARN: write arn:aws:kinesis:REGION:ACCOUNT:stream/NAME", src)
+			}
+		}
+		if kind != KindS3 && (m[2] == "" || m[3] == "") {
+			return fmt.Errorf("%s ARN %q lacks its region or account", what, src)
+		}
+		return nil
+	}
+	if kind == KindDynamoDB {
+		return fmt.Errorf("stream %q: a DynamoDB stream is referenced by its ARN, which holds the stream's label: write arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL (the table's LatestStreamArn)", src)
+	}
+	if !nameRe.MatchString(src) {
+		return fmt.Errorf("%s name %q is not valid for %s: check the name, or give the ARN", what, src, service)
+	}
+	return nil
+}
+
+// validateFunctions checks the functions of m as AWS and the runtime need
+// them; every problem names the function.
+func (m *Manifest) validateFunctions() []error {
+	var errs []error
+	seen := map[string]bool{}
+	handlers := map[string]bool{}
+	for _, r := range m.Routes {
+		handlers[r.Handler] = true
+	}
+	for i := range m.Functions {
+		f := &m.Functions[i]
+		bad := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{f.label()}, args...)...))
+		}
+		switch {
+		case !functionNameRe.MatchString(f.Name):
+			bad("the name must be 1 to 64 letters, digits, - and _, starting with a letter: rename it")
+		case strings.EqualFold(f.Name, "api"):
+			bad("the name %q is the REST API's function: choose another", f.Name)
+		case seen[strings.ToLower(f.Name)]:
+			bad("two functions are named %q (names are unique regardless of case): rename one", f.Name)
+		case handlers[f.Name]:
+			bad("a route handler is also named %q: names are unique across routes and functions; rename one (routes take the Name option)", f.Name)
+		}
+		seen[strings.ToLower(f.Name)] = true
+		batch := func(max int) {
+			if f.BatchSize < 0 || f.BatchSize > max {
+				bad("batch size %d is out of range: use 1 to %d (0 means the default)", f.BatchSize, max)
+			}
+			if f.MaxBatchingWindowSeconds < 0 || f.MaxBatchingWindowSeconds > 300 {
+				bad("maximum batching window %d s is out of range: use 0 to 300 seconds", f.MaxBatchingWindowSeconds)
+			}
+		}
+		srcErr := func() {
+			if err := checkSource(f.Kind, f.Source); err != nil {
+				bad("%w", err)
+			}
+		}
+		switch f.Kind {
+		case KindSchedule:
+			if !strings.HasPrefix(f.Schedule, "rate(") && !strings.HasPrefix(f.Schedule, "cron(") {
+				bad("schedule %q is not a rate(...) or cron(...) expression: build it with framework.Rate or framework.Cron", f.Schedule)
+			} else if strings.HasPrefix(f.Schedule, "cron(") {
+				if err := checkCron(strings.TrimSuffix(strings.TrimPrefix(f.Schedule, "cron("), ")")); err != nil {
+					bad("%w", err)
+				}
+			}
+		case KindSQS:
+			srcErr()
+			batch(10000)
+			if f.BatchSize > 10 && f.MaxBatchingWindowSeconds == 0 {
+				bad("batch size %d needs a maximum batching window of at least 1 second (SQS sends more than 10 messages only while it waits): add MaxBatchingWindow", f.BatchSize)
+			}
+			if strings.HasSuffix(f.Source, ".fifo") && f.BatchSize > 10 {
+				bad("batch size %d is too large for a FIFO queue: use 1 to 10", f.BatchSize)
+			}
+		case KindSNS:
+			srcErr()
+		case KindS3:
+			srcErr()
+			if len(f.Events) == 0 {
+				bad("no S3 event types: name at least one, for example s3:ObjectCreated:*")
+			}
+			for _, e := range f.Events {
+				if !slices.Contains(s3EventTypes, e) {
+					bad("S3 event type %q is unknown: use one of %s", e, strings.Join(s3EventTypes, ", "))
+				}
+			}
+		case KindEventBridge:
+			var pat map[string]any
+			if len(f.EventPattern) == 0 || json.Unmarshal(f.EventPattern, &pat) != nil || len(pat) == 0 {
+				bad("the event pattern is empty or not a JSON object: give at least one field to match, for example {\"source\": [\"my.app\"]}")
+			}
+		case KindDynamoDB, KindKinesis:
+			srcErr()
+			batch(10000)
+			if f.StartingPosition != StartLatest && f.StartingPosition != StartTrimHorizon {
+				bad("starting position %q: use %s or %s", f.StartingPosition, StartLatest, StartTrimHorizon)
+			}
+		case KindFunction:
+		default:
+			bad("unknown kind %q: use one of %v", f.Kind, FunctionKinds())
+		}
+	}
+	return errs
+}

@@ -1,0 +1,79 @@
+package diff
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFunctionChanges: adding and removing handlers and triggers is named
+// by handler, in the text and JSON reports.
+func TestFunctionChanges(t *testing.T) {
+	full, err := os.ReadFile(filepath.Join("..", "synth", "testdata", "events-dev.template.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl map[string]any
+	if err := json.Unmarshal(full, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	res := tpl["Resources"].(map[string]any)
+	for id := range res {
+		if strings.HasPrefix(id, "AppFnclicks") {
+			delete(res, id) // the clicks function and its event source mapping
+		}
+		if strings.HasPrefix(id, "AppFnnightly0DcleanupSchedule") && !strings.Contains(id, "Invoke") {
+			res[id].(map[string]any)["Properties"].(map[string]any)["ScheduleExpression"] = "rate(1 hour)"
+		}
+	}
+	older, _ := json.Marshal(tpl)
+
+	r, err := Templates("events-dev", older, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Functions\n",
+		"  + function clicks (AppFnclicks878D99C5)\n",
+		"  + clicks trigger: event source arn:${AWS::Partition}:kinesis:${AWS::Region}:${AWS::AccountId}:stream/clicks (reports batch item failures)\n",
+		"  + nightly-cleanup trigger: schedule cron(0 3 * * ? *)\n",
+		"  - nightly-cleanup trigger: schedule rate(1 hour)\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, text.String())
+		}
+	}
+	if n := strings.Count(text.String(), "trigger:"); n != 3 {
+		t.Errorf("%d trigger lines, want 3:\n%s", n, text.String())
+	}
+
+	// Destroying every handler: each function and trigger is removed.
+	r, err = Templates("events-dev", full, []byte(`{"Resources": {}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fns, trig int
+	for _, c := range r.Functions {
+		if c.Action != Remove {
+			t.Errorf("%+v: want remove", c)
+		}
+		if c.Trigger == "" {
+			fns++
+		} else {
+			trig++
+		}
+	}
+	if fns != 8 || trig != 7 {
+		t.Errorf("%d functions and %d triggers removed, want 8 and 7: %+v", fns, trig, r.Functions)
+	}
+	var j strings.Builder
+	if err := r.WriteJSON(&j); err != nil || !strings.Contains(j.String(), `"functions": [`) {
+		t.Errorf("JSON report lacks functions (%v):\n%.400s", err, j.String())
+	}
+}

@@ -1,0 +1,216 @@
+// Package localinvoke runs one handler of an app's local build with one
+// event, as its deployed function would run it: the app is built for this
+// machine, started with the handler's FRAMEWORK_HANDLER and the stage's
+// environment against a stand-in for the Lambda Runtime API
+// (internal/lambdastandin), and sent the event through the real
+// aws-lambda-go runtime loop. It is `framework invoke NAME --local`.
+package localinvoke
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/remote"
+)
+
+// Options are the inputs of Run.
+type Options struct {
+	// ProjectDir is the app's project directory.
+	ProjectDir string
+	// Stage selects the environment variables and timeout of
+	// .framework/config.json (default dev).
+	Stage string
+	// Name is the handler: an event handler's or plain function's name, or
+	// "api" (or "" or the app's name) for the REST API's function.
+	Name string
+	// Event is the event, JSON; nil sends a realistic sample for the
+	// handler's kind.
+	Event []byte
+	// Log, when not nil, receives the function's output as it runs.
+	Log io.Writer
+}
+
+// Invocation is what Run did.
+type Invocation struct {
+	// Function is the handler's manifest entry (Kind framework.KindHTTP
+	// and Name "api" for the REST API's function).
+	Function framework.ManifestFunction
+	// Event is the event sent: Options.Event or the sample.
+	Event []byte
+	// Result is the outcome, as `framework invoke` reports a deployed one:
+	// FunctionError "Unhandled" with the error's type and message when the
+	// handler failed, the function's output as LogTail.
+	Result *remote.Result
+}
+
+// maxLogTail is how much of the function's output Result.LogTail keeps,
+// as Lambda's log tail does.
+const maxLogTail = 4096
+
+// Run builds the app, runs the handler once with the event and returns
+// the result. Errors are the build's, a handler name the app does not
+// have, or a function that never answers; a handler's own error is in the
+// Result.
+func Run(ctx context.Context, o Options) (*Invocation, error) {
+	if o.Stage == "" {
+		o.Stage = names.DefaultStage
+	}
+	m, err := build.Manifest(ctx, o.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	env, timeout, err := stageEnv(o.ProjectDir, o.Stage)
+	if err != nil {
+		return nil, err
+	}
+	inv := &Invocation{Function: framework.ManifestFunction{Name: framework.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
+	handler := ""
+	if o.Name != "" && o.Name != framework.APIHandlerName && o.Name != m.App {
+		i := slices.IndexFunc(m.Functions, func(f framework.ManifestFunction) bool { return f.Name == o.Name })
+		if i < 0 {
+			known := []string{framework.APIHandlerName}
+			for _, f := range m.Functions {
+				known = append(known, f.Name)
+			}
+			slices.Sort(known)
+			return nil, fmt.Errorf("the app %s has no function %q; its functions are: %s", m.App, o.Name, strings.Join(known, ", "))
+		}
+		inv.Function, handler = m.Functions[i], o.Name
+		if fc, ok := timeout.functions[handler]; ok {
+			timeout.seconds = fc.LambdaTimeout
+		}
+	}
+	if inv.Event == nil {
+		if inv.Event, err = eventsample.For(inv.Function); err != nil {
+			return nil, err
+		}
+	}
+	bin, err := build.Host(ctx, o.ProjectDir, "invoke")
+	if err != nil {
+		return nil, err
+	}
+	rt, err := lambdastandin.New(lambdastandin.WithTimeout(time.Duration(timeout.seconds)*time.Second),
+		lambdastandin.WithFunctionARN(fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s-%s", eventsample.Region, eventsample.Account, names.StackName(m.App, o.Stage), inv.Function.Name)))
+	if err != nil {
+		return nil, err
+	}
+	defer rt.Close()
+
+	out := &tail{w: o.Log}
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = append(env, names.EnvLambdaRuntimeAPI+"="+rt.Addr(), names.EnvHandler+"="+handler,
+		"AWS_LAMBDA_FUNCTION_NAME="+names.StackName(m.App, o.Stage)+"-"+inv.Function.Name)
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start the app %s: %w", bin, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	}()
+	ictx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case err := <-exited:
+			exited <- err // for the deferred wait
+			cancel(fmt.Errorf("the app exited before answering (%v): %s", err, strings.TrimSpace(out.String())))
+		case <-ictx.Done():
+		}
+	}()
+	payload, err := rt.Invoke(ictx, inv.Event)
+	res := &remote.Result{StatusCode: 200, ExecutedVersion: "$LATEST", Payload: payload}
+	var fe *lambdastandin.FunctionError
+	switch {
+	case errors.As(err, &fe):
+		res.FunctionError, res.ErrorType, res.ErrorMessage, res.Payload = "Unhandled", fe.Type, fe.Message, fe.Body
+	case err != nil:
+		if cause := context.Cause(ictx); cause != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("function %s: %w", inv.Function.Name, cause)
+		}
+		return nil, fmt.Errorf("function %s: %w", inv.Function.Name, err)
+	}
+	// The output written before the answer may still be in the pipe.
+	time.Sleep(50 * time.Millisecond)
+	res.LogTail = out.String()
+	inv.Result = res
+	return inv, nil
+}
+
+// limits holds the function's timeout: the stage's, or its lambda_functions entry's.
+type limits struct {
+	seconds   int
+	functions map[string]config.FunctionConfig
+}
+
+// stageEnv returns the environment of the function: the user's, without
+// the variables that change the app's mode, plus the stage's variables from
+// .framework/config.json; and its timeout.
+func stageEnv(dir, stage string) ([]string, limits, error) {
+	lim := limits{seconds: config.DefaultLambdaTimeout}
+	var stageVars []string
+	f, err := config.Load(dir)
+	switch {
+	case err == nil:
+		st, err := f.Stage(stage)
+		if err != nil {
+			return nil, lim, err
+		}
+		stageVars, lim.seconds, lim.functions = st.Environ(), st.LambdaTimeout, st.LambdaFunctions
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		return nil, lim, err
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir || strings.HasPrefix(k, "AWS_LAMBDA_") || k == "_LAMBDA_SERVER_PORT" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, stageVars...), lim, nil
+}
+
+// tail keeps the last maxLogTail bytes written and copies them to w.
+type tail struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	w   io.Writer
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf.Write(p)
+	if n := t.buf.Len() - maxLogTail; n > 0 {
+		t.buf.Next(n)
+	}
+	if t.w != nil {
+		_, _ = t.w.Write(p)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.String()
+}
