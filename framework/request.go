@@ -127,6 +127,9 @@ type Request struct {
 	jsonDone   bool
 	jsonBody   any
 	jsonFailed bool
+
+	args        []string      // the captures, for the middleware chain
+	respHeaders []HeaderField // SetResponseHeader
 }
 
 // Context returns the request's context.Context: cancelled when the client

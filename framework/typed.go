@@ -1,0 +1,502 @@
+package framework
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Typed handlers.
+//
+// A handler may take the request body as a Go value, as its last
+// parameter after the captures, and return any Go type:
+//
+//	func(r *framework.Request, id string, in UpdateBook) (Book, error)
+//
+// The body parameter is a struct, a map, a slice or a pointer to one of
+// them. The body is decoded strictly: unknown fields are refused, so that
+// a misspelt field is a 400 rather than a value silently dropped; a
+// required field (see the schema rules) missing from the body is a 400
+// too. When the input type (or its pointer) has a Validate() error method,
+// it runs before the handler; its error answers 400 BadRequestError with
+// the error's text, or as itself when it is a ViewError. The request and
+// response types are described in the manifest (schema.go).
+
+// validator is the optional input check of a typed handler.
+type validator interface{ Validate() error }
+
+var validatorType = reflect.TypeOf((*validator)(nil)).Elem()
+
+// typedInput is the body parameter of a typed handler.
+type typedInput struct {
+	param reflect.Type // as declared, T or *T
+	elem  reflect.Type // T
+	check *presence    // nil when no field anywhere is required
+}
+
+// bodyParam reports whether t is a type a typed handler takes as its body.
+func bodyParam(t reflect.Type) bool {
+	e := t
+	if e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	switch e.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice:
+		return e != requestType.Elem()
+	}
+	return false
+}
+
+// makeTypedHandler returns the caller of a typed handler (one with a body
+// parameter), or nil and no error when h has no body parameter.
+func makeTypedHandler(h any, nCaptures int) (handlerFunc, *typedInput, error) {
+	v := reflect.ValueOf(h)
+	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
+		return nil, nil, nil
+	}
+	t := v.Type()
+	if t.IsVariadic() || t.NumIn() != nCaptures+2 || t.In(0) != requestType || !bodyParam(t.In(t.NumIn()-1)) {
+		return nil, nil, nil
+	}
+	want := "func(*framework.Request" + strings.Repeat(", string", nCaptures) + ", In) (Out, error)"
+	for i := 1; i <= nCaptures; i++ {
+		if t.In(i) != stringType {
+			return nil, nil, fmt.Errorf("the typed handler %s: argument %d is %s, not string: want %s", t, i+1, t.In(i), want)
+		}
+	}
+	if t.NumOut() != 2 || t.Out(1) != errorType {
+		return nil, nil, fmt.Errorf("the typed handler %s must return (Out, error): want %s", t, want)
+	}
+	in := &typedInput{param: t.In(nCaptures + 1)}
+	in.elem = in.param
+	if in.elem.Kind() == reflect.Pointer {
+		in.elem = in.elem.Elem()
+	}
+	in.check = presenceOf(in.elem)
+	validates := reflect.PointerTo(in.elem).Implements(validatorType)
+	call := func(r *Request, args []string) (any, error) {
+		ptr := reflect.New(in.elem)
+		if err := decodeStrict(r.RawBody, ptr.Interface(), in); err != nil {
+			return nil, err
+		}
+		if validates {
+			if err := ptr.Interface().(validator).Validate(); err != nil {
+				if _, _, ok := asViewError(err); ok {
+					return nil, err
+				}
+				return nil, BadRequestError{Message: "Invalid request body: " + err.Error()}
+			}
+		}
+		vals := make([]reflect.Value, len(args)+2)
+		vals[0] = reflect.ValueOf(r)
+		for i, a := range args {
+			vals[i+1] = reflect.ValueOf(a)
+		}
+		if in.param.Kind() == reflect.Pointer {
+			vals[len(args)+1] = ptr
+		} else {
+			vals[len(args)+1] = ptr.Elem()
+		}
+		out := v.Call(vals)
+		err, _ := out[1].Interface().(error)
+		return out[0].Interface(), err
+	}
+	return call, in, nil
+}
+
+// makeCall checks the route's handler and returns its caller: a typed
+// handler's (makeTypedHandler) or another's (makeHandler). It records the
+// types the manifest describes.
+func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
+	call, in, err := makeTypedHandler(r.handler, nCaptures)
+	if call == nil && err == nil {
+		call, err = makeHandler(r.handler, nCaptures)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.input = in
+	if t := reflect.TypeOf(r.handler); t.NumOut() == 2 && schemaType(t.Out(0)) {
+		r.output = t.Out(0)
+	}
+	return call, nil
+}
+
+// schemas sets the request and response schemas of a typed route.
+func (r *Route) schemas(s *schemaSet, mr *ManifestRoute) {
+	if r.input != nil {
+		mr.RequestSchema = s.schema(r.input.param)
+	}
+	if r.output != nil {
+		mr.ResponseSchema = s.schema(r.output)
+	}
+}
+
+// badBody is the 400 of a body that does not fit the handler's input type.
+func badBody(format string, args ...any) error {
+	return BadRequestError{Message: "Invalid request body: " + fmt.Sprintf(format, args...)}
+}
+
+// decodeStrict decodes body into ptr refusing unknown fields, trailing
+// data and missing required fields, with errors naming the field.
+func decodeStrict(body []byte, ptr any, in *typedInput) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badBody("the body is empty: send a JSON %s", jsonKind(in.elem))
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(ptr); err != nil {
+		return decodeError(err, in.elem)
+	}
+	if dec.More() {
+		return badBody("the body holds more than one JSON value: send one %s", jsonKind(in.elem))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return badBody("the body holds more than one JSON value: send one %s", jsonKind(in.elem))
+	}
+	if in.check != nil {
+		w := &jsonWalker{b: body}
+		if err := in.check.walk(w, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeError turns encoding/json's error into a 400 naming the field.
+func decodeError(err error, t reflect.Type) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return badBody("malformed JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badBody("malformed JSON: the body ends in the middle of a value")
+	case errors.As(err, &typ):
+		got := typ.Value
+		if typ.Field == "" {
+			return badBody("expected a JSON %s, got %s", jsonKind(t), article(got))
+		}
+		return badBody("field %q: expected %s, got %s", typ.Field, article(jsonKind(typ.Type)), article(got))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return badBody("field %s is not a field of %s: remove it (unknown fields are refused)", name, typeLabel(t))
+	}
+	return badBody("%s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func typeLabel(t reflect.Type) string {
+	if t.Name() != "" {
+		return t.Name()
+	}
+	return "the " + jsonKind(t)
+}
+
+// jsonKind names the JSON form of t: "object", "array", "string", "number",
+// "integer", "boolean".
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		if t == timeType {
+			return "string"
+		}
+		return "object"
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return "string"
+		}
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	}
+	return "value"
+}
+
+func article(s string) string {
+	if s == "" {
+		return "a value"
+	}
+	switch s[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + s
+	}
+	if strings.HasPrefix(s, "number ") {
+		return s // "number 1e400"
+	}
+	return "a " + s
+}
+
+// presence checks that a body holds the required fields of a type tree.
+type presence struct {
+	kind     reflect.Kind // Struct, Slice (and Array), Map
+	fields   []presenceField
+	required []string
+	elem     *presence // Slice and Map elements
+}
+
+type presenceField struct {
+	name  string
+	check *presence
+}
+
+var presenceCache sync.Map // reflect.Type → *presence (nil stored as (*presence)(nil))
+
+// presenceOf returns the check of t, nil when nothing in t is required.
+func presenceOf(t reflect.Type) *presence {
+	return presenceFor(t, map[reflect.Type]*presence{})
+}
+
+func presenceFor(t reflect.Type, busy map[reflect.Type]*presence) *presence {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if c, ok := presenceCache.Load(t); ok {
+		return c.(*presence)
+	}
+	if p, ok := busy[t]; ok {
+		return p // recursive type: the check under construction
+	}
+	var p *presence
+	switch t.Kind() {
+	case reflect.Struct:
+		if t == timeType || t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) {
+			break
+		}
+		p = &presence{kind: reflect.Struct}
+		busy[t] = p
+		needed := false
+		for _, f := range jsonFields(t) {
+			c := presenceFor(f.typ, busy)
+			if c != nil || f.required {
+				needed = true
+			}
+			p.fields = append(p.fields, presenceField{name: f.name, check: c})
+			if f.required {
+				p.required = append(p.required, f.name)
+			}
+		}
+		delete(busy, t)
+		if !needed {
+			p = nil
+		}
+	case reflect.Slice, reflect.Array, reflect.Map:
+		if e := presenceFor(t.Elem(), busy); e != nil {
+			k := t.Kind()
+			if k == reflect.Array {
+				k = reflect.Slice
+			}
+			p = &presence{kind: k, elem: e}
+		}
+	}
+	if len(busy) == 0 {
+		presenceCache.Store(t, p)
+	}
+	return p
+}
+
+// walk checks the value at w (valid JSON, decoded already) against p; path
+// is the field path so far ("items.0").
+func (p *presence) walk(w *jsonWalker, path string) error {
+	w.ws()
+	if w.peek() == 'n' { // null
+		w.skip()
+		return nil
+	}
+	join := func(name string) string {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	switch p.kind {
+	case reflect.Struct:
+		if w.peek() != '{' {
+			w.skip()
+			return nil
+		}
+		w.i++
+		seen := make([]bool, len(p.fields))
+		for {
+			w.ws()
+			if w.peek() == '}' {
+				w.i++
+				break
+			}
+			if w.peek() == ',' {
+				w.i++
+				continue
+			}
+			key := w.str()
+			w.ws()
+			w.i++ // ':'
+			j := p.field(key)
+			if j < 0 || p.fields[j].check == nil {
+				if j >= 0 {
+					seen[j] = true
+				}
+				w.skip()
+				continue
+			}
+			seen[j] = true
+			if err := p.fields[j].check.walk(w, join(p.fields[j].name)); err != nil {
+				return err
+			}
+		}
+		for _, name := range p.required {
+			if !seen[p.field(name)] {
+				return badBody("field %q is required", join(name))
+			}
+		}
+	case reflect.Slice, reflect.Map:
+		open, close := byte('['), byte(']')
+		if p.kind == reflect.Map {
+			open, close = '{', '}'
+		}
+		if w.peek() != open {
+			w.skip()
+			return nil
+		}
+		w.i++
+		for n := 0; ; {
+			w.ws()
+			if w.peek() == close {
+				w.i++
+				break
+			}
+			if w.peek() == ',' {
+				w.i++
+				continue
+			}
+			name := itoa(n)
+			if p.kind == reflect.Map {
+				name = w.str()
+				w.ws()
+				w.i++ // ':'
+			}
+			if err := p.elem.walk(w, join(name)); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	return nil
+}
+
+// field finds a field by key as encoding/json does: exact, then without
+// regard to case.
+func (p *presence) field(key string) int {
+	for i, f := range p.fields {
+		if f.name == key {
+			return i
+		}
+	}
+	for i, f := range p.fields {
+		if strings.EqualFold(f.name, key) {
+			return i
+		}
+	}
+	return -1
+}
+
+// jsonWalker steps through a JSON text known to be valid.
+type jsonWalker struct {
+	b []byte
+	i int
+}
+
+func (w *jsonWalker) ws() {
+	for w.i < len(w.b) {
+		switch w.b[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+func (w *jsonWalker) peek() byte {
+	if w.i < len(w.b) {
+		return w.b[w.i]
+	}
+	return 0
+}
+
+// str reads a string token and returns its value.
+func (w *jsonWalker) str() string {
+	w.ws()
+	start := w.i
+	w.i++ // opening quote
+	escaped := false
+	for w.i < len(w.b) {
+		c := w.b[w.i]
+		w.i++
+		if c == '\\' {
+			escaped = true
+			w.i++
+			continue
+		}
+		if c == '"' {
+			break
+		}
+	}
+	raw := w.b[start:w.i]
+	if !escaped {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || !utf8.ValidString(s) {
+		return string(raw[1 : len(raw)-1])
+	}
+	return s
+}
+
+// skip steps over one value.
+func (w *jsonWalker) skip() {
+	w.ws()
+	switch w.peek() {
+	case '"':
+		w.str()
+	case '{', '[':
+		depth := 0
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case '"':
+				w.str()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			w.i++
+		}
+	}
+}
