@@ -58,6 +58,9 @@ type ManifestRoute struct {
 	// ResponseSchema is the Schema Object of the handler's result, nil when
 	// the handler returns any or a Response.
 	ResponseSchema map[string]any `json:"response_schema,omitempty"`
+	// Status is the status of the handler's plain values when the route
+	// sets one (the Status option); 0 means 200.
+	Status int `json:"status,omitempty"`
 }
 
 // ManifestCORS is the CORS configuration of a route with every default

@@ -198,8 +198,21 @@ func (r *Route) finalHandler() Handler {
 		if err != nil {
 			return nil, err
 		}
-		return valueResponse(v), nil
+		resp := valueResponse(v)
+		if resp.jsonValue && r.status != 0 {
+			resp.StatusCode = r.status
+		}
+		return resp, nil
 	}
+}
+
+// isResponse reports whether a handler's value is a Response.
+func isResponse(v any) bool {
+	switch v.(type) {
+	case Response, *Response:
+		return true
+	}
+	return false
 }
 
 // valueResult is the result of a Response made by valueResponse: its

@@ -66,6 +66,9 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 	if err != nil {
 		return a.internalError(route, req, err, nil)
 	}
+	if route.status != 0 && route.chain == nil && !isResponse(v) {
+		res.status = route.status
+	}
 	if respType, ok := res.header("Content-Type"); ok && t.binary.has(mediaType(respType)) {
 		accept := req.Headers.Get("accept")
 		if accept == "" || !t.binary.matchesAny(accept) {

@@ -40,6 +40,7 @@ type Route struct {
 	chain          Handler      // the middleware chain, nil without middleware
 	input          *typedInput  // a typed handler's body parameter
 	output         reflect.Type // the handler's result type
+	status         int          // Status, 0 when not set
 }
 
 // handlerFunc is a handler with its captures passed as a slice.
@@ -177,6 +178,7 @@ func (r *Route) manifestRoute() ManifestRoute {
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
+		Status: r.status,
 	}
 }
 

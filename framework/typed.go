@@ -138,6 +138,20 @@ func (r *Route) schemas(s *schemaSet, mr *ManifestRoute) {
 	}
 }
 
+// Status sets the status of the route's answers when the handler returns
+// a plain value (not a Response): 201 for a handler that creates, say. It
+// is 200 to 299, not 204 or 205, which have no body (return a Response for
+// those); errors keep their own status.
+func Status(code int) RouteOption {
+	return func(r *Route) {
+		if code < 200 || code > 299 || code == 204 || code == 205 {
+			r.optErrs = append(r.optErrs, fmt.Errorf("Status(%d): use 200 to 299 except 204 and 205 (for an answer without a body, return a Response)", code))
+			return
+		}
+		r.status = code
+	}
+}
+
 // badBody is the 400 of a body that does not fit the handler's input type.
 func badBody(format string, args ...any) error {
 	return BadRequestError{Message: "Invalid request body: " + fmt.Sprintf(format, args...)}

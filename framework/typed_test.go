@@ -174,3 +174,30 @@ func TestTypedManifestSchemas(t *testing.T) {
 		}
 	}
 }
+
+func TestStatusOption(t *testing.T) {
+	for _, withMW := range []bool{false, true} {
+		app := framework.New("status")
+		if withMW {
+			app.Use(framework.RequestID(""))
+		}
+		app.Route("/a", func(r *framework.Request, in author) (author, error) { return in, nil }, framework.Methods("POST"), framework.Status(201))
+		app.Route("/b", func(r *framework.Request) (any, error) { return nil, framework.ConflictError{Message: "c"} }, framework.Status(202))
+		app.Route("/c", func(r *framework.Request) (any, error) { return framework.Response{Body: "r"}, nil }, framework.Status(201))
+		for _, c := range []struct {
+			method, path string
+			status       int
+		}{{"POST", "/a", 201}, {"GET", "/b", 409}, {"GET", "/c", 200}} {
+			doors(t, app, c.method, c.path, []byte(`{"name":"x"}`), map[string]string{"Content-Type": "application/json"}, func(t *testing.T, resp *frameworktest.Response) {
+				if resp.StatusCode != c.status {
+					t.Errorf("middleware %v: %s %s = %d %s, want %d", withMW, c.method, c.path, resp.StatusCode, resp.Body, c.status)
+				}
+			})
+		}
+	}
+	app := framework.New("status")
+	app.Route("/", ok, framework.Status(204))
+	if err := app.Validate(); err == nil || !strings.Contains(err.Error(), "Status(204)") {
+		t.Errorf("Validate() = %v, want the Status(204) error", err)
+	}
+}
