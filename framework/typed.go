@@ -2,6 +2,7 @@ package framework
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,7 @@ var validatorType = reflect.TypeOf((*validator)(nil)).Elem()
 type typedInput struct {
 	param reflect.Type // as declared, T or *T
 	elem  reflect.Type // T
-	check *presence    // nil when no field anywhere is required
+	check *presence    // nil when the type holds no struct
 }
 
 // bodyParam reports whether t is a type a typed handler takes as its body.
@@ -93,7 +94,12 @@ func makeTypedHandler(h any, nCaptures int) (handlerFunc, *typedInput, error) {
 				return nil, BadRequestError{Message: "Invalid request body: " + err.Error()}
 			}
 		}
-		vals := make([]reflect.Value, len(args)+2)
+		var buf [4]reflect.Value
+		vals := buf[:0]
+		if len(args)+2 > len(buf) {
+			vals = make([]reflect.Value, 0, len(args)+2)
+		}
+		vals = vals[:len(args)+2]
 		vals[0] = reflect.ValueOf(r)
 		for i, a := range args {
 			vals[i+1] = reflect.ValueOf(a)
@@ -157,22 +163,16 @@ func badBody(format string, args ...any) error {
 	return BadRequestError{Message: "Invalid request body: " + fmt.Sprintf(format, args...)}
 }
 
-// decodeStrict decodes body into ptr refusing unknown fields, trailing
-// data and missing required fields, with errors naming the field.
+// decodeStrict decodes body into ptr, then checks it against the input
+// type: unknown fields and missing required fields are refused, with
+// errors naming the field. encoding/json decodes (its errors name
+// mistyped fields); one more pass over the text checks the field names.
 func decodeStrict(body []byte, ptr any, in *typedInput) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return badBody("the body is empty: send a JSON %s", jsonKind(in.elem))
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(ptr); err != nil {
+	if err := json.Unmarshal(body, ptr); err != nil {
 		return decodeError(err, in.elem)
-	}
-	if dec.More() {
-		return badBody("the body holds more than one JSON value: send one %s", jsonKind(in.elem))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return badBody("the body holds more than one JSON value: send one %s", jsonKind(in.elem))
 	}
 	if in.check != nil {
 		w := &jsonWalker{b: body}
@@ -188,6 +188,10 @@ func decodeError(err error, t reflect.Type) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input"):
+		return badBody("malformed JSON: the body ends in the middle of a value")
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "after top-level value"):
+		return badBody("the body holds more than one JSON value: send one %s", jsonKind(t))
 	case errors.As(err, &syn):
 		return badBody("malformed JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -256,11 +260,14 @@ func article(s string) string {
 	return "a " + s
 }
 
-// presence checks that a body holds the required fields of a type tree.
+// presence checks the field names of a body against a type tree: every
+// object key names a field of its struct, and every required field is
+// there.
 type presence struct {
 	kind     reflect.Kind // Struct, Slice (and Array), Map
+	name     string       // the struct's type name, for errors
 	fields   []presenceField
-	required []string
+	required []int     // indexes in fields
 	elem     *presence // Slice and Map elements
 }
 
@@ -269,9 +276,13 @@ type presenceField struct {
 	check *presence
 }
 
-var presenceCache sync.Map // reflect.Type → *presence (nil stored as (*presence)(nil))
+var (
+	presenceCache       sync.Map // reflect.Type → *presence (nil stored as (*presence)(nil))
+	jsonUnmarshalType   = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+)
 
-// presenceOf returns the check of t, nil when nothing in t is required.
+// presenceOf returns the check of t, nil when t holds no struct.
 func presenceOf(t reflect.Type) *presence {
 	return presenceFor(t, map[reflect.Type]*presence{})
 }
@@ -286,29 +297,25 @@ func presenceFor(t reflect.Type, busy map[reflect.Type]*presence) *presence {
 	if p, ok := busy[t]; ok {
 		return p // recursive type: the check under construction
 	}
+	if t == timeType || reflect.PointerTo(t).Implements(jsonUnmarshalType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return nil // decodes itself
+	}
 	var p *presence
 	switch t.Kind() {
 	case reflect.Struct:
-		if t == timeType || t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) {
-			break
-		}
-		p = &presence{kind: reflect.Struct}
+		p = &presence{kind: reflect.Struct, name: typeLabel(t)}
 		busy[t] = p
-		needed := false
 		for _, f := range jsonFields(t) {
-			c := presenceFor(f.typ, busy)
-			if c != nil || f.required {
-				needed = true
+			if f.required {
+				p.required = append(p.required, len(p.fields))
+			}
+			var c *presence
+			if !f.asString {
+				c = presenceFor(f.typ, busy)
 			}
 			p.fields = append(p.fields, presenceField{name: f.name, check: c})
-			if f.required {
-				p.required = append(p.required, f.name)
-			}
 		}
 		delete(busy, t)
-		if !needed {
-			p = nil
-		}
 	case reflect.Slice, reflect.Array, reflect.Map:
 		if e := presenceFor(t.Elem(), busy); e != nil {
 			k := t.Kind()
@@ -345,7 +352,12 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 			return nil
 		}
 		w.i++
-		seen := make([]bool, len(p.fields))
+		var seenBuf [16]bool
+		seen := seenBuf[:0]
+		if len(p.fields) > len(seenBuf) {
+			seen = make([]bool, 0, len(p.fields))
+		}
+		seen = seen[:len(p.fields)]
 		for {
 			w.ws()
 			if w.peek() == '}' {
@@ -356,25 +368,25 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 				w.i++
 				continue
 			}
-			key := w.str()
+			key := w.key()
 			w.ws()
 			w.i++ // ':'
 			j := p.field(key)
-			if j < 0 || p.fields[j].check == nil {
-				if j >= 0 {
-					seen[j] = true
-				}
+			if j < 0 {
+				return badBody("field %q is not a field of %s: remove it (unknown fields are refused)", join(string(key)), p.name)
+			}
+			seen[j] = true
+			if p.fields[j].check == nil {
 				w.skip()
 				continue
 			}
-			seen[j] = true
 			if err := p.fields[j].check.walk(w, join(p.fields[j].name)); err != nil {
 				return err
 			}
 		}
-		for _, name := range p.required {
-			if !seen[p.field(name)] {
-				return badBody("field %q is required", join(name))
+		for _, j := range p.required {
+			if !seen[j] {
+				return badBody("field %q is required", join(p.fields[j].name))
 			}
 		}
 	case reflect.Slice, reflect.Map:
@@ -397,11 +409,13 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 				w.i++
 				continue
 			}
-			name := itoa(n)
+			var name string
 			if p.kind == reflect.Map {
-				name = w.str()
+				name = string(w.key())
 				w.ws()
 				w.i++ // ':'
+			} else {
+				name = itoa(n)
 			}
 			if err := p.elem.walk(w, join(name)); err != nil {
 				return err
@@ -414,14 +428,14 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 
 // field finds a field by key as encoding/json does: exact, then without
 // regard to case.
-func (p *presence) field(key string) int {
+func (p *presence) field(key []byte) int {
 	for i, f := range p.fields {
-		if f.name == key {
+		if f.name == string(key) {
 			return i
 		}
 	}
 	for i, f := range p.fields {
-		if strings.EqualFold(f.name, key) {
+		if strings.EqualFold(f.name, string(key)) {
 			return i
 		}
 	}
@@ -452,12 +466,25 @@ func (w *jsonWalker) peek() byte {
 	return 0
 }
 
-// str reads a string token and returns its value.
-func (w *jsonWalker) str() string {
+// key reads a string token and returns its value.
+func (w *jsonWalker) key() []byte {
 	w.ws()
 	start := w.i
+	escaped := w.skipString()
+	raw := w.b[start:w.i]
+	if !escaped || len(raw) < 2 {
+		return raw[1 : len(raw)-1]
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || !utf8.ValidString(s) {
+		return raw[1 : len(raw)-1]
+	}
+	return []byte(s)
+}
+
+// skipString steps over a string token and reports whether it holds escapes.
+func (w *jsonWalker) skipString() (escaped bool) {
 	w.i++ // opening quote
-	escaped := false
 	for w.i < len(w.b) {
 		c := w.b[w.i]
 		w.i++
@@ -467,18 +494,10 @@ func (w *jsonWalker) str() string {
 			continue
 		}
 		if c == '"' {
-			break
+			return escaped
 		}
 	}
-	raw := w.b[start:w.i]
-	if !escaped {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil || !utf8.ValidString(s) {
-		return string(raw[1 : len(raw)-1])
-	}
-	return s
+	return escaped
 }
 
 // skip steps over one value.
@@ -486,13 +505,13 @@ func (w *jsonWalker) skip() {
 	w.ws()
 	switch w.peek() {
 	case '"':
-		w.str()
+		w.skipString()
 	case '{', '[':
 		depth := 0
 		for w.i < len(w.b) {
 			switch w.b[w.i] {
 			case '"':
-				w.str()
+				w.skipString()
 				continue
 			case '{', '[':
 				depth++
