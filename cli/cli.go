@@ -48,6 +48,7 @@ type CLI struct {
 	Invoke     InvokeCmd     `cmd:"" help:"Invoke a deployed function and print its result and the tail of its log."`
 	Destroy    DestroyCmd    `cmd:"" aliases:"delete" help:"Delete a stage's stack: its REST API, function and role."`
 	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
+	OpenAPI    OpenAPICmd    `cmd:"" name:"openapi" help:"Write the OpenAPI 3.0 document of the app (routes, typed schemas, errors, security)."`
 }
 
 // ExitError carries a specific exit code for a failed command.

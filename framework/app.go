@@ -67,7 +67,9 @@ type App struct {
 	functions  []*Function        // event handlers and plain functions
 	invokeMW   []InvokeMiddleware // WrapInvoke, outermost first
 	invokeOnce sync.Once
-	invoker    Invoker // dispatch wrapped in invokeMW
+	invoker    Invoker          // dispatch wrapped in invokeMW
+	middleware []kindMiddleware // Use, UseFor
+	groups     []registration   // Register
 }
 
 // New returns an App named name with the default binary types.
@@ -84,6 +86,7 @@ func New(name string) *App {
 // named, by Validate, Manifest, Run and the first request.
 func (a *App) Route(path string, handler any, opts ...RouteOption) {
 	r := newRoute(path, handler, opts)
+	r.where = callerAt(1)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.table != nil {
@@ -153,6 +156,7 @@ func (a *App) compiled() (*routeTable, error) {
 func (a *App) compile() (*routeTable, error) {
 	var errs []error
 	errs = append(errs, a.regErrs...)
+	errs = append(errs, a.expandGroups()...)
 	if strings.TrimSpace(a.Name) == "" {
 		errs = append(errs, errors.New("app: the app name is empty: pass one to framework.New"))
 	}
@@ -171,7 +175,9 @@ func (a *App) compile() (*routeTable, error) {
 		errs = append(errs, r.validate()...)
 	}
 	errs = append(errs, a.validateFunctions()...)
-	if err := a.manifest().Validate(); err != nil {
+	clashes, kept := conflicts(a.routes)
+	errs = append(errs, clashes...)
+	if err := a.manifestOf(kept).Validate(); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)
 		} else {
@@ -181,6 +187,8 @@ func (a *App) compile() (*routeTable, error) {
 	if len(errs) > 0 {
 		return nil, &DeclarationError{Errs: errs}
 	}
+	a.chainMiddleware()
+	a.chainFunctionMiddleware()
 	return buildTable(a.routes, newTypeSet(a.API.BinaryTypes)), nil
 }
 
@@ -194,10 +202,19 @@ func (a *App) Manifest() (*Manifest, error) {
 
 // manifest describes the registered routes, sorted by path and then by the
 // first method.
-func (a *App) manifest() *Manifest {
-	m := &Manifest{Version: ManifestVersion, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: make([]ManifestRoute, 0, len(a.routes))}
-	for _, r := range a.routes {
-		m.Routes = append(m.Routes, r.manifestRoute())
+func (a *App) manifest() *Manifest { return a.manifestOf(a.routes) }
+
+// manifestOf describes routes as manifest does.
+func (a *App) manifestOf(routes []*Route) *Manifest {
+	m := &Manifest{Version: ManifestVersion, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: make([]ManifestRoute, 0, len(routes))}
+	ss := newSchemaSet()
+	for _, r := range routes {
+		mr := r.manifestRoute()
+		r.schemas(ss, &mr)
+		m.Routes = append(m.Routes, mr)
+	}
+	if len(ss.components) > 0 {
+		m.Schemas = ss.components
 	}
 	slices.SortStableFunc(m.Routes, func(x, y ManifestRoute) int {
 		if c := strings.Compare(x.Path, y.Path); c != 0 {

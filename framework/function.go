@@ -25,6 +25,7 @@ type Function struct {
 	handler any
 	call    eventFunc
 	errs    []error
+	chain   Handler // the handler behind the middleware of its kind; nil without middleware
 }
 
 // eventFunc runs a handler on a raw JSON event and returns its raw JSON result.

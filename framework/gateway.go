@@ -181,12 +181,16 @@ func (a *App) GatewayEvent(method, target string, body []byte, headers map[strin
 // function (and to HandleEvent). The answers are the 403 of an unknown
 // route or method, the CORS preflight, and the 403 or 401 of a route whose
 // API key or authorizer header is missing (the key, signature or token
-// itself is not checked). With invalid declarations it returns false:
+// itself is not checked), and the 413 of a body over MaxBodyBytes. With invalid declarations it returns false:
 // HandleEvent answers 500 with the errors.
 func (a *App) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
 	t, err := a.compiled()
 	if err != nil {
 		return nil, false
+	}
+	if n := len(ev.Body); n > MaxBodyBytes && (!ev.IsBase64Encoded || base64.StdEncoding.DecodedLen(n) > MaxBodyBytes) {
+		out := toProxyResponse(tooLarge())
+		return &out, true
 	}
 	req, _ := eventRequest(context.Background(), ev)
 	e, _ := t.eventEntry(&ev)

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"errors"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
 // APIHandlerName is the handler name of the REST API's function: Invoke
@@ -133,8 +135,12 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 			out, err = nil, pe
 		}
 	}()
-	out, err = f.call(ctx, inv.Event)
-	if ee, ok := err.(*EventError); ok {
+	if f.chain != nil {
+		out, err = f.callChain(ctx, inv)
+	} else {
+		out, err = f.call(ctx, inv.Event)
+	}
+	if ee := (*EventError)(nil); errors.As(err, &ee) {
 		ee.Kind = f.Kind
 		return nil, fmt.Errorf("%s: %w", f.spec.label(), ee)
 	}
@@ -161,4 +167,47 @@ func (a *App) lambdaHandler(name string) (lambdaHandler, error) {
 		return lambdaHandler{}, fmt.Errorf("%s=%q: %w", EnvHandler, name, a.unknownHandler(name))
 	}
 	return lambdaHandler{app: a, name: name}, nil
+}
+
+// chainFunctionMiddleware builds, once at start-up, the middleware chain of
+// every event handler and plain function whose kind has middleware
+// (App.UseFor with its kind or KindAll).
+func (a *App) chainFunctionMiddleware() {
+	for _, f := range a.functions {
+		if mws := a.middlewareFor(f.Kind); len(mws) > 0 {
+			f.chain = chainHandlers(mws, f.finalHandler())
+		}
+	}
+}
+
+// finalHandler is the function's handler as the innermost step of its
+// middleware chain: its JSON result is the Response's Body.
+func (f *Function) finalHandler() Handler {
+	return func(req *Request) (*Response, error) {
+		out, err := f.call(req.Context(), req.invocation.Event)
+		if err != nil {
+			return nil, err
+		}
+		return &Response{Body: json.RawMessage(out)}, nil
+	}
+}
+
+// callChain runs the function's middleware chain for one invocation and
+// returns the result Lambda sends back: the Body of the Response, as JSON.
+func (f *Function) callChain(ctx context.Context, inv *Invocation) ([]byte, error) {
+	req := &Request{ctx: ctx, invocation: inv}
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		req.GatewayContext.RequestID = lc.AwsRequestID
+	}
+	resp, err := f.chain(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp == nil || resp.Body == nil {
+		return []byte("null"), nil
+	}
+	if raw, ok := resp.Body.(json.RawMessage); ok {
+		return raw, nil
+	}
+	return json.Marshal(resp.Body)
 }

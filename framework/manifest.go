@@ -31,6 +31,11 @@ type Manifest struct {
 	// Functions lists the event handlers and plain functions, each a
 	// Lambda function of its own, sorted by name.
 	Functions []ManifestFunction `json:"functions,omitempty"`
+	// Schemas are the OpenAPI 3.0 Schema Objects of the named struct types
+	// of typed handlers, by component name; the routes' schemas refer to
+	// them as {"$ref": "#/components/schemas/<name>"}. Absent without
+	// typed handlers.
+	Schemas map[string]any `json:"schemas,omitempty"`
 }
 
 // ManifestRoute is one handler of one path in a Manifest.
@@ -50,6 +55,15 @@ type ManifestRoute struct {
 	APIKeyRequired bool `json:"api_key_required"`
 	// Authorizer is nil when the route has no authorizer.
 	Authorizer *ManifestAuthorizer `json:"authorizer"`
+	// RequestSchema is the OpenAPI 3.0 Schema Object of a typed handler's
+	// request body; nil for a handler without a body parameter.
+	RequestSchema map[string]any `json:"request_schema,omitempty"`
+	// ResponseSchema is the Schema Object of the handler's result, nil when
+	// the handler returns any or a Response.
+	ResponseSchema map[string]any `json:"response_schema,omitempty"`
+	// Status is the status of the handler's plain values when the route
+	// sets one (the Status option); 0 means 200.
+	Status int `json:"status,omitempty"`
 }
 
 // ManifestCORS is the CORS configuration of a route with every default

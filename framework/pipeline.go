@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"unicode/utf8"
 )
 
 // The request pipeline: the one path every request takes, whether it came
@@ -40,10 +41,20 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 		if p := recover(); p != nil {
 			res = a.internalError(route, req, fmt.Errorf("panic: %v", p), debug.Stack())
 		}
+		if len(req.respHeaders) > 0 {
+			res = withResponseHeaders(req, res)
+		}
 	}()
-	v, err := route.call(req, args)
-	if req.jsonFailed {
-		err = errParsingJSON
+	var v any
+	var err error
+	if route.chain != nil {
+		req.args = args
+		v, err = route.chain(req)
+	} else {
+		v, err = route.call(req, args)
+		if req.jsonFailed {
+			err = errParsingJSON
+		}
 	}
 	if err != nil {
 		if ve, code, ok := asViewError(err); ok {
@@ -55,6 +66,9 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 	if err != nil {
 		return a.internalError(route, req, err, nil)
 	}
+	if route.status != 0 && route.chain == nil && !isResponse(v) {
+		res.status = route.status
+	}
 	if respType, ok := res.header("Content-Type"); ok && t.binary.has(mediaType(respType)) {
 		accept := req.Headers.Get("accept")
 		if accept == "" || !t.binary.matchesAny(accept) {
@@ -63,6 +77,9 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 				mediaType(respType), accept)})
 		}
 		res.binary = true
+	}
+	if !res.binary && !utf8.Valid(res.body) {
+		return a.internalError(route, req, notUTF8(res), nil)
 	}
 	return res
 }
@@ -87,3 +104,16 @@ func (a *App) internalError(route *Route, req *Request, err error, stack []byte)
 }
 
 func (r *Route) contentTypes() typeSet { return r.ctSet }
+
+// notUTF8 is the error of a response whose body is not valid UTF-8 under
+// a Content-Type that is not binary: deployed, the Lambda adapter must send
+// such a body to API Gateway as a string, which would mangle it, so both
+// front doors refuse it.
+func notUTF8(res *result) error {
+	ct, _ := res.header("Content-Type")
+	mt := mediaType(ct)
+	if mt == "" {
+		mt = "(none)"
+	}
+	return fmt.Errorf("the response body is not valid UTF-8 text but its Content-Type %s is not a binary type, so API Gateway would receive it mangled: add %q to App.API.BinaryTypes (and send an Accept header naming it), or return text", mt, mt)
+}

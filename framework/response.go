@@ -25,6 +25,10 @@ type Response struct {
 	Headers map[string]string
 	// MultiValueHeaders are headers with several values, such as two Set-Cookie.
 	MultiValueHeaders map[string][]string
+
+	// jsonValue marks the Response middleware sees for a handler's plain
+	// return value: Body is sent as JSON whatever its type.
+	jsonValue bool
 }
 
 // result is what the pipeline answers, before it is written to an HTTP
@@ -82,6 +86,9 @@ func toResult(v any) (*result, error) {
 	case *Response:
 		if resp == nil {
 			return jsonResult(200, nil), nil
+		}
+		if resp.jsonValue {
+			return resp.valueResult()
 		}
 		return resp.toResult()
 	case Response:

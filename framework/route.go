@@ -33,6 +33,14 @@ type Route struct {
 	authorizerName string
 	authorizerDecl *ManifestAuthorizer
 	optErrs        []error
+	where          string        // file:line of the registration
+	group          *registration // nil for the app's own routes
+	groupMW        []Middleware
+	mw             []Middleware // WithMiddleware
+	chain          Handler      // the middleware chain, nil without middleware
+	input          *typedInput  // a typed handler's body parameter
+	output         reflect.Type // the handler's result type
+	status         int          // Status, 0 when not set
 }
 
 // handlerFunc is a handler with its captures passed as a slice.
@@ -156,7 +164,7 @@ func (r *Route) validate() []error {
 	if perr != nil {
 		return errs // Manifest.Validate reports the path
 	}
-	call, herr := makeHandler(r.handler, len(captures))
+	call, herr := r.makeCall(len(captures))
 	if herr != nil {
 		bad("%w", herr)
 	}
@@ -170,6 +178,7 @@ func (r *Route) manifestRoute() ManifestRoute {
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
+		Status: r.status,
 	}
 }
 

@@ -86,7 +86,7 @@ func Build(m *framework.Manifest, o Options) (map[string]any, error) {
 		for _, method := range methods {
 			r := it.methods[method]
 			op := map[string]any{
-				"responses":    map[string]any{},
+				"responses":    proxyResponses(),
 				ExtIntegration: proxyIntegration(o.IntegrationURI),
 			}
 			if len(it.captures) > 0 {
@@ -188,6 +188,14 @@ func pathParameters(captures []string) []any {
 		})
 	}
 	return out
+}
+
+// proxyResponses is the responses object of a proxy operation: one 200
+// response, since OpenAPI 3.0 requires at least one. The proxy integration
+// passes the function's answer through whatever its status, so the
+// method response maps nothing.
+func proxyResponses() map[string]any {
+	return map[string]any{"200": map[string]any{"description": "OK"}}
 }
 
 // proxyIntegration is the Lambda proxy integration of every route method.

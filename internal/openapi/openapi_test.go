@@ -170,7 +170,7 @@ func TestFeatures(t *testing.T) {
 			checks: []check{
 				{[]string{"openapi"}, `"3.0.1"`},
 				{[]string{"info"}, `{"title":"demo","version":"1.0"}`},
-				{[]string{"paths", "/", "get"}, `{"responses":{},"x-amazon-apigateway-integration":` + proxy + `}`},
+				{[]string{"paths", "/", "get"}, `{"responses":{"200":{"description":"OK"}},"x-amazon-apigateway-integration":` + proxy + `}`},
 				{[]string{"paths", "/", "options"}, ""},
 				{[]string{"components"}, ""},
 				{[]string{ExtAPIKeySource}, ""},

@@ -1,0 +1,106 @@
+package framework_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+// The benchmarks of middleware and typed handlers compare, within one
+// Benchmark, the same request served with and without the feature:
+//
+//   - BenchmarkTypedPost: POST /echo with benchBody decoded by DecodeJSON
+//     (untyped) or by a typed handler's strict decoding (typed);
+//   - BenchmarkMiddleware: GET / with no middleware (none) and with a
+//     chain of three middleware that only call next (three).
+//
+// Each runs through the local handler and through HandleEvent.
+
+// benchFeature serves c on app through both front doors.
+func benchFeature(b *testing.B, app *framework.App, c benchCase) {
+	if err := app.Validate(); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("local", func(b *testing.B) {
+		h := app.Handler("dev")
+		body := bytes.NewReader(nil)
+		req := httptest.NewRequest(c.method, c.path, nil)
+		for k, v := range c.headers {
+			req.Header.Set(k, v)
+		}
+		run := func() *httptest.ResponseRecorder {
+			if c.body != "" {
+				body.Reset([]byte(c.body))
+				req.Body, req.ContentLength = io.NopCloser(body), int64(len(c.body))
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec
+		}
+		if rec := run(); rec.Code != 200 || rec.Body.String() != c.wantBody {
+			b.Fatalf("%s %s = %d %s, want 200 %s", c.method, c.path, rec.Code, rec.Body, c.wantBody)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			run()
+		}
+	})
+	b.Run("lambda", func(b *testing.B) {
+		var body []byte
+		if c.body != "" {
+			body = []byte(c.body)
+		}
+		ev := app.GatewayEvent(c.method, c.path, body, c.headers, "dev")
+		ctx := context.Background()
+		if out, err := app.HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
+			b.Fatalf("HandleEvent = %d %q, %v; want 200 %s", out.StatusCode, out.Body, err, c.wantBody)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = app.HandleEvent(ctx, ev)
+		}
+	})
+}
+
+func BenchmarkTypedPost(b *testing.B) {
+	b.Run("untyped", func(b *testing.B) {
+		app := framework.New("bench")
+		app.Route("/echo", func(r *framework.Request) (any, error) {
+			var p benchPayload
+			if err := r.DecodeJSON(&p); err != nil {
+				return nil, err
+			}
+			return p, nil
+		}, framework.Methods("POST"))
+		benchFeature(b, app, benchPost)
+	})
+	b.Run("typed", func(b *testing.B) {
+		app := framework.New("bench")
+		app.Route("/echo", func(r *framework.Request, p benchPayload) (benchPayload, error) {
+			return p, nil
+		}, framework.Methods("POST"))
+		benchFeature(b, app, benchPost)
+	})
+}
+
+func noop(r *framework.Request, next framework.Handler) (*framework.Response, error) { return next(r) }
+
+func BenchmarkMiddleware(b *testing.B) {
+	for _, n := range []struct {
+		name string
+		mw   []framework.Middleware
+	}{{"none", nil}, {"three", []framework.Middleware{noop, noop, noop}}} {
+		b.Run(n.name, func(b *testing.B) {
+			app := framework.New("bench")
+			app.Use(n.mw...)
+			app.Route("/", func(r *framework.Request) (any, error) {
+				return map[string]string{"hello": "world"}, nil
+			})
+			benchFeature(b, app, benchGet)
+		})
+	}
+}

@@ -1,0 +1,535 @@
+package framework
+
+import (
+	"bytes"
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Typed handlers.
+//
+// A handler may take the request body as a Go value, as its last
+// parameter after the captures, and return any Go type:
+//
+//	func(r *framework.Request, id string, in UpdateBook) (Book, error)
+//
+// The body parameter is a struct, a map, a slice or a pointer to one of
+// them. The body is decoded strictly: unknown fields are refused, so that
+// a misspelt field is a 400 rather than a value silently dropped; a
+// required field (see the schema rules) missing from the body is a 400
+// too. When the input type (or its pointer) has a Validate() error method,
+// it runs before the handler; its error answers 400 BadRequestError with
+// the error's text, or as itself when it is a ViewError. The request and
+// response types are described in the manifest (schema.go).
+
+// validator is the optional input check of a typed handler.
+type validator interface{ Validate() error }
+
+var validatorType = reflect.TypeOf((*validator)(nil)).Elem()
+
+// typedInput is the body parameter of a typed handler.
+type typedInput struct {
+	param reflect.Type // as declared, T or *T
+	elem  reflect.Type // T
+	check *presence    // nil when the type holds no struct
+}
+
+// bodyParam reports whether t is a type a typed handler takes as its body.
+func bodyParam(t reflect.Type) bool {
+	e := t
+	if e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	switch e.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice:
+		return e != requestType.Elem()
+	}
+	return false
+}
+
+// makeTypedHandler returns the caller of a typed handler (one with a body
+// parameter), or nil and no error when h has no body parameter.
+func makeTypedHandler(h any, nCaptures int) (handlerFunc, *typedInput, error) {
+	v := reflect.ValueOf(h)
+	if !v.IsValid() || v.Kind() != reflect.Func || v.IsNil() {
+		return nil, nil, nil
+	}
+	t := v.Type()
+	if t.IsVariadic() || t.NumIn() != nCaptures+2 || t.In(0) != requestType || !bodyParam(t.In(t.NumIn()-1)) {
+		return nil, nil, nil
+	}
+	want := "func(*framework.Request" + strings.Repeat(", string", nCaptures) + ", In) (Out, error)"
+	for i := 1; i <= nCaptures; i++ {
+		if t.In(i) != stringType {
+			return nil, nil, fmt.Errorf("the typed handler %s: argument %d is %s, not string: want %s", t, i+1, t.In(i), want)
+		}
+	}
+	if t.NumOut() != 2 || t.Out(1) != errorType {
+		return nil, nil, fmt.Errorf("the typed handler %s must return (Out, error): want %s", t, want)
+	}
+	in := &typedInput{param: t.In(nCaptures + 1)}
+	in.elem = in.param
+	if in.elem.Kind() == reflect.Pointer {
+		in.elem = in.elem.Elem()
+	}
+	in.check = presenceOf(in.elem)
+	validates := reflect.PointerTo(in.elem).Implements(validatorType)
+	call := func(r *Request, args []string) (any, error) {
+		ptr := reflect.New(in.elem)
+		if err := decodeStrict(r.RawBody, ptr.Interface(), in); err != nil {
+			return nil, err
+		}
+		if validates {
+			if err := ptr.Interface().(validator).Validate(); err != nil {
+				if _, _, ok := asViewError(err); ok {
+					return nil, err
+				}
+				return nil, BadRequestError{Message: "Invalid request body: " + err.Error()}
+			}
+		}
+		var buf [4]reflect.Value
+		vals := buf[:0]
+		if len(args)+2 > len(buf) {
+			vals = make([]reflect.Value, 0, len(args)+2)
+		}
+		vals = vals[:len(args)+2]
+		vals[0] = reflect.ValueOf(r)
+		for i, a := range args {
+			vals[i+1] = reflect.ValueOf(a)
+		}
+		if in.param.Kind() == reflect.Pointer {
+			vals[len(args)+1] = ptr
+		} else {
+			vals[len(args)+1] = ptr.Elem()
+		}
+		out := v.Call(vals)
+		err, _ := out[1].Interface().(error)
+		return out[0].Interface(), err
+	}
+	return call, in, nil
+}
+
+// makeCall checks the route's handler and returns its caller: a typed
+// handler's (makeTypedHandler) or another's (makeHandler). It records the
+// types the manifest describes.
+func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
+	call, in, err := makeTypedHandler(r.handler, nCaptures)
+	if call == nil && err == nil {
+		call, err = makeHandler(r.handler, nCaptures)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.input = in
+	if t := reflect.TypeOf(r.handler); t.NumOut() == 2 && schemaType(t.Out(0)) {
+		r.output = t.Out(0)
+	}
+	return call, nil
+}
+
+// schemas sets the request and response schemas of a typed route.
+func (r *Route) schemas(s *schemaSet, mr *ManifestRoute) {
+	if r.input != nil {
+		mr.RequestSchema = s.schema(r.input.param)
+	}
+	if r.output != nil {
+		mr.ResponseSchema = s.schema(r.output)
+	}
+}
+
+// Status sets the status of the route's answers when the handler returns
+// a plain value (not a Response): 201 for a handler that creates, say. It
+// is 200 to 299, not 204 or 205, which have no body (return a Response for
+// those); errors keep their own status.
+func Status(code int) RouteOption {
+	return func(r *Route) {
+		if code < 200 || code > 299 || code == 204 || code == 205 {
+			r.optErrs = append(r.optErrs, fmt.Errorf("Status(%d): use 200 to 299 except 204 and 205 (for an answer without a body, return a Response)", code))
+			return
+		}
+		r.status = code
+	}
+}
+
+// badBody is the 400 of a body that does not fit the handler's input type.
+func badBody(format string, args ...any) error {
+	return BadRequestError{Message: "Invalid request body: " + fmt.Sprintf(format, args...)}
+}
+
+// decodeStrict decodes body into ptr, then checks it against the input
+// type: unknown fields and missing required fields are refused, with
+// errors naming the field. encoding/json decodes (its errors name
+// mistyped fields); one more pass over the text checks the field names.
+func decodeStrict(body []byte, ptr any, in *typedInput) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return badBody("the body is empty: send a JSON %s", jsonKind(in.elem))
+	}
+	if err := json.Unmarshal(body, ptr); err != nil {
+		return decodeError(err, in.elem)
+	}
+	if in.check != nil {
+		w := &jsonWalker{b: body}
+		if err := in.check.walk(w, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeError turns encoding/json's error into a 400 naming the field.
+func decodeError(err error, t reflect.Type) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "unexpected end of JSON input"):
+		return badBody("malformed JSON: the body ends in the middle of a value")
+	case errors.As(err, &syn) && strings.Contains(syn.Error(), "after top-level value"):
+		return badBody("the body holds more than one JSON value: send one %s", jsonKind(t))
+	case errors.As(err, &syn):
+		return badBody("malformed JSON at byte %d: %s", syn.Offset, strings.TrimPrefix(syn.Error(), "json: "))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return badBody("malformed JSON: the body ends in the middle of a value")
+	case errors.As(err, &typ):
+		got := typ.Value
+		if typ.Field == "" {
+			return badBody("expected a JSON %s, got %s", jsonKind(t), article(got))
+		}
+		return badBody("field %q: expected %s, got %s", typ.Field, article(jsonKind(typ.Type)), article(got))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return badBody("field %s is not a field of %s: remove it (unknown fields are refused)", name, typeLabel(t))
+	}
+	return badBody("%s", strings.TrimPrefix(err.Error(), "json: "))
+}
+
+func typeLabel(t reflect.Type) string {
+	if t.Name() != "" {
+		return t.Name()
+	}
+	return "the " + jsonKind(t)
+}
+
+// jsonKind names the JSON form of t: "object", "array", "string", "number",
+// "integer", "boolean".
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		if t == timeType {
+			return "string"
+		}
+		return "object"
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return "string"
+		}
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	}
+	return "value"
+}
+
+func article(s string) string {
+	if s == "" {
+		return "a value"
+	}
+	switch s[0] {
+	case 'a', 'e', 'i', 'o', 'u':
+		return "an " + s
+	}
+	if strings.HasPrefix(s, "number ") {
+		return s // "number 1e400"
+	}
+	return "a " + s
+}
+
+// presence checks the field names of a body against a type tree: every
+// object key names a field of its struct, and every required field is
+// there.
+type presence struct {
+	kind     reflect.Kind // Struct, Slice (and Array), Map
+	name     string       // the struct's type name, for errors
+	fields   []presenceField
+	required []int     // indexes in fields
+	elem     *presence // Slice and Map elements
+}
+
+type presenceField struct {
+	name  string
+	check *presence
+}
+
+var (
+	presenceCache       sync.Map // reflect.Type → *presence (nil stored as (*presence)(nil))
+	jsonUnmarshalType   = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
+	textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+)
+
+// presenceOf returns the check of t, nil when t holds no struct.
+func presenceOf(t reflect.Type) *presence {
+	return presenceFor(t, map[reflect.Type]*presence{})
+}
+
+func presenceFor(t reflect.Type, busy map[reflect.Type]*presence) *presence {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if c, ok := presenceCache.Load(t); ok {
+		return c.(*presence)
+	}
+	if p, ok := busy[t]; ok {
+		return p // recursive type: the check under construction
+	}
+	if t == timeType || reflect.PointerTo(t).Implements(jsonUnmarshalType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return nil // decodes itself
+	}
+	var p *presence
+	switch t.Kind() {
+	case reflect.Struct:
+		p = &presence{kind: reflect.Struct, name: typeLabel(t)}
+		busy[t] = p
+		for _, f := range jsonFields(t) {
+			if f.required {
+				p.required = append(p.required, len(p.fields))
+			}
+			var c *presence
+			if !f.asString {
+				c = presenceFor(f.typ, busy)
+			}
+			p.fields = append(p.fields, presenceField{name: f.name, check: c})
+		}
+		delete(busy, t)
+	case reflect.Slice, reflect.Array, reflect.Map:
+		if e := presenceFor(t.Elem(), busy); e != nil {
+			k := t.Kind()
+			if k == reflect.Array {
+				k = reflect.Slice
+			}
+			p = &presence{kind: k, elem: e}
+		}
+	}
+	if len(busy) == 0 {
+		presenceCache.Store(t, p)
+	}
+	return p
+}
+
+// walk checks the value at w (valid JSON, decoded already) against p; path
+// is the field path so far ("items.0").
+func (p *presence) walk(w *jsonWalker, path string) error {
+	w.ws()
+	if w.peek() == 'n' { // null
+		w.skip()
+		return nil
+	}
+	join := func(name string) string {
+		if path == "" {
+			return name
+		}
+		return path + "." + name
+	}
+	switch p.kind {
+	case reflect.Struct:
+		if w.peek() != '{' {
+			w.skip()
+			return nil
+		}
+		w.i++
+		var seenBuf [16]bool
+		seen := seenBuf[:0]
+		if len(p.fields) > len(seenBuf) {
+			seen = make([]bool, 0, len(p.fields))
+		}
+		seen = seen[:len(p.fields)]
+		for {
+			w.ws()
+			if w.peek() == '}' {
+				w.i++
+				break
+			}
+			if w.peek() == ',' {
+				w.i++
+				continue
+			}
+			key := w.key()
+			w.ws()
+			w.i++ // ':'
+			j := p.field(key)
+			if j < 0 {
+				return badBody("field %q is not a field of %s: remove it (unknown fields are refused)", join(string(key)), p.name)
+			}
+			seen[j] = true
+			if p.fields[j].check == nil {
+				w.skip()
+				continue
+			}
+			if err := p.fields[j].check.walk(w, join(p.fields[j].name)); err != nil {
+				return err
+			}
+		}
+		for _, j := range p.required {
+			if !seen[j] {
+				return badBody("field %q is required", join(p.fields[j].name))
+			}
+		}
+	case reflect.Slice, reflect.Map:
+		open, close := byte('['), byte(']')
+		if p.kind == reflect.Map {
+			open, close = '{', '}'
+		}
+		if w.peek() != open {
+			w.skip()
+			return nil
+		}
+		w.i++
+		for n := 0; ; {
+			w.ws()
+			if w.peek() == close {
+				w.i++
+				break
+			}
+			if w.peek() == ',' {
+				w.i++
+				continue
+			}
+			var name string
+			if p.kind == reflect.Map {
+				name = string(w.key())
+				w.ws()
+				w.i++ // ':'
+			} else {
+				name = itoa(n)
+			}
+			if err := p.elem.walk(w, join(name)); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	return nil
+}
+
+// field finds a field by key as encoding/json does: exact, then without
+// regard to case.
+func (p *presence) field(key []byte) int {
+	for i, f := range p.fields {
+		if f.name == string(key) {
+			return i
+		}
+	}
+	for i, f := range p.fields {
+		if strings.EqualFold(f.name, string(key)) {
+			return i
+		}
+	}
+	return -1
+}
+
+// jsonWalker steps through a JSON text known to be valid.
+type jsonWalker struct {
+	b []byte
+	i int
+}
+
+func (w *jsonWalker) ws() {
+	for w.i < len(w.b) {
+		switch w.b[w.i] {
+		case ' ', '\t', '\n', '\r':
+			w.i++
+		default:
+			return
+		}
+	}
+}
+
+func (w *jsonWalker) peek() byte {
+	if w.i < len(w.b) {
+		return w.b[w.i]
+	}
+	return 0
+}
+
+// key reads a string token and returns its value.
+func (w *jsonWalker) key() []byte {
+	w.ws()
+	start := w.i
+	escaped := w.skipString()
+	raw := w.b[start:w.i]
+	if !escaped || len(raw) < 2 {
+		return raw[1 : len(raw)-1]
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil || !utf8.ValidString(s) {
+		return raw[1 : len(raw)-1]
+	}
+	return []byte(s)
+}
+
+// skipString steps over a string token and reports whether it holds escapes.
+func (w *jsonWalker) skipString() (escaped bool) {
+	w.i++ // opening quote
+	for w.i < len(w.b) {
+		c := w.b[w.i]
+		w.i++
+		if c == '\\' {
+			escaped = true
+			w.i++
+			continue
+		}
+		if c == '"' {
+			return escaped
+		}
+	}
+	return escaped
+}
+
+// skip steps over one value.
+func (w *jsonWalker) skip() {
+	w.ws()
+	switch w.peek() {
+	case '"':
+		w.skipString()
+	case '{', '[':
+		depth := 0
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case '"':
+				w.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			w.i++
+			if depth == 0 {
+				return
+			}
+		}
+	default:
+		for w.i < len(w.b) {
+			switch w.b[w.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			w.i++
+		}
+	}
+}

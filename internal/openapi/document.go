@@ -1,0 +1,278 @@
+package openapi
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+// DocumentVersion is the OpenAPI version of the document Document returns.
+const DocumentVersion = "3.0.3"
+
+// Component names Document adds next to the typed handlers' schemas.
+const (
+	// SchemaError is the schema of the function's error answers {"Code", "Message"}.
+	SchemaError = "Error"
+	// SchemaGatewayError is the schema of API Gateway's own answers {"message"}.
+	SchemaGatewayError = "GatewayError"
+)
+
+// DocOptions are the values of the document that do not come from the manifest.
+type DocOptions struct {
+	// Title is info.title; empty means the manifest's app name.
+	Title string
+	// Version is info.version; empty means "1.0".
+	Version string
+	// ServerURL, when set, is the document's one server (for example
+	// "/dev", the deployed stage's base path, or a full URL).
+	ServerURL string
+}
+
+// Document returns the OpenAPI 3.0 document of the app described by m,
+// for its users rather than for API Gateway: no x-amazon-apigateway-*
+// extensions, and what clients need instead: an operation per route
+// method (operationId the handler's name, tagged with its group), the
+// path parameters, the request body and success response schemas of typed
+// handlers (Manifest.Schemas become components.schemas), the error
+// answers (400 for a typed body, 401 and 403 for protected routes, 500),
+// the CORS preflights and the security schemes of API keys and
+// authorizers. Deterministic, and JSON-ready like Build's value.
+func Document(m *framework.Manifest, o DocOptions) (map[string]any, error) {
+	if m == nil {
+		return nil, errors.New("openapi: no manifest")
+	}
+	if m.Version != framework.ManifestVersion {
+		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, framework.ManifestVersion)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("openapi: the manifest's routes: %w", err)
+	}
+	title, version := o.Title, o.Version
+	if title == "" {
+		title = m.App
+	}
+	if version == "" {
+		version = "1.0"
+	}
+	if strings.TrimSpace(title) == "" {
+		return nil, errors.New("openapi: no title: the manifest has no app name and DocOptions.Title is empty")
+	}
+	items, order := groupPaths(m.Routes)
+	sec := newSecurity()
+	ids := operationIDs(m.Routes)
+	paths := map[string]any{}
+	var tags []string
+	for _, p := range order {
+		it := items[p]
+		pi := map[string]any{}
+		methods := slices.Sorted(maps.Keys(it.methods))
+		for _, method := range methods {
+			r := it.methods[method]
+			op, err := operation(r, method, it.captures, sec, ids[opKey{r.Path, method}])
+			if err != nil {
+				return nil, err
+			}
+			if tag, ok := op["tags"].([]any); ok && !slices.Contains(tags, tag[0].(string)) {
+				tags = append(tags, tag[0].(string))
+			}
+			pi[strings.ToLower(method)] = op
+		}
+		if it.cors != nil {
+			pi["options"] = preflightDoc(it, methods)
+		}
+		paths[p] = pi
+	}
+	schemas := map[string]any{
+		SchemaError: map[string]any{
+			"type":        "object",
+			"description": "The function's error answer: Code is the error's type name (BadRequestError, NotFoundError, ...).",
+			"required":    []any{"Code", "Message"},
+			"properties": map[string]any{
+				"Code":    map[string]any{"type": "string"},
+				"Message": map[string]any{"type": "string"},
+			},
+		},
+		SchemaGatewayError: map[string]any{
+			"type":        "object",
+			"description": "API Gateway's own answer (missing API key or token, unknown route, body too large).",
+			"required":    []any{"message"},
+			"properties":  map[string]any{"message": map[string]any{"type": "string"}},
+		},
+	}
+	for name, s := range m.Schemas {
+		if _, taken := schemas[name]; taken {
+			return nil, fmt.Errorf("openapi: the app's type %s has the name of a schema the document defines itself: rename the Go type", name)
+		}
+		schemas[name] = s
+	}
+	components := map[string]any{"schemas": schemas}
+	if s := sec.docSchemes(); s != nil {
+		components["securitySchemes"] = s
+	}
+	doc := map[string]any{
+		"openapi":    DocumentVersion,
+		"info":       map[string]any{"title": title, "version": version},
+		"paths":      paths,
+		"components": components,
+	}
+	if o.ServerURL != "" {
+		doc["servers"] = []any{map[string]any{"url": o.ServerURL}}
+	}
+	if len(tags) > 0 {
+		slices.Sort(tags)
+		list := []any{}
+		for _, t := range tags {
+			list = append(list, map[string]any{"name": t})
+		}
+		doc["tags"] = list
+	}
+	return doc, nil
+}
+
+type opKey struct{ path, method string }
+
+// operationIDs names every operation after its handler: the name alone
+// when the handler serves one method and no other route has it, else the
+// name and the method, else also the path.
+func operationIDs(routes []framework.ManifestRoute) map[opKey]string {
+	count := map[string]int{}
+	for _, r := range routes {
+		count[r.Handler] += len(r.Methods)
+	}
+	ids := map[opKey]string{}
+	used := map[string]bool{}
+	for _, r := range routes {
+		for _, m := range r.Methods {
+			id := r.Handler
+			if count[r.Handler] > 1 {
+				id += "_" + strings.ToLower(m)
+			}
+			if used[id] {
+				id += "_" + strings.Trim(componentSafe(r.Path), "_")
+			}
+			for n := 2; used[id]; n++ {
+				id = fmt.Sprintf("%s_%d", id, n)
+			}
+			used[id] = true
+			ids[opKey{r.Path, m}] = id
+		}
+	}
+	return ids
+}
+
+func componentSafe(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if c < 0x80 && schemeNameRe.MatchString(string(c)) {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+func errorResponse(description, schema string) map[string]any {
+	return map[string]any{
+		"description": description,
+		"content": map[string]any{"application/json": map[string]any{
+			"schema": map[string]any{"$ref": "#/components/schemas/" + schema},
+		}},
+	}
+}
+
+// operation is the document's operation of route r for method.
+func operation(r *framework.ManifestRoute, method string, captures []string, sec *security, id string) (map[string]any, error) {
+	op := map[string]any{"operationId": id}
+	if group, _, ok := strings.Cut(r.Handler, "."); ok {
+		op["tags"] = []any{group}
+	}
+	if len(captures) > 0 {
+		op["parameters"] = pathParameters(captures)
+	}
+	status := 200
+	if r.Status != 0 {
+		status = r.Status
+	}
+	success := map[string]any{"description": "The handler's answer."}
+	if r.ResponseSchema != nil {
+		success["content"] = map[string]any{"application/json": map[string]any{"schema": r.ResponseSchema}}
+	}
+	responses := map[string]any{
+		strconv.Itoa(status): success,
+		"500":                errorResponse("An uncaught error in the handler (FrameworkViewError).", SchemaError),
+		"default":            errorResponse("An error the handler or a middleware returned (NotFoundError, ConflictError, ...), with its own status.", SchemaError),
+	}
+	if r.RequestSchema != nil {
+		content := map[string]any{}
+		for _, ct := range r.ContentTypes {
+			content[ct] = map[string]any{"schema": r.RequestSchema}
+		}
+		op["requestBody"] = map[string]any{"required": true, "content": content}
+		responses["400"] = errorResponse("The body does not fit the schema (BadRequestError naming the field), or its Validate check failed.", SchemaError)
+	}
+	req, err := sec.requirement(r)
+	if err != nil {
+		return nil, err
+	}
+	if req != nil {
+		op["security"] = []any{req}
+		if r.APIKeyRequired || (r.Authorizer != nil && r.Authorizer.Type == framework.AuthorizerIAM) {
+			responses["403"] = errorResponse("API Gateway's answer to a missing API key or signature.", SchemaGatewayError)
+		}
+		if r.Authorizer != nil && r.Authorizer.Type != framework.AuthorizerIAM {
+			responses["401"] = errorResponse("API Gateway's answer to a missing or refused token.", SchemaGatewayError)
+		}
+	}
+	op["responses"] = responses
+	return op, nil
+}
+
+// preflightDoc is the CORS preflight operation of a path, answered by API
+// Gateway with the headers of ManifestCORS.PreflightHeaders.
+func preflightDoc(it *pathItem, methods []string) map[string]any {
+	headers := map[string]any{}
+	for _, h := range it.cors.PreflightHeaders(methods) {
+		headers[h.Name] = map[string]any{"schema": map[string]any{"type": "string", "example": h.Value}}
+	}
+	op := map[string]any{
+		"summary":     "CORS preflight",
+		"operationId": "preflight_" + strings.Trim(componentSafe(it.path), "_"),
+		"responses":   map[string]any{"200": map[string]any{"description": "The CORS preflight answer.", "headers": headers}},
+	}
+	if op["operationId"] == "preflight_" {
+		op["operationId"] = "preflight_root"
+	}
+	if len(it.captures) > 0 {
+		op["parameters"] = pathParameters(it.captures)
+	}
+	return op
+}
+
+// docSchemes returns the security schemes for the document, without API
+// Gateway's extensions, or nil when no route is protected.
+func (s *security) docSchemes() map[string]any {
+	out := map[string]any{}
+	if s.apiKey {
+		out[SchemeAPIKey] = map[string]any{"type": "apiKey", "name": "x-api-key", "in": "header", "description": "An API key of the API's usage plan."}
+	}
+	if s.sigv4 {
+		out[SchemeSigV4] = map[string]any{"type": "apiKey", "name": "Authorization", "in": "header", "description": "AWS Signature Version 4 (IAM)."}
+	}
+	for _, def := range s.byName {
+		desc := "A Cognito user pool token."
+		if def.decl.Type == framework.AuthorizerCustom {
+			desc = "A token checked by a Lambda authorizer."
+		}
+		out[def.scheme] = map[string]any{"type": "apiKey", "name": def.decl.Header, "in": "header", "description": desc}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}

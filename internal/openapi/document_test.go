@@ -1,0 +1,126 @@
+package openapi
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+// validateOpenAPI runs the independent checker openapi-spec-validator on
+// the JSON document data and fails the test with its report.
+func validateOpenAPI(t *testing.T, name string, data []byte) {
+	t.Helper()
+	if out, err := exec.Command("python3", "-c", "import openapi_spec_validator").CombinedOutput(); err != nil {
+		t.Fatalf("openapi-spec-validator is needed to check the OpenAPI documents and is not installed (pip install openapi-spec-validator): %v\n%s", err, out)
+	}
+	path := filepath.Join(t.TempDir(), name+".json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("python3", "-m", "openapi_spec_validator", path).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), ": OK") {
+		t.Errorf("openapi-spec-validator refuses the %s document: %v\n%s", name, err, out)
+	}
+}
+
+// TestDocumentGolden generates the document of the examples, compares it
+// with testdata/<app>.openapi.json and validates it.
+func TestDocumentGolden(t *testing.T) {
+	for _, name := range []string{"kitchensink", "bookstore"} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := Document(exampleManifest(t, name), DocOptions{ServerURL: "/dev"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ext := range []string{"x-amazon-apigateway"} {
+				if bytes.Contains(got, []byte(ext)) {
+					t.Errorf("the document holds API Gateway extensions (%s)", ext)
+				}
+			}
+			golden := filepath.Join("testdata", name+".openapi.json")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else if want, err := os.ReadFile(golden); err != nil {
+				t.Fatalf("%v (run go test ./internal/openapi -update to write it)", err)
+			} else if !bytes.Equal(got, want) {
+				t.Errorf("the document of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, firstDiff(string(want), string(got)))
+			}
+			validateOpenAPI(t, name, got)
+		})
+	}
+}
+
+// TestBuildValidates checks that the body API Gateway imports is valid
+// OpenAPI 3.0 too.
+func TestBuildValidates(t *testing.T) {
+	for _, name := range []string{"hello", "kitchensink", "bookstore"} {
+		t.Run(name, func(t *testing.T) {
+			doc, err := Build(exampleManifest(t, name), testOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			validateOpenAPI(t, name, data)
+		})
+	}
+}
+
+func TestDocumentOperations(t *testing.T) {
+	m := &framework.Manifest{Version: framework.ManifestVersion, App: "ops", Routes: []framework.ManifestRoute{
+		{Path: "/items/{id}", Methods: []string{"GET", "PUT"}, Handler: "item", ContentTypes: []string{"application/json"}},
+		{Path: "/other", Methods: []string{"GET"}, Handler: "item", ContentTypes: []string{"application/json"}},
+		{Path: "/secure", Methods: []string{"POST"}, Handler: "g.secure", ContentTypes: []string{"application/json"}, APIKeyRequired: true,
+			Authorizer:    &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization", ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_x"}},
+			RequestSchema: map[string]any{"type": "object"}, Status: 201},
+	}}
+	doc, err := Document(m, DocOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := []struct {
+		path []string
+		want string
+	}{
+		{[]string{"paths", "/items/{id}", "get", "operationId"}, `"item_get"`},
+		{[]string{"paths", "/items/{id}", "put", "operationId"}, `"item_put"`},
+		{[]string{"paths", "/other", "get", "operationId"}, `"item_get_other"`},
+		{[]string{"paths", "/secure", "post", "tags"}, `["g"]`},
+		{[]string{"paths", "/secure", "post", "security"}, `[{"api_key":[],"pool":[]}]`},
+		{[]string{"paths", "/secure", "post", "requestBody"}, `{"content":{"application/json":{"schema":{"type":"object"}}},"required":true}`},
+		{[]string{"paths", "/secure", "post", "responses", "201", "description"}, `"The handler's answer."`},
+		{[]string{"paths", "/secure", "post", "responses", "401", "content", "application/json", "schema"}, `{"$ref":"#/components/schemas/GatewayError"}`},
+		{[]string{"paths", "/secure", "post", "responses", "403", "content", "application/json", "schema"}, `{"$ref":"#/components/schemas/GatewayError"}`},
+		{[]string{"paths", "/secure", "post", "responses", "400", "content", "application/json", "schema"}, `{"$ref":"#/components/schemas/Error"}`},
+		{[]string{"components", "securitySchemes", "pool"}, `{"description":"A Cognito user pool token.","in":"header","name":"Authorization","type":"apiKey"}`},
+		{[]string{"tags"}, `[{"name":"g"}]`},
+		{[]string{"servers"}, ""},
+	}
+	for _, c := range checks {
+		got, ok := get(doc, c.path...)
+		if c.want == "" {
+			if ok {
+				t.Errorf("%v is set: %v", c.path, got)
+			}
+			continue
+		}
+		if s := compact(got); s != c.want {
+			t.Errorf("%v = %s, want %s", c.path, s, c.want)
+		}
+	}
+	data, _ := Marshal(doc)
+	validateOpenAPI(t, "ops", data)
+}
