@@ -88,6 +88,10 @@ type Settings struct {
 	APIGatewayStage      *string           `json:"api_gateway_stage,omitempty"`
 	EnvironmentVariables map[string]string `json:"environment_variables,omitempty"`
 	Tags                 map[string]string `json:"tags,omitempty"`
+
+	// OperationSettings are the production settings (operations.go),
+	// written inline among the other keys.
+	OperationSettings
 }
 
 // Stage is the resolved configuration of one stage: the defaults of this
@@ -120,6 +124,8 @@ type Stage struct {
 	AutogenPolicy bool
 	// Tags are the stack's tags: the top-level map merged with the stage's. Never nil.
 	Tags map[string]string
+	// Operations are the production settings (operations.go).
+	Operations
 }
 
 // Environ returns the stage's environment variables as sorted KEY=VALUE
