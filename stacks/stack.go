@@ -124,5 +124,8 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	if a.APIKey != nil {
 		output(names.OutputAPIKeyID, a.APIKey.KeyId(), "ID of the API key (read its value with `aws apigateway get-api-key --include-value --api-key <id>`)")
 	}
+	if a.DomainName != nil {
+		output(names.OutputCustomDomainURL, jsii.String(a.Config.CustomDomain.URL()), "Base URL of the API at its custom domain")
+	}
 	return &Stage{Stack: stack, App: a}, nil
 }

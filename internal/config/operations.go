@@ -57,7 +57,7 @@ var (
 	secGroupRE   = regexp.MustCompile(`^sg-[0-9a-f]{8}(?:[0-9a-f]{9})?$`)
 	certARNRE    = regexp.MustCompile(`^arn:aws[a-zA-Z-]*:acm:([a-z0-9-]+):\d{12}:certificate/[A-Za-z0-9-]+$`)
 	domainRE     = regexp.MustCompile(`^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$`)
-	basePathRE   = regexp.MustCompile(`^[A-Za-z0-9$_.+!*'()-]+(?:/[A-Za-z0-9$_.+!*'()-]+)*$`)
+	basePathRE   = regexp.MustCompile(`^[A-Za-z0-9$_.+!*'()-]+$`)
 	hostedZoneRE = regexp.MustCompile(`^Z[A-Z0-9]{1,32}$`)
 )
 
@@ -372,7 +372,7 @@ func (p *parser) customDomain(key string, raw json.RawMessage) *CustomDomain {
 		case "base_path":
 			d.BasePath = strings.Trim(*v, "/")
 			if d.BasePath != "" && !basePathRE.MatchString(d.BasePath) {
-				err = fmt.Errorf("%q is not a base path API Gateway accepts: use letters, digits and $_.+!*'()- in segments separated by /, or remove the key to serve at the domain's root", *v)
+				err = fmt.Errorf("%q is not a base path API Gateway accepts: use one segment of letters, digits and $_.+!*'()-, such as v1, or remove the key to serve at the domain's root", *v)
 			}
 		case "tls_version":
 			d.TLSVersion = *v
