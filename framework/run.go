@@ -35,7 +35,10 @@ const (
 // Run runs app in the mode its environment selects, and exits:
 //
 //   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
-//     named bootstrap): serves API Gateway proxy events with HandleEvent;
+//     named bootstrap): serves API Gateway proxy events with HandleEvent,
+//     writing one JSON access line per event to stdout (unless
+//     FRAMEWORK_ACCESS_LOG=false) and adding the request id to log/slog
+//     records through RequestIDHandler;
 //   - FRAMEWORK_MODE=manifest or the argument --framework-manifest: prints
 //     the route manifest as JSON and exits 0, or prints the declaration
 //     errors and exits 2;
@@ -76,7 +79,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
-		lambda.Start(a.HandleEvent)
+		lambda.Start(a.lambdaServe(stdout, os.Getenv(EnvAccessLog)))
 		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
