@@ -73,6 +73,9 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", res.StackName, names.OutputEndpointURL)
 	}
 	fmt.Fprintf(stdout, "Rest API URL: %s\n", url)
+	if domain := out.Outputs[names.OutputCustomDomainURL]; domain != "" {
+		fmt.Fprintf(stdout, "Custom domain URL: %s\n", domain)
+	}
 	return nil
 }
 

@@ -13,8 +13,9 @@ type URLCmd struct {
 	AWSFlags
 }
 
-// Run prints the stage stack's EndpointURL output. A stage that is not
-// deployed exits with code 2.
+// Run prints the stage stack's EndpointURL output; with a custom domain,
+// the domain's URL (CustomDomainURL) on the line before it. A stage that
+// is not deployed exits with code 2.
 func (c *URLCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
@@ -36,6 +37,12 @@ func (c *URLCmd) Run(g *Globals, env *Env) error {
 	url := st.Outputs[names.OutputEndpointURL]
 	if url == "" {
 		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s and has no %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, names.OutputEndpointURL, c.Stage)}
+	}
+	if domain := st.Outputs[names.OutputCustomDomainURL]; domain != "" {
+		// The domain's URL first, then the execute-api URL, which keeps
+		// working (and is the one to use until the domain's DNS answers).
+		_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", domain, url)
+		return err
 	}
 	_, err = fmt.Fprintln(env.Stdout, url)
 	return err

@@ -110,6 +110,9 @@ type App struct {
 	// UsagePlan is the usage plan binding APIKey to the API's stage (nil
 	// when no route requires a key).
 	UsagePlan awsapigateway.UsagePlan
+	// DomainName is the stage's custom domain, mapped to the API's stage
+	// (nil without Config.CustomDomain).
+	DomainName awsapigateway.DomainName
 
 	// Manifest is the app's route table.
 	Manifest *framework.Manifest
@@ -273,6 +276,7 @@ func (a *App) build(p *Prepared) error {
 		Environment:  env,
 		Description:  jsii.String("Serves every route of " + p.Name),
 	})
+	ApplyFunctionSettings(a.Function, cfg)
 
 	// The REST API: one OpenAPI body, generated in Go, handed over whole.
 	uri := awscdk.Fn_Join(jsii.String(""), &[]*string{
@@ -283,7 +287,7 @@ func (a *App) build(p *Prepared) error {
 	if err != nil {
 		return fmt.Errorf("REST API of %s: %w", p.Manifest.App, err)
 	}
-	a.RestAPI = awsapigateway.NewSpecRestApi(a.Construct, jsii.String("API"), &awsapigateway.SpecRestApiProps{
+	apiProps := &awsapigateway.SpecRestApiProps{
 		ApiDefinition:  awsapigateway.ApiDefinition_FromInline(body),
 		RestApiName:    jsii.String(p.Name),
 		Description:    jsii.String("REST API of " + p.Name),
@@ -291,7 +295,10 @@ func (a *App) build(p *Prepared) error {
 		CloudWatchRole: jsii.Bool(false),
 		Deploy:         jsii.Bool(true),
 		DeployOptions:  &awsapigateway.StageOptions{StageName: jsii.String(cfg.APIGatewayStage)},
-	})
+	}
+	apiSettings(apiProps, cfg)
+	a.RestAPI = awsapigateway.NewSpecRestApi(a.Construct, jsii.String("API"), apiProps)
+	a.DomainName = a.addCustomDomain(cfg)
 
 	// One invoke permission for the whole API, scoped to it.
 	a.Function.AddPermission(jsii.String("APIInvoke"), &awslambda.Permission{

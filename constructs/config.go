@@ -44,6 +44,38 @@ type Config struct {
 	// Functions are per-function memory and timeout of event handlers and
 	// plain functions, by handler name (config.json: lambda_functions).
 	Functions map[string]FunctionConfig
+
+	// The production settings (settings.go); ApplyFunctionSettings gives
+	// the function-level ones to a function.
+
+	// ReservedConcurrency is the function's reserved concurrency; nil
+	// leaves it unreserved (config.json: reserved_concurrency).
+	ReservedConcurrency *int
+	// Layers are the ARNs of the function's layer versions (layers).
+	Layers []string
+	// SubnetIDs and SecurityGroupIDs put the function in a VPC; give both
+	// or neither (subnet_ids, security_group_ids).
+	SubnetIDs        []string
+	SecurityGroupIDs []string
+	// XRay turns on X-Ray active tracing on the function and the API
+	// stage (xray).
+	XRay bool
+	// LogRetentionDays, when not 0, makes the construct own the function's
+	// log group, kept that many days (log_retention_in_days).
+	LogRetentionDays int
+	// EndpointType is the REST API's endpoint type: EndpointEdge (empty),
+	// EndpointRegional or EndpointPrivate (api_gateway_endpoint_type).
+	EndpointType string
+	// APIPolicy is the REST API's resource policy document, required for a
+	// PRIVATE endpoint (api_gateway_policy_file's content).
+	APIPolicy map[string]any
+	// MinimumCompressionSize, when not nil, compresses response bodies of
+	// at least that many bytes (minimum_compression_size).
+	MinimumCompressionSize *int
+	// CustomDomain is the stage's custom domain (api_gateway_custom_domain).
+	CustomDomain *CustomDomain
+	// NoAccessLog stops the function's access line per request (access_log false).
+	NoAccessLog bool
 }
 
 // Defaults applied to a zero Config.
@@ -68,7 +100,11 @@ func LoadConfig(projectDir, stage string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return configFromStage(st), nil
+	c := configFromStage(st)
+	if err := c.setOperations(st); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // configFromStage converts a resolved stage of a configuration file. It is
@@ -117,6 +153,9 @@ func (c *Config) resolved(stage string) (*Config, error) {
 		return nil, fmt.Errorf("timeout %d s is out of Lambda's range %d to %d", out.TimeoutSeconds, config.MinLambdaTimeout, config.MaxLambdaTimeout)
 	case out.Architecture != ArchARM64 && out.Architecture != ArchX8664:
 		return nil, fmt.Errorf("architecture %q: use %q or %q", out.Architecture, ArchARM64, ArchX8664)
+	}
+	if err := out.checkOperations(); err != nil {
+		return nil, err
 	}
 	return &out, nil
 }

@@ -119,6 +119,9 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 			Description:  jsii.String(desc),
 		})
 		a.Functions[spec.Name] = fn
+		// The production settings apply to every function of the app:
+		// concurrency, layers, VPC, tracing, an owned log group.
+		ApplyFunctionSettings(fn, cfg)
 
 		switch spec.Kind {
 		case framework.KindSchedule, framework.KindEventBridge:

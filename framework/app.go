@@ -16,11 +16,14 @@
 package framework
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
 )
 
 // DefaultBinaryTypes returns the content types an App treats as binary unless
@@ -67,7 +70,10 @@ type App struct {
 	functions  []*Function        // event handlers and plain functions
 	invokeMW   []InvokeMiddleware // WrapInvoke, outermost first
 	invokeOnce sync.Once
-	invoker    Invoker          // dispatch wrapped in invokeMW
+	invoker    Invoker // dispatch wrapped in invokeMW
+	// apiEvents serves the API's events in dispatch (HandleEvent when nil;
+	// Run sets the access-logged HandleEvent in Lambda mode).
+	apiEvents  func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
 	middleware []kindMiddleware // Use, UseFor
 	groups     []registration   // Register
 }

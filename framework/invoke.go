@@ -118,7 +118,11 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 			// typed handler: Lambda shows its type (UnmarshalTypeError).
 			return nil, err
 		}
-		res, err := a.HandleEvent(ctx, ev)
+		serve := a.HandleEvent
+		if a.apiEvents != nil {
+			serve = a.apiEvents
+		}
+		res, err := serve(ctx, ev)
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +160,12 @@ type lambdaHandler struct {
 
 // Invoke answers one Lambda invocation.
 func (h lambdaHandler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	// The invocation's request id, for the slog records of event handlers
+	// logged without their context (LambdaRequestID, RequestIDHandler).
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		setCurrent(lc.AwsRequestID)
+		defer setCurrent("")
+	}
 	return h.app.Invoke(ctx, h.name, payload)
 }
 

@@ -40,7 +40,9 @@ const (
 //   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
 //     named bootstrap): serves the events of the handler FRAMEWORK_HANDLER
 //     names (API Gateway proxy events with HandleEvent when it is absent),
-//     through App.Invoke;
+//     through App.Invoke; for the API, writes one JSON access line per
+//     event to stdout (unless FRAMEWORK_ACCESS_LOG=false); log/slog records
+//     get the request id through RequestIDHandler;
 //   - FRAMEWORK_MODE=manifest or the argument --framework-manifest: prints
 //     the route manifest as JSON and exits 0, or prints the declaration
 //     errors and exits 2;
@@ -86,6 +88,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 			return 2
 		}
+		a.apiEvents = a.lambdaServe(stdout, os.Getenv(EnvAccessLog))
 		lambda.Start(h)
 		return 0
 	}

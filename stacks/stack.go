@@ -129,5 +129,8 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	for _, f := range prep.Manifest.Functions {
 		output(names.FunctionOutput(f.Name), a.Functions[f.Name].FunctionName(), fmt.Sprintf("Name of the Lambda function of the %s handler %s", f.Kind, f.Name))
 	}
+	if a.DomainName != nil {
+		output(names.OutputCustomDomainURL, jsii.String(a.Config.CustomDomain.URL()), "Base URL of the API at its custom domain")
+	}
 	return &Stage{Stack: stack, App: a}, nil
 }

@@ -281,7 +281,7 @@ func TestInvokeFunctionErrorCLI(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &resp); err != nil || resp.StatusCode != 200 || !strings.Contains(resp.Body, `"order":"42"`) {
 		t.Errorf("stdout %q (%v), want the API Gateway proxy response with order 42", stdout, err)
 	}
-	if !regexp.MustCompile(`(?s)^START RequestId: \w+ Version: \$LATEST\nlooking up order 42\nEND RequestId: \w+\nREPORT RequestId: .*\n$`).MatchString(stderr) {
+	if !regexp.MustCompile(`(?s)^START RequestId: \w+ Version: \$LATEST\nlooking up order 42\n\{"time":"[^"]+","type":"access","request_id":"[^"]+","method":"GET","resource":"/orders/\{id\}","path":"/orders/42","status":200,"duration_ms":[0-9.]+\}\nEND RequestId: \w+\nREPORT RequestId: .*\n$`).MatchString(stderr) {
 		t.Errorf("stderr is not the log tail:\n%s", stderr)
 	}
 

@@ -90,6 +90,10 @@ type Settings struct {
 	Tags                 map[string]string `json:"tags,omitempty"`
 	// LambdaFunctions are per-function settings, keyed by function name.
 	LambdaFunctions map[string]FunctionSettings `json:"lambda_functions,omitempty"`
+
+	// OperationSettings are the production settings (operations.go),
+	// written inline among the other keys.
+	OperationSettings
 }
 
 // Stage is the resolved configuration of one stage: the defaults of this
@@ -126,6 +130,8 @@ type Stage struct {
 	// lambda_functions (top level, then the stage's, key by key, over the
 	// stage's own values); nil when there is none.
 	LambdaFunctions map[string]FunctionConfig
+	// Operations are the production settings (operations.go).
+	Operations
 }
 
 // Environ returns the stage's environment variables as sorted KEY=VALUE

@@ -380,17 +380,18 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 	case "lambda_functions":
 		s.LambdaFunctions = p.lambdaFunctions(key, m.value)
 	default:
-		return false
+		return p.operation(&s.OperationSettings, prefix, m)
 	}
 	return true
 }
 
 func (p *parser) unknownKey(key, prefix string, known []string) {
 	msg := "unknown key"
-	if s := closest(key, known); s != "" {
+	if s := closest(key, append(slices.Clip(known), operationKeys...)); s != "" {
 		msg += fmt.Sprintf(": did you mean %q?", s)
 	} else {
 		msg += ": known keys are " + strings.Join(slices.Sorted(slices.Values(known)), ", ")
+		msg += "; and to run the stage in production: " + strings.Join(slices.Sorted(slices.Values(operationKeys)), ", ")
 	}
 	p.errorf(join(prefix, key), "%s", msg)
 }

@@ -26,6 +26,9 @@ const (
 	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
 	OutputRoleArn      = "RoleArn"      // the execution role's ARN
 	OutputAPIKeyID     = "APIKeyId"     // the API key's id (never its value); only when a route requires a key
+	// OutputCustomDomainURL is https://{domain}/{base path}/, only when the
+	// stage has api_gateway_custom_domain.
+	OutputCustomDomainURL = "CustomDomainURL"
 )
 
 // AssetsBucketName is the S3 bucket of the stage stacks' file assets, with
@@ -79,4 +82,7 @@ const (
 	// handler's or plain function's name; absent (or "api") for the REST
 	// API's function.
 	EnvHandler = "FRAMEWORK_HANDLER"
+	// EnvAccessLog set to "false" on the deployed function (config.json:
+	// access_log false) stops the one JSON access line per request.
+	EnvAccessLog = "FRAMEWORK_ACCESS_LOG"
 )

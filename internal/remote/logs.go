@@ -55,9 +55,10 @@ func ShortStream(name string) string {
 	return name
 }
 
-// Line formats the event as one compact line: time, short stream, message.
+// Line formats the event as one compact line: time, short stream, message
+// (an access line of the framework's Lambda adapter made compact, see Compact).
 func (e Event) Line() string {
-	return e.Time.UTC().Format(TimeFormat) + " " + ShortStream(e.Stream) + " " + e.Message
+	return e.Time.UTC().Format(TimeFormat) + " " + ShortStream(e.Stream) + " " + Compact(e.Message)
 }
 
 // Reader reads the events of one log group.

@@ -98,6 +98,9 @@ func (s *Server) getAtt(st *stack, logical, attr string) string {
 	if r == nil {
 		return ""
 	}
+	if v, ok := s.typeAttr(r, attr); ok {
+		return v
+	}
 	switch attr {
 	case "Arn":
 		switch r.Type {

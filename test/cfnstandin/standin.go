@@ -754,7 +754,13 @@ func (s *Server) createResource(st *stack, logical string, def map[string]any) e
 	if reason, ok := s.takeFailure(logical); ok {
 		return fmt.Errorf("%s", reason)
 	}
+	if id, ok := s.namedPhysicalID(st, typ, props); ok {
+		r.PhysicalID = id
+	}
 	if err := s.checkTrigger(st, typ, props); err != nil {
+		return err
+	}
+	if err := s.checkResource(st, r); err != nil {
 		return err
 	}
 	if s.OnCreate != nil {

@@ -1,0 +1,237 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/framework-dev/framework/internal/names"
+)
+
+// Structured runtime logs of a deployed app. In Lambda, Run serves each
+// API event through accessLogged (inside App.Invoke's dispatch), which
+// writes one JSON access line per request to stdout (Lambda sends stdout to CloudWatch Logs), and makes
+// log/slog records carry the invocation's request id.
+//
+// An access line:
+//
+//	{"time":"2026-11-23T16:18:00.123Z","type":"access","request_id":"8f5e...","method":"GET","resource":"/users/{name}","path":"/users/ada","status":200,"duration_ms":3.214,"api_request_id":"c0a1..."}
+
+// EnvAccessLog set to "false" (or "0", "off") stops the access lines; the
+// deployed function gets it from config.json's access_log false.
+const EnvAccessLog = names.EnvAccessLog
+
+// AccessLogType is the "type" of an access line.
+const AccessLogType = "access"
+
+// RequestIDKey is the attribute that carries the Lambda request id in
+// access lines and in the app's slog records.
+const RequestIDKey = "request_id"
+
+// accessLogOff reports whether the value of EnvAccessLog turns the access
+// lines off.
+func accessLogOff(v string) bool {
+	switch v {
+	case "false", "0", "off", "no", "FALSE", "False", "OFF":
+		return true
+	}
+	return false
+}
+
+// current is the request id of the invocation being served: Lambda sends
+// a process one event at a time, so a slog record logged without the
+// request's context still belongs to it.
+var current struct {
+	sync.RWMutex
+	id string
+}
+
+func setCurrent(id string) {
+	current.Lock()
+	current.id = id
+	current.Unlock()
+}
+
+// accessLogged returns HandleEvent plus one access line per event written
+// to access (none when access is nil), with the invocation's request id
+// known to RequestIDHandler while it runs: how the deployed API's function
+// serves its events.
+func (a *App) accessLogged(access io.Writer) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	return func(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		start := time.Now()
+		var id string
+		if lc, ok := lambdacontext.FromContext(ctx); ok {
+			id = lc.AwsRequestID
+		}
+		setCurrent(id)
+		resp, err := a.HandleEvent(ctx, ev)
+		setCurrent("")
+		if access != nil {
+			writeAccessLine(access, start, time.Since(start), id, &ev, resp.StatusCode)
+		}
+		return resp, err
+	}
+}
+
+// lambdaServe prepares the process for serving Lambda events: the slog
+// default gets the request id (installLogHandler), and access lines go to
+// stdout unless EnvAccessLog turns them off.
+func (a *App) lambdaServe(stdout io.Writer, accessLog string) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	installLogHandler(stdout)
+	if accessLogOff(accessLog) {
+		return a.accessLogged(nil)
+	}
+	return a.accessLogged(stdout)
+}
+
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// writeAccessLine writes the access line of one event in a single Write.
+func writeAccessLine(w io.Writer, start time.Time, d time.Duration, id string, ev *events.APIGatewayProxyRequest, status int) {
+	bp := linePool.Get().(*[]byte)
+	b := (*bp)[:0]
+	b = append(b, `{"time":"`...)
+	b = start.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	b = append(b, `","type":"`+AccessLogType+`","`+RequestIDKey+`":`...)
+	b = appendJSONString(b, id)
+	b = append(b, `,"method":`...)
+	b = appendJSONString(b, ev.HTTPMethod)
+	resource := ev.Resource
+	if resource == "" {
+		resource = ev.RequestContext.ResourcePath
+	}
+	b = append(b, `,"resource":`...)
+	b = appendJSONString(b, resource)
+	b = append(b, `,"path":`...)
+	b = appendJSONString(b, ev.Path)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendFloat(b, float64(d.Microseconds())/1000, 'f', 3, 64)
+	if ev.RequestContext.RequestID != "" {
+		b = append(b, `,"api_request_id":`...)
+		b = appendJSONString(b, ev.RequestContext.RequestID)
+	}
+	b = append(b, "}\n"...)
+	_, _ = w.Write(b)
+	*bp = b
+	linePool.Put(bp)
+}
+
+// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	const hexDigits = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// LambdaRequestID returns the Lambda request id of the invocation ctx belongs
+// to, or of the invocation Run is serving when ctx carries none; "" when
+// serving locally.
+func LambdaRequestID(ctx context.Context) string {
+	if ctx != nil {
+		if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
+			return lc.AwsRequestID
+		}
+	}
+	current.RLock()
+	defer current.RUnlock()
+	return current.id
+}
+
+// RequestIDHandler is a slog.Handler that adds the attribute request_id
+// (LambdaRequestID of the record's context) to every record it passes on to its
+// Handler. Run installs one in Lambda mode; wrap your own handler with it
+// to keep the request id when you set the slog default after Run started.
+type RequestIDHandler struct {
+	// Handler receives the records.
+	Handler slog.Handler
+}
+
+// Enabled reports whether the wrapped handler handles records of level.
+func (h *RequestIDHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	return h.Handler.Enabled(ctx, level)
+}
+
+// Handle adds request_id to r, when there is one, and passes it on.
+func (h *RequestIDHandler) Handle(ctx context.Context, r slog.Record) error {
+	if id := LambdaRequestID(ctx); id != "" {
+		r = r.Clone()
+		r.AddAttrs(slog.String(RequestIDKey, id))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs returns a RequestIDHandler around the wrapped handler's WithAttrs.
+func (h *RequestIDHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &RequestIDHandler{Handler: h.Handler.WithAttrs(attrs)}
+}
+
+// WithGroup returns a RequestIDHandler around the wrapped handler's WithGroup.
+func (h *RequestIDHandler) WithGroup(name string) slog.Handler {
+	return &RequestIDHandler{Handler: h.Handler.WithGroup(name)}
+}
+
+// installLogHandler makes the slog default add the request id: an app
+// that set its own default handler before Run keeps it, wrapped; otherwise
+// the default becomes JSON lines on stdout, which CloudWatch Logs Insights
+// reads field by field. The standard log package keeps its output and
+// flags (slog.SetDefault would send it through the new handler), so that
+// lines such as aws-lambda-go's own error reports stay as they were.
+func installLogHandler(stdout io.Writer) {
+	h := slog.Default().Handler()
+	if _, ok := h.(*RequestIDHandler); ok {
+		return
+	}
+	if fmt.Sprintf("%T", h) == "*slog.defaultHandler" { // the one slog starts with: not the app's choice
+		h = slog.NewJSONHandler(stdout, nil)
+	}
+	w, flags := log.Writer(), log.Flags()
+	slog.SetDefault(slog.New(&RequestIDHandler{Handler: h}))
+	log.SetOutput(w)
+	log.SetFlags(flags)
+}

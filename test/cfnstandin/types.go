@@ -1,0 +1,128 @@
+package cfnstandin
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Resource types whose physical IDs and attributes the stand-in models
+// after CloudFormation's: a stage's log group, custom domain, base path
+// mapping and alias record. Their creation checks what CloudFormation
+// checks of them, so that a template the framework gets wrong fails here
+// as it would on AWS.
+
+// logRetentionDays are the retention values CloudWatch Logs accepts.
+var logRetentionDays = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+
+// namedPhysicalID returns the physical ID CloudFormation gives a resource
+// of these types, which is a name computed from its properties.
+func (s *Server) namedPhysicalID(st *stack, typ string, props map[string]any) (string, bool) {
+	switch typ {
+	case "AWS::Logs::LogGroup":
+		if v, ok := props["LogGroupName"]; ok {
+			return s.eval(st, v), true
+		}
+	case "AWS::ApiGateway::DomainName":
+		return s.eval(st, props["DomainName"]), true
+	case "AWS::Route53::RecordSet":
+		return strings.TrimSuffix(s.eval(st, props["Name"]), "."), true
+	case "AWS::ApiGateway::BasePathMapping":
+		return s.eval(st, props["DomainName"]) + "/" + cmpOr(s.eval(st, props["BasePath"]), "(none)"), true
+	}
+	return "", false
+}
+
+func cmpOr(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+// checkResource returns the reason CloudFormation would give for failing
+// to create r, or nil.
+func (s *Server) checkResource(st *stack, r *Resource) error {
+	p := r.Properties
+	switch r.Type {
+	case "AWS::Logs::LogGroup":
+		if v, ok := p["RetentionInDays"]; ok {
+			f, isNum := v.(float64)
+			if !isNum || !slices.Contains(logRetentionDays, int(f)) {
+				return fmt.Errorf("Resource handler returned message: \"Invalid value for RetentionInDays: %v\" (HandlerErrorCode: InvalidRequest)", v)
+			}
+		}
+		for _, other := range s.stacks {
+			for _, o := range other.resources {
+				if o.Type == r.Type && o.PhysicalID == r.PhysicalID {
+					return fmt.Errorf("Resource of type 'AWS::Logs::LogGroup' with identifier '%s' already exists. (HandlerErrorCode: AlreadyExists)", r.PhysicalID)
+				}
+			}
+		}
+	case "AWS::ApiGateway::DomainName":
+		types := s.evalList(st, p["EndpointConfiguration"], "Types")
+		regional := slices.Contains(types, "REGIONAL")
+		switch {
+		case regional && p["RegionalCertificateArn"] == nil:
+			return fmt.Errorf("Resource handler returned message: \"A regional certificate is required for a REGIONAL domain name\" (HandlerErrorCode: InvalidRequest)")
+		case !regional && p["CertificateArn"] == nil:
+			return fmt.Errorf("Resource handler returned message: \"A certificate is required for an EDGE domain name\" (HandlerErrorCode: InvalidRequest)")
+		case !regional && !strings.Contains(s.eval(st, p["CertificateArn"]), ":us-east-1:"):
+			return fmt.Errorf("Resource handler returned message: \"Invalid certificate ARN: %s. Certificate must be in 'us-east-1'.\" (HandlerErrorCode: InvalidRequest)", s.eval(st, p["CertificateArn"]))
+		}
+	case "AWS::Route53::RecordSet":
+		_, id := p["HostedZoneId"]
+		_, name := p["HostedZoneName"]
+		if id == name {
+			return fmt.Errorf("Invalid request: Expected exactly one of [HostedZoneId, HostedZoneName], but found %s", map[bool]string{true: "both", false: "none"}[id])
+		}
+	case "AWS::ApiGateway::BasePathMapping":
+		if s.eval(st, p["RestApiId"]) == "" || s.eval(st, p["DomainName"]) == "" {
+			return fmt.Errorf("Invalid request: RestApiId and DomainName must name existing resources")
+		}
+	}
+	return nil
+}
+
+// evalList evaluates the list under key of an object property.
+func (s *Server) evalList(st *stack, obj any, key string) []string {
+	m, _ := obj.(map[string]any)
+	l, _ := m[key].([]any)
+	out := make([]string, len(l))
+	for i, v := range l {
+		out[i] = s.eval(st, v)
+	}
+	return out
+}
+
+// typeAttr returns the attributes CloudFormation documents for these types.
+func (s *Server) typeAttr(r *Resource, attr string) (string, bool) {
+	switch r.Type + "." + attr {
+	case "AWS::Logs::LogGroup.Arn":
+		return fmt.Sprintf("arn:aws:logs:%s:%s:log-group:%s:*", s.Region, s.Account, r.PhysicalID), true
+	case "AWS::ApiGateway::DomainName.DistributionDomainName":
+		return "d" + shortHash(r.PhysicalID) + ".cloudfront.net", true
+	case "AWS::ApiGateway::DomainName.DistributionHostedZoneId":
+		return "Z2FDTNDATAQYW2", true // CloudFront's, the same everywhere
+	case "AWS::ApiGateway::DomainName.RegionalDomainName":
+		return "d-" + shortHash(r.PhysicalID) + ".execute-api." + s.Region + ".amazonaws.com", true
+	case "AWS::ApiGateway::DomainName.RegionalHostedZoneId":
+		return "Z1UJRXOUMOOFQ8", true // API Gateway's in us-east-1
+	}
+	return "", false
+}
+
+// shortHash is a stable 10-character lower-case name derived from s.
+func shortHash(s string) string {
+	var h uint64 = 14695981039346656037
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint64(s[i])) * 1099511628211
+	}
+	const digits = "abcdefghijklmnopqrstuvwxyz0123456789"
+	out := make([]byte, 10)
+	for i := range out {
+		out[i] = digits[h%36]
+		h /= 36
+	}
+	return string(out)
+}

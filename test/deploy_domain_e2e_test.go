@@ -1,0 +1,111 @@
+package test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/framework-dev/framework/test/cfnstandin"
+)
+
+// TestDeployCustomDomainStage deploys a stage with a custom domain (with
+// its alias record) and a log retention through the built CLI, against
+// the CloudFormation stand-in and the S3 fake: deploy and url print both
+// URLs, the stack owns the function's log group, and destroy deletes it.
+func TestDeployCustomDomainStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesizes with the CDK (Node.js)")
+	}
+	fake := cfnstandin.Start(t)
+	var mu sync.Mutex
+	created, deleted := map[string]string{}, map[string]string{} // type → physical ID
+	prevCreate := fake.CFN.OnCreate
+	fake.CFN.OnCreate = func(r cfnstandin.Resource) error {
+		mu.Lock()
+		created[r.Type] = r.PhysicalID
+		mu.Unlock()
+		return prevCreate(r)
+	}
+	fake.CFN.OnDelete = func(r cfnstandin.Resource) {
+		mu.Lock()
+		deleted[r.Type] = r.PhysicalID
+		mu.Unlock()
+	}
+	extra := []string{"FRAMEWORK_POLL_INTERVAL=5ms", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"}
+	for k, v := range fake.Environ(t.TempDir()) {
+		extra = append(extra, k+"="+v)
+	}
+	env := testEnv(t, extra...)
+	work := t.TempDir()
+	proj := filepath.Join(work, "shop")
+	run := func(wantCode int, args ...string) string {
+		t.Helper()
+		stdout, stderr, code := runCLI(t, proj, env, args...)
+		t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+		if code != wantCode {
+			t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, stdout, stderr)
+		}
+		noNoise(t, stdout+stderr)
+		return stdout + stderr
+	}
+	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
+		t.Fatalf("new-project: exit %d: %s", code, stderr)
+	}
+	cfgPath := filepath.Join(proj, ".framework", "config.json")
+	var cfg map[string]any
+	raw, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg["stages"].(map[string]any)["prod"] = map[string]any{
+		"log_retention_in_days": 30,
+		"api_gateway_custom_domain": map[string]any{
+			"domain_name":     "api.example.com",
+			"certificate_arn": "arn:aws:acm:us-east-1:123456789012:certificate/0a1b2c3d-0000-4000-8000-123456789abc",
+			"base_path":       "v1",
+			"hosted_zone_id":  "Z0123456789ABCDEFGHIJ",
+		},
+	}
+	raw, _ = json.MarshalIndent(cfg, "", "  ")
+	writeFile(t, cfgPath, string(raw))
+
+	out := run(0, "deploy", "--stage", "prod")
+	api := regexp.MustCompile(`(?m)^Rest API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/prod/)$`).FindStringSubmatch(out)
+	if api == nil || !strings.Contains(out, "\nCustom domain URL: https://api.example.com/v1/\n") {
+		t.Fatalf("deploy did not print both URLs:\n%s", out)
+	}
+	if got, want := run(0, "url", "--stage", "prod"), "https://api.example.com/v1/\n"+api[1]+"\n"; got != want {
+		t.Errorf("url printed %q, want %q", got, want)
+	}
+
+	tpl := fake.CFN.Template("shop-prod")
+	for _, want := range []string{`"AWS::Logs::LogGroup"`, `"RetentionInDays":30`, `"AWS::ApiGateway::DomainName"`, `"AWS::ApiGateway::BasePathMapping"`, `"AWS::Route53::RecordSet"`} {
+		if !strings.Contains(tpl, want) {
+			t.Errorf("deployed template lacks %s", want)
+		}
+	}
+	mu.Lock()
+	group, fn := created["AWS::Logs::LogGroup"], created["AWS::Lambda::Function"]
+	record := created["AWS::Route53::RecordSet"]
+	mu.Unlock()
+	if fn == "" || group != "/aws/lambda/"+fn || record != "api.example.com" {
+		t.Errorf("created log group %q for function %q, record %q", group, fn, record)
+	}
+
+	out = run(0, "destroy", "--stage", "prod", "--yes")
+	if !strings.Contains(out, "Deleted stage prod (stack shop-prod).") {
+		t.Errorf("destroy:\n%s", out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if deleted["AWS::Logs::LogGroup"] != group || deleted["AWS::ApiGateway::DomainName"] != "api.example.com" {
+		t.Errorf("destroy deleted %v; want the log group %s and the domain", deleted, group)
+	}
+}
