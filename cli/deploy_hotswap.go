@@ -89,7 +89,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 			if len(hr.Updated) == 0 {
 				fmt.Fprintf(stdout, "No changes: stack %s matches its template and its functions run the new code.\n", plan.Assembly.StackName)
 			} else {
-				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s (%s since the change).\n", len(hr.Updated), plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, secs(hr.Elapsed), secs(time.Since(start)))
+				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s since the change (%s of it uploading and updating).\n", len(hr.Updated), plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, secs(time.Since(start)), secs(hr.Elapsed))
 				fmt.Fprintf(stdout, "Note: stack %s now differs from its template: its functions run code CloudFormation has not deployed. The next full `framework deploy` reconciles it.\n", plan.Assembly.StackName)
 			}
 			return printURL(stdout, plan.Assembly.StackName, plan.Stack.Outputs)
