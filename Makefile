@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/framework-dev/framework/cli.SourceDir=$(ROOT)
 CDK_CLI_VERSION := 2.1148.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: build test test-deps bench bench-synth demo fmt vet clean
+.PHONY: build test test-deps bench bench-synth demo fmt vet clean bench-hotswap
 
 build: $(BIN)
 
@@ -49,6 +49,13 @@ bench: build
 bench-synth:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench 'BenchmarkSynth' -benchtime 3x -timeout 60m ./internal/synth | tee .bench/synth.txt
+
+# bench-hotswap: the deploy loop's own cost for examples/hello against the
+# CloudFormation stand-in and moto (needs moto_server): from a saved edit
+# to the function updated, hotswapping and deploying fully, in one run.
+bench-hotswap:
+	@mkdir -p .bench
+	$(GO) test -run '^$$' -bench 'BenchmarkDeployLoop' -benchtime 5x -timeout 30m ./test | tee .bench/hotswap.txt
 
 # demo serves examples/hello on localhost:8000 with no AWS account.
 demo: build

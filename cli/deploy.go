@@ -36,11 +36,18 @@ type DeployCmd struct {
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the policy from the source."`
 	Yes             bool   `short:"y" help:"Answer yes to the IAM policy confirmation (needed when stdin is not a terminal)."`
 	AWSFlags
+	Hotswap   bool `help:"When only function code changed, update the functions through the Lambda API instead of CloudFormation (seconds); otherwise deploy fully, saying why."`
+	Watch     bool `help:"Keep running: rebuild on every saved change and hotswap it, deploying fully when a hotswap cannot carry the change."`
+	NoHotswap bool `name:"no-hotswap" help:"With --watch: deploy fully on every change."`
+	Force     bool `help:"Hotswap a stage named like production (prod, production, prd, live), or functions whose code someone else changed."`
 }
 
 // Run synthesizes the stage's stack, plans and executes its deploy, and
 // prints the base URL.
 func (c *DeployCmd) Run(g *Globals, env *Env) error {
+	if c.Hotswap || c.Watch || c.NoHotswap || c.Force {
+		return c.runHotswap(g, env)
+	}
 	ctx, stop := env.Context()
 	defer stop()
 	stdout := env.Stdout
@@ -66,6 +73,9 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	}
 	out, err := e.Deploy(ctx, plan, opts)
 	if err != nil {
+		return deployError(ctx, err)
+	}
+	if err := reconcileHotswaps(ctx, env, e, plan); err != nil {
 		return deployError(ctx, err)
 	}
 	url := out.Outputs[names.OutputEndpointURL]

@@ -32,6 +32,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 )
@@ -99,6 +100,9 @@ type Engine struct {
 	PollInterval time.Duration
 
 	env *Env
+
+	// Lambda is the Lambda client hotswaps update function code with.
+	Lambda *lambda.Client
 }
 
 // New returns an engine using cfg. S3 uses path-style addressing when its
@@ -123,6 +127,7 @@ func New(cfg aws.Config, out io.Writer) *Engine {
 		Region:       cfg.Region,
 		Out:          out,
 		PollInterval: 2 * time.Second,
+		Lambda:       lambda.NewFromConfig(cfg),
 	}
 }
 

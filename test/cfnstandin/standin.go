@@ -64,6 +64,10 @@ type Server struct {
 	HTTPClient *http.Client
 	// EventPageSize is the number of events per DescribeStackEvents page (default 100).
 	EventPageSize int
+	// OnUpdate, when set, is called as a resource is updated in place,
+	// with its new properties; an error fails the update with the error's
+	// text as CloudFormation's reason.
+	OnUpdate func(Resource) error
 
 	mu         sync.Mutex
 	stacks     []*stack // every stack ever created, deleted ones included
@@ -282,6 +286,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err = s.getTemplate(f)
 	case "DeleteStack":
 		body, err = s.deleteStack(f)
+	case "ListStackResources":
+		body, err = s.listStackResources(f)
 	default:
 		err = &apiError{400, "InvalidAction", fmt.Sprintf("the CloudFormation stand-in does not implement %q", action)}
 	}
@@ -958,6 +964,9 @@ func (s *Server) planUpdate(st *stack, cs *changeSet) {
 					r.Properties, _ = def["Properties"].(map[string]any)
 					if c.Replacement == "True" {
 						r.PhysicalID = physicalID(st, c.Logical, c.Type, r.Properties)
+					}
+					if s.OnUpdate != nil {
+						err = s.OnUpdate(*r)
 					}
 				}
 			}

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/synth"
+)
+
+// runHotswap is `framework deploy --hotswap` and `--watch`: it checks the
+// flags and the stage, then deploys once or watches.
+func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
+	if c.NoHotswap && !c.Watch {
+		return errors.New("--no-hotswap goes with --watch (a plain `framework deploy` never hotswaps)")
+	}
+	if c.Force && !c.Hotswap && !c.Watch {
+		return errors.New("--force goes with --hotswap or --watch: it lets a hotswap through, and a plain deploy never hotswaps")
+	}
+	if err := config.CheckStageName(c.Stage); err != nil {
+		return fmt.Errorf("stage %q: %w", c.Stage, err)
+	}
+	if !c.NoHotswap && deploy.ProductionLike(c.Stage) && !c.Force {
+		return fmt.Errorf("stage %s is named like a production stage: hotswap refuses it, because it changes functions outside CloudFormation (no change set, no rollback) and leaves the stack differing from its template; deploy it with `framework deploy --stage %s`, or pass --force if this stage is not production", c.Stage, c.Stage)
+	}
+	ctx, stop := env.Context()
+	defer stop()
+	e, err := newEngine(ctx, c.AWSFlags, env, true)
+	if err != nil {
+		return err
+	}
+	recDir, err := deploy.RecordDir(env.Getenv(names.EnvCacheDir))
+	if err != nil {
+		return err
+	}
+	if c.Watch {
+		return c.watch(ctx, g, env, e, recDir)
+	}
+	return deployError(ctx, c.deployOnce(ctx, g, env, e, recDir, time.Now()))
+}
+
+// deployOnce synthesizes and plans the stage, then hotswaps it when the
+// plan allows (unless --no-hotswap) and deploys it fully otherwise, saying
+// why; it keeps the deploy record and prints the base URL. start is when
+// the change being deployed was saved, for the time printed.
+func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *deploy.Engine, recDir string, start time.Time) error {
+	stdout := env.Stdout
+	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
+	if err != nil {
+		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
+	}
+	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	if err != nil {
+		return err
+	}
+	if plan.Action == deploy.Refuse {
+		return errors.New(plan.Reason)
+	}
+	rec, err := deploy.LoadRecord(recDir, plan.Env, plan.Assembly.StackName)
+	if err != nil {
+		return err
+	}
+	var deployed map[string]deploy.DeployedCode
+	if rec != nil {
+		deployed = rec.Functions
+	}
+	if !c.NoHotswap {
+		hr, err := e.Hotswap(ctx, plan, deploy.HotswapOptions{Deployed: deployed, Force: c.Force})
+		var he *deploy.HotswapError
+		switch {
+		case errors.As(err, &he):
+			fmt.Fprintf(stdout, "Hotswap not possible: %s. Deploying fully.\n", he.Reason)
+		case err != nil:
+			if hr != nil && len(hr.Updated) > 0 {
+				if serr := deploy.SaveRecord(recDir, plan.Env, plan.Assembly.StackName, merge(deployed, hr.Deployed)); serr != nil {
+					err = errors.Join(err, serr)
+				}
+			}
+			return err
+		default:
+			if err := deploy.SaveRecord(recDir, plan.Env, plan.Assembly.StackName, merge(deployed, hr.Deployed)); err != nil {
+				return err
+			}
+			if len(hr.Updated) == 0 {
+				fmt.Fprintf(stdout, "No changes: stack %s matches its template and its functions run the new code.\n", plan.Assembly.StackName)
+			} else {
+				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s since the change (%s of it uploading and updating).\n", len(hr.Updated), plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, secs(time.Since(start)), secs(hr.Elapsed))
+				fmt.Fprintf(stdout, "Note: stack %s now differs from its template: its functions run code CloudFormation has not deployed. The next full `framework deploy` reconciles it.\n", plan.Assembly.StackName)
+			}
+			return printURL(stdout, plan.Assembly.StackName, plan.Stack.Outputs)
+		}
+	}
+	opts := deploy.Options{
+		ConfirmPolicy: func(added, removed []string) (bool, error) {
+			return c.confirmPolicy(env, added, removed)
+		},
+	}
+	if res.Policy != nil && !c.NoAutogenPolicy {
+		opts.BeforeExecute = func() error { return writePolicy(g.ProjectDir, res.Policy) }
+	}
+	out, err := e.Deploy(ctx, plan, opts)
+	if err != nil {
+		return err
+	}
+	fns, err := e.Reconcile(ctx, plan, deployed)
+	if err != nil {
+		return err
+	}
+	if err := deploy.SaveRecord(recDir, plan.Env, plan.Assembly.StackName, fns); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Deployed stack %s in %s since the change.\n", plan.Assembly.StackName, secs(time.Since(start)))
+	return printURL(stdout, plan.Assembly.StackName, out.Outputs)
+}
+
+// reconcileHotswaps runs after a plain `framework deploy`: when this
+// machine has a deploy record for the stack (it hotswapped the stage
+// before), functions still running hotswapped code get their template's,
+// and the record is brought up to date. Without a record it does nothing.
+func reconcileHotswaps(ctx context.Context, env *Env, e *deploy.Engine, plan *deploy.Plan) error {
+	recDir, err := deploy.RecordDir(env.Getenv(names.EnvCacheDir))
+	if err != nil {
+		return nil // no place for records: there is none to reconcile
+	}
+	rec, err := deploy.LoadRecord(recDir, plan.Env, plan.Assembly.StackName)
+	if err != nil || rec == nil {
+		return err
+	}
+	fns, err := e.Reconcile(ctx, plan, rec.Functions)
+	if err != nil {
+		return err
+	}
+	return deploy.SaveRecord(recDir, plan.Env, plan.Assembly.StackName, fns)
+}
+
+// printURL prints the stage's base URL from its stack outputs.
+func printURL(w io.Writer, stack string, outputs map[string]string) error {
+	url := outputs[names.OutputEndpointURL]
+	if url == "" {
+		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", stack, names.OutputEndpointURL)
+	}
+	fmt.Fprintf(w, "Rest API URL: %s\n", url)
+	return nil
+}
+
+// merge returns the record old updated with new.
+func merge(old, new map[string]deploy.DeployedCode) map[string]deploy.DeployedCode {
+	out := map[string]deploy.DeployedCode{}
+	for k, v := range old {
+		out[k] = v
+	}
+	for k, v := range new {
+		out[k] = v
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// secs formats a duration as seconds with one decimal.
+func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
