@@ -78,15 +78,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err := reconcileHotswaps(ctx, env, e, plan); err != nil {
 		return deployError(ctx, err)
 	}
-	url := out.Outputs[names.OutputEndpointURL]
-	if url == "" {
-		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", res.StackName, names.OutputEndpointURL)
-	}
-	fmt.Fprintf(stdout, "Rest API URL: %s\n", url)
-	if domain := out.Outputs[names.OutputCustomDomainURL]; domain != "" {
-		fmt.Fprintf(stdout, "Custom domain URL: %s\n", domain)
-	}
-	return nil
+	return printURL(stdout, res.StackName, out.Outputs)
 }
 
 // confirmPolicy prints the IAM actions the deploy adds to and removes from

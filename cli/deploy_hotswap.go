@@ -138,13 +138,18 @@ func reconcileHotswaps(ctx context.Context, env *Env, e *deploy.Engine, plan *de
 	return deploy.SaveRecord(recDir, plan.Env, plan.Assembly.StackName, fns)
 }
 
-// printURL prints the stage's base URL from its stack outputs.
+// printURL prints the stage's base URL from its stack outputs, and the
+// custom domain's URL when the stage has one: what every deploy (full,
+// hotswap or watched) ends with.
 func printURL(w io.Writer, stack string, outputs map[string]string) error {
 	url := outputs[names.OutputEndpointURL]
 	if url == "" {
 		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", stack, names.OutputEndpointURL)
 	}
 	fmt.Fprintf(w, "Rest API URL: %s\n", url)
+	if domain := outputs[names.OutputCustomDomainURL]; domain != "" {
+		fmt.Fprintf(w, "Custom domain URL: %s\n", domain)
+	}
 	return nil
 }
 
