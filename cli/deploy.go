@@ -63,6 +63,20 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return deployError(ctx, err)
 	}
+	out, err := e.Deploy(ctx, plan, c.deployOptions(g, env, res))
+	if err != nil {
+		return deployError(ctx, err)
+	}
+	if err := reconcileHotswaps(ctx, env, e, plan); err != nil {
+		return deployError(ctx, err)
+	}
+	return printURL(stdout, res.StackName, out.Outputs)
+}
+
+// deployOptions are the options of every full deploy: confirm a change of
+// the role's policy, and write .framework/policy.json just before the change
+// set runs when the policy was generated.
+func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deploy.Options {
 	opts := deploy.Options{
 		ConfirmPolicy: func(added, removed []string) (bool, error) {
 			return c.confirmPolicy(env, added, removed)
@@ -71,14 +85,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if res.Policy != nil && !c.NoAutogenPolicy {
 		opts.BeforeExecute = func() error { return writePolicy(g.ProjectDir, res.Policy) }
 	}
-	out, err := e.Deploy(ctx, plan, opts)
-	if err != nil {
-		return deployError(ctx, err)
-	}
-	if err := reconcileHotswaps(ctx, env, e, plan); err != nil {
-		return deployError(ctx, err)
-	}
-	return printURL(stdout, res.StackName, out.Outputs)
+	return opts
 }
 
 // confirmPolicy prints the IAM actions the deploy adds to and removes from

@@ -95,15 +95,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 			return printURL(stdout, plan.Assembly.StackName, plan.Stack.Outputs)
 		}
 	}
-	opts := deploy.Options{
-		ConfirmPolicy: func(added, removed []string) (bool, error) {
-			return c.confirmPolicy(env, added, removed)
-		},
-	}
-	if res.Policy != nil && !c.NoAutogenPolicy {
-		opts.BeforeExecute = func() error { return writePolicy(g.ProjectDir, res.Policy) }
-	}
-	out, err := e.Deploy(ctx, plan, opts)
+	out, err := e.Deploy(ctx, plan, c.deployOptions(g, env, res))
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
 )
 
@@ -114,23 +115,8 @@ type localServer struct {
 	done   chan struct{}
 }
 
-// lockedBuffer is a bytes.Buffer safe for one writer and concurrent readers.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer = lockedbuf.Buffer
 
 // startLocal runs `framework local --port 0 --json` in dir and waits for
 // its serving event. The server is stopped with SIGINT at the end of the test.

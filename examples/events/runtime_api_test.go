@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/lockedbuf"
 )
 
 // buildBootstrap builds this example for the host as `framework package`
@@ -32,23 +31,8 @@ func buildBootstrap(t *testing.T) string {
 	return bin
 }
 
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer collects a process's output while the test reads it.
+type lockedBuffer = lockedbuf.Buffer
 
 // startFunction runs the binary as the deployed function of handler would
 // run (FRAMEWORK_HANDLER set as the construct sets it) against a Runtime

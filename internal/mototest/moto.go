@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -38,6 +39,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	cwltypes "github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs/types"
+	"github.com/framework-dev/framework/internal/lockedbuf"
 )
 
 // Region is the region the helpers and Environ use.
@@ -52,7 +54,7 @@ type Server struct {
 	URL string
 
 	cmd *exec.Cmd
-	log *lockedWriter
+	log *lockedbuf.Buffer
 }
 
 // command returns how to start moto's server on this machine, or an error
@@ -113,7 +115,7 @@ func start() (*Server, error) {
 	if err != nil {
 		return nil, installError{err}
 	}
-	log := &lockedWriter{}
+	log := &lockedbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
@@ -151,21 +153,7 @@ func (s *Server) stop() {
 }
 
 func (s *Server) output() string {
-	s.log.mu.Lock()
-	defer s.log.mu.Unlock()
-	return string(bytes.TrimSpace(s.log.b.Bytes()))
-}
-
-// lockedWriter collects the server's output.
-type lockedWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
+	return strings.TrimSpace(s.log.String())
 }
 
 // Environ returns the environment variables that point the AWS SDK of a
