@@ -8,7 +8,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,22 +17,13 @@ import (
 	"github.com/framework-dev/framework/internal/lambdastandin"
 )
 
-// buildBootstrap builds this example for the host as `framework package`
-// builds it for Lambda (internal/build/package.go): CGO off, -trimpath,
-// -tags lambda.norpc.
+// buildBootstrap builds this example for the host as the Lambda package
+// is built (lambdastandin.BuildHostBootstrap).
 func buildBootstrap(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
+	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), ".", t.TempDir())
 	if err != nil {
-		t.Fatalf("the go command is needed to build the function: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-tags=lambda.norpc", "-buildvcs=false", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
 	return bin
 }
