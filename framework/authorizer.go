@@ -1,15 +1,9 @@
 package framework
 
-import (
-	"errors"
-	"strings"
-)
-
 // Authorizer protects a route; see RoleAuthorizer, UserPoolAuthorizer and
 // CustomAuthorizer. API Gateway enforces it before the function runs.
 type Authorizer interface {
 	manifest() *ManifestAuthorizer
-	check() error
 }
 
 // RoleAuthorizer requires requests signed with AWS Signature Version 4 by an
@@ -41,25 +35,9 @@ type CustomAuthorizer struct {
 }
 
 func (RoleAuthorizer) manifest() *ManifestAuthorizer { return &ManifestAuthorizer{Type: AuthorizerIAM} }
-func (RoleAuthorizer) check() error                  { return nil }
 
 func (u UserPoolAuthorizer) manifest() *ManifestAuthorizer {
 	return &ManifestAuthorizer{Type: AuthorizerUserPool, Name: u.Name, Header: headerOrDefault(u.Header), ProviderARNs: append([]string(nil), u.ProviderARNs...)}
-}
-
-func (u UserPoolAuthorizer) check() error {
-	if u.Name == "" {
-		return errors.New("UserPoolAuthorizer has no Name")
-	}
-	if len(u.ProviderARNs) == 0 {
-		return errors.New("UserPoolAuthorizer " + u.Name + " has no ProviderARNs: list the user pool ARNs")
-	}
-	for _, arn := range u.ProviderARNs {
-		if !strings.HasPrefix(arn, "arn:") || !strings.Contains(arn, ":cognito-idp:") {
-			return errors.New("UserPoolAuthorizer " + u.Name + ": " + arn + " is not a Cognito user pool ARN (arn:aws:cognito-idp:REGION:ACCOUNT:userpool/ID)")
-		}
-	}
-	return nil
 }
 
 func (c CustomAuthorizer) manifest() *ManifestAuthorizer {
@@ -68,19 +46,6 @@ func (c CustomAuthorizer) manifest() *ManifestAuthorizer {
 		ttl = 300
 	}
 	return &ManifestAuthorizer{Type: AuthorizerCustom, Name: c.Name, Header: headerOrDefault(c.Header), AuthorizerURI: c.AuthorizerURI, TTLSeconds: ttl}
-}
-
-func (c CustomAuthorizer) check() error {
-	if c.Name == "" {
-		return errors.New("CustomAuthorizer has no Name")
-	}
-	if !strings.HasPrefix(c.AuthorizerURI, "arn:") || !strings.Contains(c.AuthorizerURI, ":lambda:path/") {
-		return errors.New("CustomAuthorizer " + c.Name + ": AuthorizerURI " + c.AuthorizerURI + " is not a Lambda invocation URI (arn:aws:apigateway:REGION:lambda:path/2015-03-31/functions/ARN/invocations)")
-	}
-	if c.TTLSeconds < 0 || c.TTLSeconds > 3600 {
-		return errors.New("CustomAuthorizer " + c.Name + ": TTLSeconds must be between 0 and 3600")
-	}
-	return nil
 }
 
 func headerOrDefault(h string) string {

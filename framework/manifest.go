@@ -332,6 +332,7 @@ func (m *Manifest) Validate() error {
 		}
 	}
 	errs = append(errs, m.validateFunctions()...)
+	errs = append(errs, m.validateAuthorizers()...)
 	return errors.Join(errs...)
 }
 

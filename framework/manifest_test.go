@@ -101,3 +101,22 @@ func TestManifestValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateAuthorizerDefinedTwice: one authorizer name declared two ways
+// on two routes is a start-up error of the app, not a surprise at synth.
+func TestValidateAuthorizerDefinedTwice(t *testing.T) {
+	const uri = "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"
+	ok := func(*framework.Request) (any, error) { return nil, nil }
+	app := framework.New("auth")
+	app.Route("/a", ok, framework.WithAuthorizer(framework.CustomAuthorizer{Name: "tok", AuthorizerURI: uri}))
+	app.Route("/b", ok, framework.WithAuthorizer(framework.CustomAuthorizer{Name: "tok", Header: "X-Token", AuthorizerURI: uri}))
+	err := app.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil for one authorizer name with two headers")
+	}
+	for _, w := range []string{`route GET /a (handler "`, `route GET /b (handler "`, `define authorizer "tok" differently`, "header Authorization vs X-Token"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("Validate() = %q, does not say %q", err, w)
+		}
+	}
+}

@@ -154,9 +154,7 @@ func (r *Route) validate() []error {
 	}
 	r.ctSet = newTypeSet(r.ContentTypes)
 	if r.authorizer != nil {
-		if err := r.authorizer.check(); err != nil {
-			bad("%w", err)
-		}
+		// Manifest.Validate checks the declaration, as for every route.
 		r.authorizerDecl = r.authorizer.manifest()
 	}
 	captures, perr := ParsePath(r.Path)
