@@ -11,8 +11,11 @@ import (
 )
 
 // ManifestVersion is the version of the route manifest format written by
-// (*App).Manifest. Readers must refuse a manifest whose version they do not know.
-const ManifestVersion = 1
+// (*App).Manifest. Readers must refuse a manifest whose version they do not
+// know. Version 2 added the event handlers and plain functions (Functions)
+// and the typed handlers' schemas: a reader of version 1 would deploy such
+// an app without its functions, so it must refuse it instead.
+const ManifestVersion = 2
 
 // Manifest is the machine-readable route table of an app. The app prints it
 // as JSON when it runs in manifest mode (see Run); synthesis builds the REST

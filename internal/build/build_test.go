@@ -102,7 +102,7 @@ func main() {
 `
 }
 
-const goodManifest = `{"version": 1, "app": "hello", "binary_types": ["image/png"],
+const goodManifest = `{"version": 2, "app": "hello", "binary_types": ["image/png"],
  "routes": [{"path": "/users/{name}", "methods": ["GET", "PUT"], "handler": "user", "content_types": ["application/json"],
    "cors": {"allow_origin": "*", "allow_headers": ["Authorization"]}, "api_key_required": true,
    "authorizer": {"type": "iam"}}]}`
@@ -215,11 +215,11 @@ func main() {
 		{
 			name:   "unknown manifest version",
 			mainGo: fakeManifestApp(`{"version": 99, "app": "hello"}`),
-			want:   []string{"route manifest of version 99, but this CLI reads version 1"},
+			want:   []string{"route manifest of version 99, but this CLI reads version 2"},
 		},
 		{
 			name:   "no app name",
-			mainGo: fakeManifestApp(`{"version": 1, "app": ""}`),
+			mainGo: fakeManifestApp(`{"version": 2, "app": ""}`),
 			want:   []string{"without an app name"},
 		},
 	}
