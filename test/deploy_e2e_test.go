@@ -25,22 +25,9 @@ func TestDeployLifecycle(t *testing.T) {
 		t.Skip("synthesizes with the CDK (Node.js) several times")
 	}
 	fake := cfnstandin.Start(t)
-	extra := []string{"FRAMEWORK_POLL_INTERVAL=5ms", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"}
-	for k, v := range fake.Environ(t.TempDir()) {
-		extra = append(extra, k+"="+v)
-	}
-	env := testEnv(t, extra...)
+	env := standinEnv(t, fake.Environ(t.TempDir()))
 	work := t.TempDir()
-	run := func(wantCode int, args ...string) string {
-		t.Helper()
-		stdout, stderr, code := runCLI(t, filepath.Join(work, "shop"), env, args...)
-		t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout, stderr)
-		if code != wantCode {
-			t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, stdout, stderr)
-		}
-		noNoise(t, stdout+stderr)
-		return stdout + stderr
-	}
+	run := cliRunner(t, filepath.Join(work, "shop"), env)
 	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
 		t.Fatalf("new-project: exit %d: %s", code, stderr)
 	}

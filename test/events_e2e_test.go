@@ -20,11 +20,7 @@ func TestDeployEventsLifecycle(t *testing.T) {
 		t.Skip("synthesizes with the CDK (Node.js) several times")
 	}
 	fake := cfnstandin.Start(t)
-	extra := []string{"FRAMEWORK_POLL_INTERVAL=5ms", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"}
-	for k, v := range fake.Environ(t.TempDir()) {
-		extra = append(extra, k+"="+v)
-	}
-	env := testEnv(t, extra...)
+	env := standinEnv(t, fake.Environ(t.TempDir()))
 	work := t.TempDir()
 	if _, stderr, code := runCLI(t, work, env, "new-project", "evshop"); code != 0 {
 		t.Fatalf("new-project: exit %d: %s", code, stderr)
@@ -36,16 +32,7 @@ func TestDeployEventsLifecycle(t *testing.T) {
 	}
 	mainGo := filepath.Join(proj, "main.go")
 	writeFile(t, mainGo, strings.Replace(string(src), `framework.New("events")`, `framework.New("evshop")`, 1))
-	run := func(wantCode int, args ...string) string {
-		t.Helper()
-		stdout, stderr, code := runCLI(t, proj, env, args...)
-		t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout, stderr)
-		if code != wantCode {
-			t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, wantCode, stdout, stderr)
-		}
-		noNoise(t, stdout+stderr)
-		return stdout + stderr
-	}
+	run := cliRunner(t, proj, env)
 
 	run(0, "deploy")
 	if s := fake.CFN.Status("evshop-dev"); s != "CREATE_COMPLETE" {

@@ -117,11 +117,7 @@ func startCloud(t testing.TB) *cloud {
 			env[k] = v
 		}
 	}
-	extra := []string{"FRAMEWORK_POLL_INTERVAL=5ms", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"}
-	for k, v := range env {
-		extra = append(extra, k+"="+v)
-	}
-	c.env = testEnv(t, extra...)
+	c.env = standinEnv(t, env)
 	return c
 }
 
@@ -159,16 +155,6 @@ func packageSHA256(t testing.TB, proj string) string {
 	}
 	sum := sha256.Sum256(b)
 	return base64.StdEncoding.EncodeToString(sum[:])
-}
-
-// newShop creates the project shop with new-project in a new directory.
-func newShop(t testing.TB, env []string) string {
-	t.Helper()
-	work := t.TempDir()
-	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
-	}
-	return filepath.Join(work, "shop")
 }
 
 // editGreeting rewrites the greeting the new project's route returns.
@@ -220,12 +206,7 @@ func TestDeployHotswap(t *testing.T) {
 	}
 	c := startCloud(t)
 	proj := newShop(t, c.env)
-	run := func(want int, args ...string) string {
-		t.Helper()
-		stdout, stderr := cliRun(t, proj, c.env, want, args...)
-		noNoise(t, stdout+stderr)
-		return stdout + stderr
-	}
+	run := cliRunner(t, proj, c.env)
 	contains := func(out string, wants ...string) {
 		t.Helper()
 		for _, w := range wants {

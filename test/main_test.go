@@ -200,3 +200,47 @@ func readAll(t testing.TB, r io.ReadCloser) []byte {
 	}
 	return b
 }
+
+// cliRun runs the CLI and fails the test unless it exits with want.
+func cliRun(t *testing.T, dir string, env []string, want int, args ...string) (stdout, stderr string) {
+	t.Helper()
+	stdout, stderr, code := runCLI(t, dir, env, args...)
+	t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout, stderr)
+	if code != want {
+		t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, stdout, stderr)
+	}
+	return stdout, stderr
+}
+
+// newShop creates the project shop with new-project in a new directory.
+func newShop(t testing.TB, env []string) string {
+	t.Helper()
+	work := t.TempDir()
+	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
+		t.Fatalf("new-project: exit %d: %s", code, stderr)
+	}
+	return filepath.Join(work, "shop")
+}
+
+// cliRunner returns a function that runs the CLI in dir with env, logs the
+// transcript, fails the test on another exit code or on a library's noise
+// in the output, and returns stdout and stderr together.
+func cliRunner(t *testing.T, dir string, env []string) func(want int, args ...string) string {
+	return func(want int, args ...string) string {
+		t.Helper()
+		stdout, stderr := cliRun(t, dir, env, want, args...)
+		noNoise(t, stdout+stderr)
+		return stdout + stderr
+	}
+}
+
+// standinEnv is the CLI's environment against AWS stand-ins: the test
+// environment, a fast CloudFormation poll, jsii's banners silenced, and the
+// stand-ins' variables (name → value).
+func standinEnv(t testing.TB, aws map[string]string) []string {
+	extra := []string{names.EnvPollInterval + "=5ms", "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20"}
+	for k, v := range aws {
+		extra = append(extra, k+"="+v)
+	}
+	return testEnv(t, extra...)
+}

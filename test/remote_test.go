@@ -40,17 +40,6 @@ func awsEnv(t *testing.T, m *mototest.Server, extra ...string) []string {
 	return testEnv(t, append(kv, extra...)...)
 }
 
-// cliRun runs the CLI and fails the test unless it exits with want.
-func cliRun(t *testing.T, dir string, env []string, want int, args ...string) (stdout, stderr string) {
-	t.Helper()
-	stdout, stderr, code := runCLI(t, dir, env, args...)
-	t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout, stderr)
-	if code != want {
-		t.Fatalf("framework %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, want, stdout, stderr)
-	}
-	return stdout, stderr
-}
-
 var logLine = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z [0-9a-f]{8} `)
 
 func TestLogsCLI(t *testing.T) {
