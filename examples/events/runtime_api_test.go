@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/lockedbuf"
 )
 
@@ -38,14 +40,8 @@ func startFunction(t *testing.T, bin, handler string) (*lambdastandin.Server, *l
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	var env []string
-	for _, kv := range os.Environ() {
-		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "FRAMEWORK_") && !strings.HasPrefix(name, "AWS_LAMBDA_") {
-			env = append(env, kv)
-		}
-	}
 	cmd := exec.Command(bin)
-	cmd.Env = append(env, "AWS_LAMBDA_RUNTIME_API="+s.Addr(), "FRAMEWORK_HANDLER="+handler)
+	cmd.Env = build.AppEnviron(os.Environ(), names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"="+handler)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

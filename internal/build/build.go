@@ -200,6 +200,17 @@ func (b *Builder) environWith(drop []string, set ...string) []string {
 	return Environ(b.environ(), func(name string) bool { return slices.Contains(drop, name) }, set...)
 }
 
+// AppEnviron returns base without the variables that would change how a
+// framework app runs (FRAMEWORK_* but the build cache, and AWS Lambda's own
+// AWS_LAMBDA_* and _LAMBDA_SERVER_PORT), then with set: the environment of
+// the user's app run on this machine by `framework local` or
+// `framework invoke --local`.
+func AppEnviron(base []string, set ...string) []string {
+	return Environ(base, func(k string) bool {
+		return strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir || strings.HasPrefix(k, "AWS_LAMBDA_") || k == "_LAMBDA_SERVER_PORT"
+	}, set...)
+}
+
 // Environ returns base (KEY=value entries) without the variables that drop
 // reports or that set assigns, then with set appended: the environment of a
 // child process that must see set's values and none of drop's.

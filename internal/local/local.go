@@ -232,11 +232,7 @@ func (s *supervisor) loadEnv() error {
 	if s.o.Profile != "" {
 		set = append(set, "AWS_PROFILE="+s.o.Profile)
 	}
-	// The app must not think it runs under Lambda, nor inherit the CLI's
-	// own FRAMEWORK_* settings (the build cache stays shared).
-	s.env = build.Environ(os.Environ(), func(k string) bool {
-		return k == names.EnvLambdaRuntimeAPI || strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir
-	}, set...)
+	s.env = build.AppEnviron(os.Environ(), set...)
 	return nil
 }
 

@@ -178,15 +178,7 @@ func stageEnv(dir, stage string) ([]string, limits, error) {
 	default:
 		return nil, lim, err
 	}
-	var env []string
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir || strings.HasPrefix(k, "AWS_LAMBDA_") || k == "_LAMBDA_SERVER_PORT" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return append(env, stageVars...), lim, nil
+	return build.AppEnviron(os.Environ(), stageVars...), lim, nil
 }
 
 // tail keeps the last maxLogTail bytes written and copies them to w.
