@@ -1,10 +1,6 @@
 package framework_test
 
 import (
-	"bytes"
-	"context"
-	"io"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/framework-dev/framework/framework"
@@ -25,45 +21,8 @@ func benchFeature(b *testing.B, app *framework.App, c benchCase) {
 	if err := app.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("local", func(b *testing.B) {
-		h := app.Handler("dev")
-		body := bytes.NewReader(nil)
-		req := httptest.NewRequest(c.method, c.path, nil)
-		for k, v := range c.headers {
-			req.Header.Set(k, v)
-		}
-		run := func() *httptest.ResponseRecorder {
-			if c.body != "" {
-				body.Reset([]byte(c.body))
-				req.Body, req.ContentLength = io.NopCloser(body), int64(len(c.body))
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			return rec
-		}
-		if rec := run(); rec.Code != 200 || rec.Body.String() != c.wantBody {
-			b.Fatalf("%s %s = %d %s, want 200 %s", c.method, c.path, rec.Code, rec.Body, c.wantBody)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			run()
-		}
-	})
-	b.Run("lambda", func(b *testing.B) {
-		var body []byte
-		if c.body != "" {
-			body = []byte(c.body)
-		}
-		ev := app.GatewayEvent(c.method, c.path, body, c.headers, "dev")
-		ctx := context.Background()
-		if out, err := app.HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
-			b.Fatalf("HandleEvent = %d %q, %v; want 200 %s", out.StatusCode, out.Body, err, c.wantBody)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = app.HandleEvent(ctx, ev)
-		}
-	})
+	b.Run("local", func(b *testing.B) { benchHTTP(b, app.Handler("dev"), c) })
+	b.Run("lambda", func(b *testing.B) { benchLambda(b, app, c) })
 }
 
 func BenchmarkTypedPost(b *testing.B) {

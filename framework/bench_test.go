@@ -20,8 +20,8 @@ import (
 //   - local: the framework's local http.Handler (API Gateway emulation and
 //     the pipeline), through httptest without a network;
 //   - lambda: HandleEvent with a prepared API Gateway event;
-//   - lambda-json: HandleEvent plus the event's JSON decoding and the
-//     response's JSON encoding, the work aws-lambda-go adds per invocation.
+//   - lambda-json: App.Invoke with the event's JSON, as the deployed
+//     function serves it (decoding the event, encoding the response).
 //
 // Compare ns/op and allocs/op within one Benchmark.
 
@@ -88,75 +88,72 @@ func BenchmarkPostJSON(b *testing.B) { runBench(b, benchPost) }
 
 func runBench(b *testing.B, c benchCase) {
 	app := benchApp(b)
-	serveHTTP := func(b *testing.B, h http.Handler) {
-		body := bytes.NewReader([]byte(c.body))
-		req := httptest.NewRequest(c.method, c.path, nil)
-		for k, v := range c.headers {
-			req.Header.Set(k, v)
-		}
-		check := func(rec *httptest.ResponseRecorder) {
-			if rec.Code != 200 || !bytes.Equal(bytes.TrimSpace(rec.Body.Bytes()), []byte(c.wantBody)) {
-				b.Fatalf("%s %s = %d %q, want 200 %s", c.method, c.path, rec.Code, rec.Body, c.wantBody)
-			}
-		}
-		run := func() *httptest.ResponseRecorder {
-			if c.body != "" {
-				body.Reset([]byte(c.body))
-				req.Body, req.ContentLength = io.NopCloser(body), int64(len(c.body))
-			}
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			return rec
-		}
-		check(run())
-		b.ReportAllocs()
-		for b.Loop() {
-			run()
-		}
-	}
-	b.Run("nethttp", func(b *testing.B) { serveHTTP(b, bareHandler()) })
-	b.Run("local", func(b *testing.B) { serveHTTP(b, app.Handler("dev")) })
-
-	var reqBody []byte
-	if c.body != "" {
-		reqBody = []byte(c.body)
-	}
-	ev := app.GatewayEvent(c.method, c.path, reqBody, c.headers, "dev")
-	ctx := context.Background()
-	b.Run("lambda", func(b *testing.B) {
-		out, err := app.HandleEvent(ctx, ev)
-		if err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
-			b.Fatalf("HandleEvent = %d %q, %v; want 200 %s", out.StatusCode, out.Body, err, c.wantBody)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			_, _ = app.HandleEvent(ctx, ev)
-		}
-	})
+	b.Run("nethttp", func(b *testing.B) { benchHTTP(b, bareHandler(), c) })
+	b.Run("local", func(b *testing.B) { benchHTTP(b, app.Handler("dev"), c) })
+	b.Run("lambda", func(b *testing.B) { benchLambda(b, app, c) })
 	b.Run("lambda-json", func(b *testing.B) {
-		raw, err := json.Marshal(ev)
+		// What the deployed function does per invocation: App.Invoke, the
+		// one dispatch point, decodes the event and encodes the response.
+		raw, err := json.Marshal(benchEvent(app, c))
 		if err != nil {
 			b.Fatal(err)
 		}
-		invoke := func() []byte {
-			var in events.APIGatewayProxyRequest
-			if err := json.Unmarshal(raw, &in); err != nil {
-				b.Fatal(err)
-			}
-			out, _ := app.HandleEvent(ctx, in)
-			resp, err := json.Marshal(out)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return resp
-		}
+		ctx := context.Background()
+		resp, err := app.Invoke(ctx, "", raw)
 		var out events.APIGatewayProxyResponse
-		if err := json.Unmarshal(invoke(), &out); err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
-			b.Fatalf("invoke = %d %q, %v", out.StatusCode, out.Body, err)
+		if err != nil || json.Unmarshal(resp, &out) != nil || out.StatusCode != 200 || out.Body != c.wantBody {
+			b.Fatalf("Invoke = %s, %v; want 200 %s", resp, err, c.wantBody)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			invoke()
+			_, _ = app.Invoke(ctx, "", raw)
 		}
 	})
+}
+
+// benchHTTP serves c through h, as the local server does without a network.
+func benchHTTP(b *testing.B, h http.Handler, c benchCase) {
+	body := bytes.NewReader(nil)
+	req := httptest.NewRequest(c.method, c.path, nil)
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	run := func() *httptest.ResponseRecorder {
+		if c.body != "" {
+			body.Reset([]byte(c.body))
+			req.Body, req.ContentLength = io.NopCloser(body), int64(len(c.body))
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := run(); rec.Code != 200 || !bytes.Equal(bytes.TrimSpace(rec.Body.Bytes()), []byte(c.wantBody)) {
+		b.Fatalf("%s %s = %d %q, want 200 %s", c.method, c.path, rec.Code, rec.Body, c.wantBody)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		run()
+	}
+}
+
+// benchEvent is the API Gateway event of c.
+func benchEvent(app *framework.App, c benchCase) events.APIGatewayProxyRequest {
+	var body []byte
+	if c.body != "" {
+		body = []byte(c.body)
+	}
+	return app.GatewayEvent(c.method, c.path, body, c.headers, "dev")
+}
+
+// benchLambda serves c's prepared event through HandleEvent.
+func benchLambda(b *testing.B, app *framework.App, c benchCase) {
+	ev := benchEvent(app, c)
+	ctx := context.Background()
+	if out, err := app.HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
+		b.Fatalf("HandleEvent = %d %q, %v; want 200 %s", out.StatusCode, out.Body, err, c.wantBody)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = app.HandleEvent(ctx, ev)
+	}
 }
