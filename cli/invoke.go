@@ -57,18 +57,31 @@ func (c *InvokeCmd) Run(g *Globals, env *Env) error {
 		if tail := strings.TrimRight(res.LogTail, "\n"); tail != "" {
 			fmt.Fprintf(env.Stderr, "%s\n", tail)
 		}
-		out := string(res.Payload)
-		if !strings.HasSuffix(out, "\n") {
-			out += "\n"
-		}
-		if _, err := io.WriteString(env.Stdout, out); err != nil {
+		if err := writePayload(env.Stdout, res); err != nil {
 			return err
 		}
 	}
-	if res.FunctionError != "" {
-		return &ExitError{Code: 1, Err: fmt.Errorf("function %s (%s) failed: %s", fn.Name, fn.FunctionName, res.ErrorLine())}
+	return functionFailed(res, fmt.Sprintf("function %s (%s)", fn.Name, fn.FunctionName))
+}
+
+// writePayload writes the function's result on w, ending in a newline.
+func writePayload(w io.Writer, res *remote.Result) error {
+	out := string(res.Payload)
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
 	}
-	return nil
+	_, err := io.WriteString(w, out)
+	return err
+}
+
+// functionFailed is the exit error of an invocation that ended in a
+// function error (exit 1, its type and message), or nil; who names the
+// function.
+func functionFailed(res *remote.Result, who string) error {
+	if res.FunctionError == "" {
+		return nil
+	}
+	return &ExitError{Code: 1, Err: fmt.Errorf("%s failed: %s", who, res.ErrorLine())}
 }
 
 // readPayload reads --payload and checks that it is JSON, as Lambda

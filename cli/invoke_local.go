@@ -3,8 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/framework-dev/framework/internal/localinvoke"
 )
@@ -47,17 +45,8 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 		if _, err := fmt.Fprintf(env.Stdout, "%s\n", b); err != nil {
 			return err
 		}
-	} else {
-		out := string(res.Payload)
-		if !strings.HasSuffix(out, "\n") {
-			out += "\n"
-		}
-		if _, err := io.WriteString(env.Stdout, out); err != nil {
-			return err
-		}
+	} else if err := writePayload(env.Stdout, res); err != nil {
+		return err
 	}
-	if res.FunctionError != "" {
-		return &ExitError{Code: 1, Err: fmt.Errorf("function %s (local build) failed: %s", inv.Function.Name, res.ErrorLine())}
-	}
-	return nil
+	return functionFailed(res, fmt.Sprintf("function %s (local build)", inv.Function.Name))
 }
