@@ -11,10 +11,12 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/scratch"
 	"github.com/framework-dev/framework/internal/synth"
 )
 
@@ -141,12 +143,36 @@ func oneLine(err error) string {
 // Its main must call nodeshim.Run first: synthesis starts the CDK's
 // Node.js through this program (synth.Options.NodeShim), so that Ctrl-C
 // reaches only the CLI.
+//
+// The run keeps its temporary files in a private directory (scratch.Begin)
+// and removes it when the command returns, fails or is interrupted twice:
+// nothing is left in TMPDIR, not even what the CDK's Go bindings unpack at
+// program start.
 func Run() {
+	dir, err := scratch.Begin()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "framework: warning: cannot create a private temporary directory (%v); temporary files may be left in %s\n", err, os.TempDir())
+	}
+	synth.Close() // removes the JavaScript runtime jsii-runtime-go unpacked at program start
+	end := sync.OnceFunc(func() {
+		// Node.js may be stopped mid-call: jsii-runtime-go's own report
+		// of that is not the user's business, and all of ours is written.
+		if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+			os.Stderr = null
+		}
+		synth.Close()
+		dir.End()
+	})
 	env := processEnv(os.Stdout, os.Stderr)
 	env.Synth = func(ctx context.Context, o synth.Options) (*synth.Result, error) {
 		o.NodeShim = true
 		return synth.Synth(ctx, o)
 	}
+	env.Signals = func() (context.Context, context.CancelFunc) {
+		return signalContext(func() { end(); os.Exit(130) })
+	}
 	var root CLI
-	os.Exit(run(&root, os.Args[1:], env))
+	code := run(&root, os.Args[1:], env)
+	end()
+	os.Exit(code)
 }

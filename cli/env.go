@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/framework-dev/framework/internal/synth"
@@ -94,8 +95,37 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // stops what it waits for and says how things stand; after that the
 // signals have their default effect again, so a second one ends the
 // process at once.
-func SignalContext() (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() { <-ctx.Done(); stop() }()
+func SignalContext() (context.Context, context.CancelFunc) { return signalContext(nil) }
+
+// signalContext is SignalContext where a second signal calls second (which
+// must end the process) instead of having its default effect.
+func signalContext(second func()) (context.Context, context.CancelFunc) {
+	if second == nil {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		go func() { <-ctx.Done(); stop() }()
+		return ctx, stop
+	}
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			second()
+		case <-done:
+		}
+	}()
+	stop := sync.OnceFunc(func() {
+		signal.Stop(sigs)
+		close(done)
+		cancel()
+	})
 	return ctx, stop
 }

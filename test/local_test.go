@@ -445,19 +445,22 @@ import (
 func main() {
 	app := framework.New("envapp")
 	app.Route("/", func(r *framework.Request) (any, error) {
-		return map[string]string{"table": os.Getenv("TABLE"), "color": os.Getenv("COLOR"), "keep": os.Getenv("KEEP"), "stage": r.GatewayContext.Stage}, nil
+		return map[string]string{"table": os.Getenv("TABLE"), "color": os.Getenv("COLOR"), "keep": os.Getenv("KEEP"), "stage": r.GatewayContext.Stage, "tmp": os.TempDir()}, nil
 	})
 	framework.Run(app)
 }
 `)
 	for _, tc := range []struct{ stage, want string }{
-		{"dev", `{"color":"blue","keep":"user-env","stage":"dev","table":"top-level"}`},
-		{"prod", `{"color":"blue","keep":"user-env","stage":"prod","table":"prod-table"}`},
-		{"qa", `{"color":"blue","keep":"user-env","stage":"qa","table":"top-level"}`}, // undeclared stage: defaults
+		{"dev", `{"color":"blue","keep":"user-env","stage":"dev","table":"top-level"`},
+		{"prod", `{"color":"blue","keep":"user-env","stage":"prod","table":"prod-table"`},
+		{"qa", `{"color":"blue","keep":"user-env","stage":"qa","table":"top-level"`}, // undeclared stage: defaults
 	} {
 		t.Run(tc.stage, func(t *testing.T) {
 			s := startLocal(t, proj, env, "--stage", tc.stage, "--no-autoreload")
-			wantJSON(t, get(t, s.URL+"/", nil), 200, tc.want)
+			// The app's temporary directory is the user's, not the CLI
+			// run's private one that goes when the run ends.
+			tmp, _ := json.Marshal(envValue(env, "TMPDIR"))
+			wantJSON(t, get(t, s.URL+"/", nil), 200, tc.want+`,"tmp":`+string(tmp)+`}`)
 			s.stop(t)
 		})
 	}

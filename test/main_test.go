@@ -84,8 +84,44 @@ func testEnv(t testing.TB, extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, names.EnvCacheDir+"="+t.TempDir(), "GOPROXY=off")
+	env = append(env, names.EnvCacheDir+"="+t.TempDir(), "GOPROXY=off", "TMPDIR="+emptyTempDir(t))
 	return append(env, extra...)
+}
+
+// emptyTempDir returns a new empty directory for a test's CLI runs to use
+// as TMPDIR, and fails the test if anything is left in it when the test
+// ends (after its servers are stopped): the CLI removes its temporary
+// files, whether a command succeeds, fails or is interrupted.
+func emptyTempDir(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if left := leftIn(dir); left != "" {
+			t.Errorf("the CLI left files in its TMPDIR %s:\n%s", dir, left)
+		}
+	})
+	return dir
+}
+
+// leftIn lists what dir holds, one entry per line with its size, or "".
+func leftIn(dir string) string {
+	var b strings.Builder
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		size := int64(0)
+		if fi, err := d.Info(); err == nil && !d.IsDir() {
+			size = fi.Size()
+		}
+		rel, _ := filepath.Rel(dir, p)
+		fmt.Fprintf(&b, "  %s (%d bytes)\n", rel, size)
+		return nil
+	})
+	return b.String()
 }
 
 // runCLI runs the CLI in dir and returns stdout, stderr and the exit code.

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/scratch"
 )
 
 // Builder builds apps. The zero Builder is ready to use: every field has a
@@ -162,7 +163,7 @@ func (b *Builder) cacheDir(abs, kind string) (string, error) {
 	if base == "" {
 		ucd, err := os.UserCacheDir()
 		if err != nil || ucd == "" {
-			ucd = os.TempDir()
+			ucd = scratch.UserTempDir() // not the run's own directory, removed when it ends
 		}
 		base = filepath.Join(ucd, "framework", "build")
 	}
@@ -204,8 +205,14 @@ func (b *Builder) environWith(drop []string, set ...string) []string {
 // framework app runs (FRAMEWORK_* but the build cache, and AWS Lambda's own
 // AWS_LAMBDA_* and _LAMBDA_SERVER_PORT), then with set: the environment of
 // the user's app run on this machine by `framework local` or
-// `framework invoke --local`.
+// `framework invoke --local`. TMPDIR is the user's own again, not the CLI
+// run's private directory (names.EnvUserTempDir), unless set assigns it.
 func AppEnviron(base []string, set ...string) []string {
+	for _, kv := range base {
+		if v, ok := strings.CutPrefix(kv, names.EnvUserTempDir+"="); ok && v != "" {
+			set = append([]string{"TMPDIR=" + v}, set...)
+		}
+	}
 	return Environ(base, func(k string) bool {
 		return strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir || strings.HasPrefix(k, "AWS_LAMBDA_") || k == "_LAMBDA_SERVER_PORT"
 	}, set...)

@@ -85,4 +85,9 @@ const (
 	// EnvAccessLog set to "false" on the deployed function (config.json:
 	// access_log false) stops the one JSON access line per request.
 	EnvAccessLog = "FRAMEWORK_ACCESS_LOG"
+	// EnvUserTempDir is the temporary directory the user's environment
+	// named when the CLI started: the CLI points TMPDIR at a private
+	// directory of its own (internal/scratch) and gives the user's app and
+	// long-lived caches this one instead.
+	EnvUserTempDir = "FRAMEWORK_USER_TMPDIR"
 )

@@ -9,16 +9,27 @@
 // own and replaces it with node: same process, same pipes to jsii, but no
 // longer in the terminal's foreground group. Node.js still ends when the
 // CLI does, as its input from jsii closes.
+//
+// The shim also records the process id under which Node.js runs, so that a
+// CLI ending while the CDK is still busy (a build failed while Node.js was
+// loading the CDK, a second Ctrl-C) can stop it with Kill before removing
+// its files, instead of leaving it writing into them.
 package nodeshim
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
 
 // EnvNode names the real node executable when the program runs as the shim.
 const EnvNode = "FRAMEWORK_NODE_SHIM"
+
+// EnvPIDFile names the file the shim writes its process id to (Node.js's,
+// once it has replaced itself).
+const EnvPIDFile = "FRAMEWORK_NODE_PIDFILE"
 
 // Run returns at once unless this process was started as the shim; then it
 // execs node with the same arguments and never returns.
@@ -27,9 +38,13 @@ func Run() {
 	if node == "" {
 		return
 	}
+	if f := os.Getenv(EnvPIDFile); f != "" {
+		// Best effort: without it, Kill cannot stop this Node.js early.
+		_ = os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600)
+	}
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, EnvNode+"=") {
+		if !strings.HasPrefix(kv, EnvNode+"=") && !strings.HasPrefix(kv, EnvPIDFile+"=") {
 			env = append(env, kv)
 		}
 	}
@@ -51,5 +66,30 @@ func Enable(node string) {
 		return
 	}
 	os.Setenv(EnvNode, node)
+	os.Setenv(EnvPIDFile, pidFile())
 	os.Setenv("JSII_NODE", self)
+}
+
+// pidFile is where the shims of this process record Node.js's process id.
+func pidFile() string {
+	return filepath.Join(os.TempDir(), "framework-node-"+strconv.Itoa(os.Getpid())+".pid")
+}
+
+// Forget removes the record of a Node.js process that has ended.
+func Forget() { os.Remove(pidFile()) }
+
+// Kill stops the Node.js process last started through the shim, if it is
+// still running, and returns once it has ended (or after two seconds). It
+// reports whether there was one to stop.
+func Kill() bool {
+	b, err := os.ReadFile(pidFile())
+	if err != nil {
+		return false
+	}
+	Forget()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 1 {
+		return false
+	}
+	return kill(pid)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
@@ -56,5 +57,43 @@ func TestEnableRespectsTheUsersChoice(t *testing.T) {
 	self, _ := os.Executable()
 	if os.Getenv("JSII_NODE") != self || os.Getenv(EnvNode) != "/usr/bin/node" {
 		t.Errorf("Enable: JSII_NODE=%q %s=%q", os.Getenv("JSII_NODE"), EnvNode, os.Getenv(EnvNode))
+	}
+}
+
+// TestKillStopsTheShimmedProcess: the shim records the process id it
+// execs under, and Kill ends that process (a stand-in for Node.js busy
+// loading the CDK) and waits for it, so that its files can go.
+func TestKillStopsTheShimmedProcess(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	if Kill() {
+		t.Fatal("Kill reported a process before any was started")
+	}
+	cmd := exec.Command(os.Args[0], "-c", "echo started; exec sleep 60")
+	cmd.Env = append(os.Environ(), EnvNode+"=/bin/sh", EnvPIDFile+"="+pidFile())
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	if _, err := out.Read(make([]byte, 8)); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	if !Kill() {
+		t.Fatal("Kill found no process to stop")
+	}
+	select {
+	case <-done: // reaped by Wait or by Kill itself
+	case <-time.After(5 * time.Second):
+		t.Fatal("the process still runs after Kill")
+	}
+	if err := syscall.Kill(cmd.Process.Pid, 0); err != syscall.ESRCH {
+		t.Errorf("the process is still there after Kill (kill -0: %v)", err)
+	}
+	if _, err := os.Stat(pidFile()); !os.IsNotExist(err) {
+		t.Errorf("Kill left the process id file (%v)", err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/stacks"
 )
@@ -213,21 +214,24 @@ func warmJSII(ctx context.Context, shim bool) {
 }
 
 // Close stops the Node.js process of the AWS CDK, if synthesis started one,
-// and waits for it to exit; a later Synth starts a new process. A command
-// that exits right after synthesizing need not call it: Node.js ends when
-// its input closes. (jsii-runtime-go may then print a spurious "Runtime
-// process exited abnormally: waitid: no child processes", its own waiter
-// racing with Close's.)
+// and removes the files jsii-runtime-go keeps for it (its JavaScript
+// runtime, 2.2 MB, unpacked in the temporary directory as soon as the CDK
+// packages register their types at program start, whether or not anything
+// is ever synthesized). With no CDK call under way it waits for Node.js to
+// exit in order; a later Synth starts a new process. When a call is still
+// under way (a synth stopped early by a build error while Node.js loads
+// the CDK), the process is killed instead if it runs through the shim
+// (Options.NodeShim), and the call fails; this is for the end of the
+// program. (jsii-runtime-go may then print "Runtime process exited
+// abnormally" on os.Stderr: its own waiter seeing the process end.)
 func Close() {
-	// Still loading (a synth stopped early by a build error): the process
-	// ends with ours, and the error is not held up.
 	if !jsiiMu.TryLock() {
+		nodeshim.Kill()
 		return
 	}
 	defer jsiiMu.Unlock()
-	if jsiiStarted {
-		jsii.Close()
-	}
+	jsii.Close()
+	nodeshim.Forget()
 }
 
 // startJSII checks Node.js before the first CDK call of the process.
@@ -299,6 +303,9 @@ func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("synthesizing stack %s: CDK failed: %v", in.stackName(), r)
+			if ctx.Err() != nil {
+				err = fmt.Errorf("synthesizing stack %s: %w", in.stackName(), ctx.Err())
+			}
 		}
 	}()
 	app := awscdk.NewApp(&awscdk.AppProps{
@@ -309,6 +316,11 @@ func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 		TreeMetadata: jsii.Bool(false),
 	})
 	if _, err := stacks.New(app, &stacks.Props{App: in.Prepared}); err != nil {
+		if ctx.Err() != nil {
+			// Node.js was stopped under the CDK (a second Ctrl-C): what it
+			// answered says nothing about the stack.
+			return fmt.Errorf("synthesizing stack %s: %w", in.stackName(), ctx.Err())
+		}
 		return fmt.Errorf("synthesizing stack %s: %w", in.stackName(), err)
 	}
 	app.Synth(nil)
