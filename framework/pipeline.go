@@ -84,9 +84,11 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 	return res
 }
 
-// internalError answers an uncaught error: generic JSON, or with Debug on
-// the error and its stack trace as text.
+// internalError answers an uncaught error (a panic when stack is not nil):
+// generic JSON, or with Debug on the error and its stack trace as text.
+// Either way it writes the error line (logUncaught).
 func (a *App) internalError(route *Route, req *Request, err error, stack []byte) *result {
+	a.logUncaught(route, req, err, stack)
 	if !a.Debug {
 		return jsonResult(500, errorBody{Code: "FrameworkViewError", Message: internalErrorMessage})
 	}
