@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
@@ -387,6 +389,81 @@ func TestBodyLimitAndChunked(t *testing.T) {
 	}
 	if code, _ := post(bytes.NewReader(make([]byte, framework.MaxBodyBytes+1)), true); code != 413 {
 		t.Errorf("chunked over 10 MB: %d", code)
+	}
+}
+
+// TestBrokenBody: a body the server cannot read in full (a malformed chunk
+// size, fewer bytes than Content-Length, a chunked body cut off by a
+// half-close) is answered 400 and the connection closed, never 200, and
+// the handler does not run on a truncated body. Raw TCP, since net/http's
+// client sends only well-formed bodies.
+func TestBrokenBody(t *testing.T) {
+	a := framework.New("t")
+	var ran sync.Map
+	a.Route("/echo", func(r *framework.Request) (any, error) {
+		ran.Store(string(r.RawBody), true)
+		return r.JSONBody()
+	}, framework.Methods("POST"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, l, "dev") }()
+	defer func() { cancel(); <-served }()
+
+	const head = "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+	cases := []struct {
+		name      string
+		request   string
+		halfClose bool
+	}{
+		{"bad chunk size", head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", false},
+		{"shorter than Content-Length", head + "Content-Length: 100\r\n\r\n{\"a\":1}", true},
+		{"chunked body cut off", head + "Transfer-Encoding: chunked\r\n\r\n10\r\n{\"a\"", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", l.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(conn, c.request); err != nil {
+				t.Fatal(err)
+			}
+			if c.halfClose {
+				if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			br := bufio.NewReader(conn)
+			status, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no status line: %v", err)
+			}
+			if !strings.HasPrefix(status, "HTTP/1.1 400 ") {
+				t.Fatalf("status line %q, want 400", status)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(status), br)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			var msg struct{ Message string }
+			if json.Unmarshal(body, &msg) != nil || !strings.HasPrefix(msg.Message, "Bad Request: the request body could not be read") {
+				t.Errorf("body %s, want API Gateway's JSON message saying the body could not be read", body)
+			}
+			if !resp.Close {
+				t.Error("the connection stays open after a body the server could not read to its end")
+			}
+			ran.Range(func(k, _ any) bool {
+				t.Errorf("the handler ran, with the body %q", k)
+				return true
+			})
+		})
 	}
 }
 
