@@ -595,3 +595,42 @@ func TestRequestGoSurface(t *testing.T) {
 		t.Errorf("event: Event() = %+v, want the event", e)
 	}
 }
+
+// TestAcceptQuotedShort: the 400 of a binary response to a request whose
+// Accept header names no binary type quotes the start of the header, not
+// all of it: 20,000 entries (about 350 KB) must not come back whole.
+func TestAcceptQuotedShort(t *testing.T) {
+	a := framework.New("t")
+	a.Route("/png", func(r *framework.Request) (any, error) {
+		return framework.Response{Body: []byte{0x89, 'P', 'N', 'G'}, Headers: map[string]string{"Content-Type": "image/png"}}, nil
+	})
+	var accept strings.Builder
+	for i := range 20000 {
+		if i > 0 {
+			accept.WriteString(", ")
+		}
+		fmt.Fprintf(&accept, "text/x-type-%d", i)
+	}
+	doors(t, a, "GET", "/png", nil, map[string]string{"Accept": accept.String()}, func(t *testing.T, resp *frameworktest.Response) {
+		var e struct{ Code, Message string }
+		if resp.StatusCode != 400 || json.Unmarshal(resp.Body, &e) != nil || e.Code != "BadRequest" {
+			t.Fatalf("= %d %.300s, want the 400 asking for a binary Accept", resp.StatusCode, resp.Body)
+		}
+		if len(resp.Body) > 1024 {
+			t.Errorf("the body is %d bytes: it quotes the whole Accept header (%d bytes)", len(resp.Body), accept.Len())
+		}
+		if !strings.Contains(e.Message, `"text/x-type-0, text/x-type-1, `) || !strings.Contains(e.Message, "more bytes") {
+			t.Errorf("message %.300q: want the start of the header and how much was left out", e.Message)
+		}
+	})
+	doors(t, a, "GET", "/png", nil, map[string]string{"Accept": strings.Repeat("é", 1000)}, func(t *testing.T, resp *frameworktest.Response) {
+		if len(resp.Body) > 1024 || !strings.Contains(string(resp.Body), "éé") || strings.Contains(string(resp.Body), `\\x`) {
+			t.Errorf("a header of 2-byte characters is cut inside one: %s", resp.Body)
+		}
+	})
+	doors(t, a, "GET", "/png", nil, map[string]string{"Accept": "text/html"}, func(t *testing.T, resp *frameworktest.Response) {
+		if !strings.Contains(string(resp.Body), `the request's Accept header was \"text/html\".`) {
+			t.Errorf("a short header is quoted whole: %s", resp.Body)
+		}
+	})
+}
