@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -55,6 +56,16 @@ type App struct {
 	// Debug makes an uncaught error answer with its text and stack trace
 	// (text/plain) instead of the generic internal-error body.
 	Debug bool
+	// ErrorLog receives one JSON line per uncaught error or panic of a
+	// route, its middleware or an event handler, whatever Debug says:
+	// level ERROR, msg ("panic" or "uncaught error"), request_id (the
+	// Lambda request id, in Lambda), api_request_id, method, resource,
+	// path, handler (and kind for an event handler), error, and for a
+	// panic its stack. A ViewError writes none. Each line is one Write,
+	// and writes are serialized. Nil means os.Stderr, which `framework
+	// local` shows and Lambda sends to CloudWatch Logs. Set it before the
+	// app serves.
+	ErrorLog io.Writer
 	// API holds the REST API settings.
 	API APIConfig
 

@@ -1,6 +1,7 @@
 package framework_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
@@ -390,6 +392,81 @@ func TestBodyLimitAndChunked(t *testing.T) {
 	}
 }
 
+// TestBrokenBody: a body the server cannot read in full (a malformed chunk
+// size, fewer bytes than Content-Length, a chunked body cut off by a
+// half-close) is answered 400 and the connection closed, never 200, and
+// the handler does not run on a truncated body. Raw TCP, since net/http's
+// client sends only well-formed bodies.
+func TestBrokenBody(t *testing.T) {
+	a := framework.New("t")
+	var ran sync.Map
+	a.Route("/echo", func(r *framework.Request) (any, error) {
+		ran.Store(string(r.RawBody), true)
+		return r.JSONBody()
+	}, framework.Methods("POST"))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- a.Serve(ctx, l, "dev") }()
+	defer func() { cancel(); <-served }()
+
+	const head = "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+	cases := []struct {
+		name      string
+		request   string
+		halfClose bool
+	}{
+		{"bad chunk size", head + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", false},
+		{"shorter than Content-Length", head + "Content-Length: 100\r\n\r\n{\"a\":1}", true},
+		{"chunked body cut off", head + "Transfer-Encoding: chunked\r\n\r\n10\r\n{\"a\"", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", l.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(conn, c.request); err != nil {
+				t.Fatal(err)
+			}
+			if c.halfClose {
+				if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			br := bufio.NewReader(conn)
+			status, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatalf("no status line: %v", err)
+			}
+			if !strings.HasPrefix(status, "HTTP/1.1 400 ") {
+				t.Fatalf("status line %q, want 400", status)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(io.MultiReader(strings.NewReader(status), br)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			var msg struct{ Message string }
+			if json.Unmarshal(body, &msg) != nil || !strings.HasPrefix(msg.Message, "Bad Request: the request body could not be read") {
+				t.Errorf("body %s, want API Gateway's JSON message saying the body could not be read", body)
+			}
+			if !resp.Close {
+				t.Error("the connection stays open after a body the server could not read to its end")
+			}
+			ran.Range(func(k, _ any) bool {
+				t.Errorf("the handler ran, with the body %q", k)
+				return true
+			})
+		})
+	}
+}
+
 // TestConcurrentRequestsDoNotShareState runs with -race in make test.
 func TestConcurrentRequestsDoNotShareState(t *testing.T) {
 	a := framework.New("t")
@@ -517,4 +594,43 @@ func TestRequestGoSurface(t *testing.T) {
 	if e := seen.Event(); e == nil || e.RequestContext.DomainName != ev.RequestContext.DomainName || e.Headers["X-Token"] != "tok" {
 		t.Errorf("event: Event() = %+v, want the event", e)
 	}
+}
+
+// TestAcceptQuotedShort: the 400 of a binary response to a request whose
+// Accept header names no binary type quotes the start of the header, not
+// all of it: 20,000 entries (about 350 KB) must not come back whole.
+func TestAcceptQuotedShort(t *testing.T) {
+	a := framework.New("t")
+	a.Route("/png", func(r *framework.Request) (any, error) {
+		return framework.Response{Body: []byte{0x89, 'P', 'N', 'G'}, Headers: map[string]string{"Content-Type": "image/png"}}, nil
+	})
+	var accept strings.Builder
+	for i := range 20000 {
+		if i > 0 {
+			accept.WriteString(", ")
+		}
+		fmt.Fprintf(&accept, "text/x-type-%d", i)
+	}
+	doors(t, a, "GET", "/png", nil, map[string]string{"Accept": accept.String()}, func(t *testing.T, resp *frameworktest.Response) {
+		var e struct{ Code, Message string }
+		if resp.StatusCode != 400 || json.Unmarshal(resp.Body, &e) != nil || e.Code != "BadRequest" {
+			t.Fatalf("= %d %.300s, want the 400 asking for a binary Accept", resp.StatusCode, resp.Body)
+		}
+		if len(resp.Body) > 1024 {
+			t.Errorf("the body is %d bytes: it quotes the whole Accept header (%d bytes)", len(resp.Body), accept.Len())
+		}
+		if !strings.Contains(e.Message, `"text/x-type-0, text/x-type-1, `) || !strings.Contains(e.Message, "more bytes") {
+			t.Errorf("message %.300q: want the start of the header and how much was left out", e.Message)
+		}
+	})
+	doors(t, a, "GET", "/png", nil, map[string]string{"Accept": strings.Repeat("é", 1000)}, func(t *testing.T, resp *frameworktest.Response) {
+		if len(resp.Body) > 1024 || !strings.Contains(string(resp.Body), "éé") || strings.Contains(string(resp.Body), `\\x`) {
+			t.Errorf("a header of 2-byte characters is cut inside one: %s", resp.Body)
+		}
+	})
+	doors(t, a, "GET", "/png", nil, map[string]string{"Accept": "text/html"}, func(t *testing.T, resp *frameworktest.Response) {
+		if !strings.Contains(string(resp.Body), `the request's Accept header was \"text/html\".`) {
+			t.Errorf("a short header is quoted whole: %s", resp.Body)
+		}
+	})
 }

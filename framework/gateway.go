@@ -31,7 +31,12 @@ import (
 //   - a route with a UserPoolAuthorizer or CustomAuthorizer and no token
 //     header: 401 {"message":"Unauthorized"}; the token itself is not
 //     validated locally (no user pool or authorizer function is called);
-//   - a body over MaxBodyBytes: 413 {"message":"Request Too Long"}.
+//   - a body over MaxBodyBytes: 413 {"message":"Request Too Long"};
+//   - locally, a body the server cannot read to its end (a malformed chunk,
+//     fewer bytes than Content-Length, the connection closed mid-body): 400
+//     {"message":"Bad Request: the request body could not be read: ..."}
+//     and the connection is closed. The handler does not run: API Gateway
+//     never passes such a request on.
 
 // MaxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
 const MaxBodyBytes = 10 << 20
@@ -39,6 +44,12 @@ const MaxBodyBytes = 10 << 20
 // tooLarge is the answer to a body over MaxBodyBytes.
 func tooLarge() *result {
 	return jsonResult(413, map[string]string{"message": "Request Too Long"})
+}
+
+// unreadableBody is the local server's answer to a request whose body it
+// could not read to its end: err says why.
+func unreadableBody(err error) *result {
+	return jsonResult(400, map[string]string{"message": "Bad Request: the request body could not be read: " + err.Error()})
 }
 
 // routeAnswer returns API Gateway's answer when the matched path entry e

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -51,8 +49,9 @@ func (a *App) WrapInvoke(mw ...InvokeMiddleware) {
 	a.invokeMW = append(a.invokeMW, mw...)
 }
 
-// PanicError is a panic in an event handler, recovered: Lambda reports it
-// as the invocation's error (type PanicError) and the process keeps serving.
+// PanicError is a panic in an event handler, recovered: it writes an error
+// line with its stack (App.ErrorLog), Lambda reports it as the invocation's
+// error (type PanicError) and the process keeps serving.
 type PanicError struct {
 	// Handler is the handler's name.
 	Handler string
@@ -105,10 +104,6 @@ func (a *App) unknownHandler(name string) error {
 	return fmt.Errorf("the app %s has no handler named %q; its handlers are: %s", a.Name, name, strings.Join(known, ", "))
 }
 
-// panicLog receives the stack trace of a recovered panic (the function's
-// log in Lambda).
-var panicLog io.Writer = os.Stderr
-
 // dispatch is the innermost Invoker: it runs the handler.
 func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err error) {
 	if inv.Kind == KindHTTP {
@@ -135,7 +130,7 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Handler: f.Name, Value: p, Stack: debug.Stack()}
-			fmt.Fprintf(panicLog, "%s\n%s", pe.Error(), pe.Stack)
+			a.logEventPanic(ctx, f, pe)
 			out, err = nil, pe
 		}
 	}()

@@ -19,7 +19,8 @@ import (
 // Handler returns an http.Handler that serves the app as the deployed API
 // would at stage: API Gateway's own answers (unknown routes, preflights,
 // missing API keys or tokens, bodies over MaxBodyBytes) given as it gives
-// them, then the same pipeline the Lambda adapter runs.
+// them, a 400 for a body that cannot be read to its end, then the same
+// pipeline the Lambda adapter runs.
 func (a *App) Handler(stage string) http.Handler {
 	if stage == "" {
 		stage = names.DefaultStage
@@ -56,7 +57,12 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil {
-			return // the client went away mid-body
+			// Malformed or cut short: answering nothing would make net/http
+			// send an empty 200. What follows on the connection cannot be
+			// trusted to start a request, so close it after the answer.
+			w.Header().Set("Connection", "close")
+			writeResult(w, unreadableBody(err))
+			return
 		}
 		if len(body) == 0 {
 			body = nil

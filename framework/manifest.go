@@ -144,7 +144,8 @@ func ParsePath(pattern string) (captures []string, err error) {
 	if strings.HasSuffix(pattern, "/") {
 		return nil, errors.New(`the path must not end with "/": remove the trailing "/"`)
 	}
-	for seg := range strings.SplitSeq(pattern[1:], "/") {
+	segs := strings.Split(pattern[1:], "/")
+	for i, seg := range segs {
 		switch {
 		case seg == "":
 			return nil, errors.New(`empty path segment ("//"): remove it`)
@@ -154,7 +155,7 @@ func ParsePath(pattern string) (captures []string, err error) {
 				return nil, fmt.Errorf("segment %q is malformed: a capture is a whole segment like {name}, with a name of letters, digits and _ not starting with a digit", seg)
 			}
 			if slices.Contains(captures, m[1]) {
-				return nil, fmt.Errorf("capture {%s} appears twice: give each capture its own name", m[1])
+				return nil, duplicateCapture(segs, i, m[1])
 			}
 			captures = append(captures, m[1])
 		case !literalRe.MatchString(seg):
@@ -162,6 +163,21 @@ func ParsePath(pattern string) (captures []string, err error) {
 		}
 	}
 	return captures, nil
+}
+
+// duplicateCapture is the error of a path whose segment i reuses the
+// capture name: it suggests the path with that capture renamed.
+func duplicateCapture(segs []string, i int, name string) error {
+	fresh := name
+	for n := 2; ; n++ {
+		fresh = name + strconv.Itoa(n)
+		if !slices.Contains(segs, "{"+fresh+"}") {
+			break
+		}
+	}
+	renamed := slices.Clone(segs)
+	renamed[i] = "{" + fresh + "}"
+	return fmt.Errorf("the capture name %q appears twice in the path: give each capture its own name, such as /%s (the handler receives the captures in order, one string argument each)", name, strings.Join(renamed, "/"))
 }
 
 // corsAllowHeaders is the sorted union of DefaultCORSHeaders and extra.

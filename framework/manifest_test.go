@@ -120,3 +120,40 @@ func TestValidateAuthorizerDefinedTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicateCaptureMessage: a path naming one capture twice is reported
+// as that, with the name and a path to use instead, and not as a handler
+// with the wrong number of captures; wherever the path comes from: a
+// route, a group under a prefix with a capture, or a manifest alone (as
+// internal/openapi reads one).
+func TestDuplicateCaptureMessage(t *testing.T) {
+	two := func(*framework.Request, string, string) (any, error) { return nil, nil }
+	route := framework.New("t")
+	route.Route("/a/{x}/{x}", two)
+	grouped := framework.New("t")
+	g := framework.NewGroup("g")
+	g.Route("/{x}", two)
+	grouped.Register("/a/{x}", g)
+	manifest := &framework.Manifest{Version: framework.ManifestVersion, App: "t",
+		Routes: []framework.ManifestRoute{{Path: "/a/{x}/{x}", Methods: []string{"GET"}, Handler: "h", ContentTypes: []string{"application/json"}}}}
+	_, parseErr := framework.ParsePath("/a/{x}/{x}")
+	for name, err := range map[string]error{"route": route.Validate(), "group": grouped.Validate(), "manifest": manifest.Validate(), "ParsePath": parseErr} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		msg := err.Error()
+		for _, want := range []string{`capture name "x" appears twice in the path`, "/a/{x}/{x2}"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: %q does not say %q", name, msg, want)
+			}
+		}
+		if strings.Contains(msg, "capture(s)") {
+			t.Errorf("%s: %q blames the handler's arguments", name, msg)
+		}
+	}
+	// The suggested name is one the path does not use yet.
+	if _, err := framework.ParsePath("/{x}/{x2}/{x}"); err == nil || !strings.Contains(err.Error(), "/{x}/{x2}/{x3}") {
+		t.Errorf("ParsePath(/{x}/{x2}/{x}) = %v, want the suggestion /{x}/{x2}/{x3}", err)
+	}
+}

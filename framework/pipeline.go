@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -73,8 +74,8 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 		accept := req.Headers.Get("accept")
 		if accept == "" || !t.binary.matchesAny(accept) {
 			return jsonResult(400, errorBody{Code: "BadRequest", Message: fmt.Sprintf(
-				"The response has the binary Content-Type %s, so the request must send an Accept header naming it (or another binary type, or */*); the request's Accept header was %q.",
-				mediaType(respType), accept)})
+				"The response has the binary Content-Type %s, so the request must send an Accept header naming it (or another binary type, or */*); the request's Accept header was %s.",
+				mediaType(respType), quoteCut(accept))})
 		}
 		res.binary = true
 	}
@@ -84,9 +85,11 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 	return res
 }
 
-// internalError answers an uncaught error: generic JSON, or with Debug on
-// the error and its stack trace as text.
+// internalError answers an uncaught error (a panic when stack is not nil):
+// generic JSON, or with Debug on the error and its stack trace as text.
+// Either way it writes the error line (logUncaught).
 func (a *App) internalError(route *Route, req *Request, err error, stack []byte) *result {
+	a.logUncaught(route, req, err, stack)
 	if !a.Debug {
 		return jsonResult(500, errorBody{Code: "FrameworkViewError", Message: internalErrorMessage})
 	}
@@ -104,6 +107,24 @@ func (a *App) internalError(route *Route, req *Request, err error, stack []byte)
 }
 
 func (r *Route) contentTypes() typeSet { return r.ctSet }
+
+// maxQuoted is the most of the request's own text an answer quotes back.
+const maxQuoted = 160
+
+// quoteCut quotes s as %q does; when s is longer than maxQuoted bytes, it
+// quotes only its start (cut on a character boundary) and says how many
+// bytes it left out, so that an answer naming what the client sent stays
+// small whatever the client sent.
+func quoteCut(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	n := maxQuoted
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%q... (%d more bytes)", s[:n], len(s)-n)
+}
 
 // notUTF8 is the error of a response whose body is not valid UTF-8 under
 // a Content-Type that is not binary: deployed, the Lambda adapter must send

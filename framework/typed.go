@@ -373,7 +373,7 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 			w.i++ // ':'
 			j := p.field(key)
 			if j < 0 {
-				return badBody("field %q is not a field of %s: remove it (unknown fields are refused)", join(string(key)), p.name)
+				return badBody("field %s is not a field of %s: remove it (unknown fields are refused)", quoteCut(join(string(key))), p.name)
 			}
 			seen[j] = true
 			if p.fields[j].check == nil {

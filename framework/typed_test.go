@@ -113,6 +113,19 @@ func TestTypedOversizedBody(t *testing.T) {
 	})
 }
 
+// TestTypedUnknownFieldQuotedShort: the 400 of an unknown field quotes the
+// start of its name, not a name of megabytes.
+func TestTypedUnknownFieldQuotedShort(t *testing.T) {
+	app := typedApp()
+	long := strings.Repeat("k", 1<<20)
+	body := `{"title":"Go","price":1,"author":{"name":"A"},"` + long + `":2}`
+	doors(t, app, "PUT", "/orders/1", []byte(body), map[string]string{"Content-Type": "application/json"}, func(t *testing.T, resp *frameworktest.Response) {
+		if resp.StatusCode != 400 || len(resp.Body) > 1024 || !strings.Contains(string(resp.Body), `field \"kkkkkkkk`) || !strings.Contains(string(resp.Body), "more bytes") {
+			t.Errorf("= %d, %d bytes: %.300s; want a 400 under 1 KB naming the start of the field", resp.StatusCode, len(resp.Body), resp.Body)
+		}
+	})
+}
+
 func TestTypedDeclarationErrors(t *testing.T) {
 	cases := []struct {
 		name    string

@@ -1,0 +1,106 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+)
+
+// Error lines. Every uncaught error or panic writes one JSON object on one
+// line to App.ErrorLog (stderr unless set), served locally or in Lambda,
+// whatever Debug says: CloudWatch Logs keeps each line as one event, and
+// the stack of a panic is one JSON string within it. The keys follow the
+// access lines (accesslog.go): request_id is the Lambda request id (absent
+// when serving locally), api_request_id API Gateway's (the local server
+// makes one up), resource the route's pattern.
+//
+// A route's handler or middleware:
+//
+//	{"time":"2026-11-23T16:18:00.123Z","level":"ERROR","msg":"panic","request_id":"8f5e...","api_request_id":"c0a1...","method":"GET","resource":"/users/{name}","path":"/users/ada","handler":"getUser","error":"panic: boom","stack":"goroutine 7 [running]:\n..."}
+//
+// msg is "panic" for a panic (the only lines with a stack) and "uncaught
+// error" for an error that is not a ViewError, a response that cannot be
+// encoded and a body that is not UTF-8 under a non-binary Content-Type.
+// ViewErrors (NotFoundError and the like) are answers, not failures: they
+// write no line. An event handler's panic writes msg "panic" with
+// request_id, kind, handler, error and stack; its errors are the
+// invocation's and Lambda reports them.
+
+// errorLogMu makes each error line one Write on the writer even when
+// requests fail concurrently and the writer is not safe for concurrent use.
+var errorLogMu sync.Mutex
+
+// errorLogTime writes the time as access lines do: UTC, milliseconds.
+func errorLogTime(groups []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey && len(groups) == 0 {
+		return slog.String(slog.TimeKey, a.Value.Time().UTC().Format("2006-01-02T15:04:05.000Z"))
+	}
+	return a
+}
+
+// errorLog is where the app's error lines go.
+func (a *App) errorLog() io.Writer {
+	if a.ErrorLog != nil {
+		return a.ErrorLog
+	}
+	return os.Stderr
+}
+
+// logError writes one error line with msg and attrs, in a single Write.
+func (a *App) logError(ctx context.Context, msg string, attrs ...slog.Attr) {
+	var buf bytes.Buffer
+	h := slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: errorLogTime})
+	r := slog.NewRecord(time.Now(), slog.LevelError, msg, 0)
+	r.AddAttrs(attrs...)
+	_ = h.Handle(ctx, r)
+	errorLogMu.Lock()
+	defer errorLogMu.Unlock()
+	_, _ = a.errorLog().Write(buf.Bytes())
+}
+
+// logUncaught writes the error line of an uncaught error of route, or of
+// its panic when stack is not nil.
+func (a *App) logUncaught(route *Route, req *Request, err error, stack []byte) {
+	ctx := req.Context()
+	msg := "uncaught error"
+	if stack != nil {
+		msg = "panic"
+	}
+	attrs := make([]slog.Attr, 0, 9)
+	if id := LambdaRequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String(RequestIDKey, id))
+	}
+	if id := req.GatewayContext.RequestID; id != "" {
+		attrs = append(attrs, slog.String("api_request_id", id))
+	}
+	attrs = append(attrs,
+		slog.String("method", req.Method),
+		slog.String("resource", route.Path),
+		slog.String("path", req.Path),
+		slog.String("handler", route.Name),
+		slog.String("error", err.Error()),
+	)
+	if stack != nil {
+		attrs = append(attrs, slog.String("stack", string(stack)))
+	}
+	a.logError(ctx, msg, attrs...)
+}
+
+// logEventPanic writes the error line of an event handler's panic.
+func (a *App) logEventPanic(ctx context.Context, f *Function, pe *PanicError) {
+	attrs := make([]slog.Attr, 0, 5)
+	if id := LambdaRequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String(RequestIDKey, id))
+	}
+	attrs = append(attrs,
+		slog.String("kind", string(f.Kind)),
+		slog.String("handler", f.Name),
+		slog.String("error", pe.Error()),
+		slog.String("stack", string(pe.Stack)),
+	)
+	a.logError(ctx, "panic", attrs...)
+}

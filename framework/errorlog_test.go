@@ -1,0 +1,401 @@
+package framework_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/frameworktest"
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/lockedbuf"
+	"github.com/framework-dev/framework/internal/names"
+)
+
+const genericInternalError = `{"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`
+
+// errorLines decodes the error lines in out: each must be one JSON object
+// ending its line, with level ERROR. Lines that are not JSON objects
+// (aws-lambda-go's own reports, say) are skipped.
+func errorLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var lines []map[string]any
+	for line := range strings.Lines(out) {
+		if !strings.HasPrefix(line, "{") {
+			continue
+		}
+		if !strings.HasSuffix(line, "}\n") {
+			t.Errorf("error line not ended by a newline: %q", line)
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Errorf("error line %q is not JSON: %v", line, err)
+			continue
+		}
+		if rec["level"] != "ERROR" {
+			t.Errorf("error line %s: level %v, want ERROR", line, rec["level"])
+		}
+		if ts, _ := rec["time"].(string); !strings.HasSuffix(ts, "Z") {
+			t.Errorf("error line %s: time %v, want UTC like the access lines", line, rec["time"])
+		}
+		lines = append(lines, rec)
+	}
+	return lines
+}
+
+// crashApp has routes that fail in each way an app can by mistake, and
+// one that answers a ViewError on purpose.
+func crashApp(debug bool, log io.Writer) *framework.App {
+	app := framework.New("crash")
+	app.Debug = debug
+	app.ErrorLog = log
+	app.Use(framework.RequestID(""))
+	app.Route("/panic/{id}", func(r *framework.Request, id string) (any, error) {
+		panic("boom " + id)
+	}, framework.Name("explode"))
+	app.Route("/fail", func(r *framework.Request) (any, error) {
+		return nil, fmt.Errorf("loading the cart: %w", errors.New("connection refused"))
+	}, framework.Name("fail"))
+	app.Route("/unencodable", func(r *framework.Request) (any, error) {
+		return map[string]any{"c": make(chan int)}, nil
+	}, framework.Name("unencodable"))
+	app.Route("/latin1", func(r *framework.Request) (any, error) {
+		return framework.Response{Body: []byte("caf\xe9"), Headers: map[string]string{"Content-Type": "text/plain"}}, nil
+	}, framework.Name("latin1"))
+	app.Route("/guarded", func(r *framework.Request) (any, error) { return "never", nil },
+		framework.Name("guarded"), framework.WithMiddleware(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
+			panic(errors.New("no token store"))
+		}))
+	app.Route("/missing", func(r *framework.Request) (any, error) {
+		return nil, framework.NotFoundError{Message: "no such thing"}
+	}, framework.Name("missing"))
+	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
+		panic("nightly boom")
+	})
+	return app
+}
+
+// TestErrorLine: every uncaught error and panic of a route writes one
+// JSON line naming the route, the request and the error (the stack too for
+// a panic), through both front doors, with Debug on or off; the answer
+// stays what it was; an error the app answers on purpose writes nothing.
+func TestErrorLine(t *testing.T) {
+	cases := []struct {
+		path, msg, resource, handler, err string
+		panic                             bool
+	}{
+		{"/panic/7", "panic", "/panic/{id}", "explode", "panic: boom 7", true},
+		{"/fail", "uncaught error", "/fail", "fail", "loading the cart: connection refused", false},
+		{"/unencodable", "uncaught error", "/unencodable", "unencodable", "the handler's return value (map[string]interface {}) cannot be encoded as JSON", false},
+		{"/latin1", "uncaught error", "/latin1", "latin1", "the response body is not valid UTF-8 text", false},
+		{"/guarded", "panic", "/guarded", "guarded", "panic: no token store", true},
+	}
+	for _, debug := range []bool{false, true} {
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s debug=%v", c.handler, debug), func(t *testing.T) {
+				t.Parallel()
+				var log bytes.Buffer
+				app := crashApp(debug, &log)
+				doors(t, app, "GET", c.path, nil, nil, func(t *testing.T, resp *frameworktest.Response) {
+					defer log.Reset()
+					body := string(resp.Body)
+					if resp.StatusCode != 500 {
+						t.Errorf("status %d, want 500", resp.StatusCode)
+					}
+					if !debug && body != genericInternalError {
+						t.Errorf("body %s, want the generic one", body)
+					}
+					if debug && !strings.HasPrefix(body, fmt.Sprintf("Uncaught error in handler %q for GET %s\n", c.handler, c.resource)) {
+						t.Errorf("Debug body %q, want the error and its traceback", body)
+					}
+					lines := errorLines(t, log.String())
+					if len(lines) != 1 {
+						t.Fatalf("%d error lines, want 1:\n%s", len(lines), log.String())
+					}
+					line := lines[0]
+					want := map[string]any{"msg": c.msg, "method": "GET", "resource": c.resource, "path": c.path, "handler": c.handler}
+					for k, v := range want {
+						if line[k] != v {
+							t.Errorf("%s = %#v, want %#v", k, line[k], v)
+						}
+					}
+					if id := resp.Header("X-Request-Id"); len(id) != 1 || id[0] == "" || line["api_request_id"] != id[0] {
+						t.Errorf("api_request_id = %v, want the request's id %q (X-Request-Id)", line["api_request_id"], id)
+					}
+					if e, _ := line["error"].(string); !strings.HasPrefix(e, c.err) {
+						t.Errorf("error = %q, want it to start with %q", e, c.err)
+					}
+					stack, hasStack := line["stack"].(string)
+					if hasStack != c.panic {
+						t.Errorf("stack present = %v, want %v (only panics have one)", hasStack, c.panic)
+					}
+					if c.panic && (!strings.HasPrefix(stack, "goroutine ") || !strings.Contains(stack, "errorlog_test.go")) {
+						t.Errorf("stack %q does not show where the panic happened", stack)
+					}
+				})
+			})
+		}
+	}
+	t.Run("view error writes nothing", func(t *testing.T) {
+		var log bytes.Buffer
+		app := crashApp(false, &log)
+		doors(t, app, "GET", "/missing", nil, nil, func(t *testing.T, resp *frameworktest.Response) {
+			if resp.StatusCode != 404 || string(resp.Body) != `{"Code":"NotFoundError","Message":"no such thing"}` {
+				t.Errorf("= %d %s, want the 404", resp.StatusCode, resp.Body)
+			}
+			if log.Len() != 0 {
+				t.Errorf("a ViewError wrote %q", log.String())
+			}
+		})
+	})
+}
+
+// TestErrorLineLambdaIDs: in Lambda the line carries the Lambda request id
+// as request_id, as the access lines do, beside API Gateway's; an event
+// handler's panic writes a line of the same shape.
+func TestErrorLineLambdaIDs(t *testing.T) {
+	var log bytes.Buffer
+	app := crashApp(false, &log)
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-1"})
+	ev, _ := json.Marshal(frameworktest.New(app).Event("GET", "/panic/1", nil, nil))
+	out, err := app.Invoke(ctx, "", ev)
+	if err != nil || !bytes.Contains(out, []byte(`"statusCode":500`)) {
+		t.Fatalf("Invoke = %s, %v", out, err)
+	}
+	lines := errorLines(t, log.String())
+	if len(lines) != 1 || lines[0]["request_id"] != "lambda-req-1" || lines[0]["api_request_id"] != "test-request" || lines[0]["msg"] != "panic" {
+		t.Fatalf("error lines %v, want one panic line with request_id lambda-req-1 and api_request_id test-request", log.String())
+	}
+
+	log.Reset()
+	if _, err := app.Invoke(ctx, "nightly", []byte(`{}`)); err == nil {
+		t.Fatal("the panicking event handler did not fail")
+	}
+	lines = errorLines(t, log.String())
+	if len(lines) != 1 {
+		t.Fatalf("%d error lines, want 1:\n%s", len(lines), log.String())
+	}
+	want := map[string]any{"msg": "panic", "request_id": "lambda-req-1", "kind": "schedule", "handler": "nightly", "error": `handler "nightly" panicked: nightly boom`}
+	for k, v := range want {
+		if lines[0][k] != v {
+			t.Errorf("%s = %#v, want %#v", k, lines[0][k], v)
+		}
+	}
+	if s, _ := lines[0]["stack"].(string); !strings.Contains(s, "errorlog_test.go") {
+		t.Errorf("stack %q does not show where the panic happened", s)
+	}
+}
+
+// TestErrorLineHTTPServer: served over HTTP, as `framework local` serves,
+// concurrent panics write one whole line each, each naming its own
+// request, even to a writer that is not safe for concurrent use.
+func TestErrorLineHTTPServer(t *testing.T) {
+	var log bytes.Buffer
+	srv := httptest.NewServer(crashApp(false, &log).Handler(""))
+	defer srv.Close()
+	const n = 16
+	ids := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			resp, err := http.Get(fmt.Sprintf("%s/panic/%d", srv.URL, i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 500 || string(body) != genericInternalError {
+				t.Errorf("GET /panic/%d = %d %s", i, resp.StatusCode, body)
+			}
+			ids[i] = resp.Header.Get("X-Request-Id")
+		})
+	}
+	wg.Wait()
+	lines := errorLines(t, log.String())
+	if len(lines) != n {
+		t.Fatalf("%d error lines for %d panics:\n%s", len(lines), n, log.String())
+	}
+	byID := map[any]map[string]any{}
+	for _, l := range lines {
+		byID[l["api_request_id"]] = l
+	}
+	for i, id := range ids {
+		l := byID[id]
+		if l == nil || l["error"] != fmt.Sprintf("panic: boom %d", i) || l["path"] != fmt.Sprintf("/panic/%d", i) {
+			t.Errorf("request %d (X-Request-Id %q): line %v", i, id, l)
+		}
+	}
+}
+
+// TestErrorLineProcess runs testdata/crashapp built as deployed, under the
+// Runtime API stand-in and as the local server, and reads the lines on its
+// stderr: with no ErrorLog set, an app's failures reach the function's
+// log and the terminal of `framework local`.
+func TestErrorLineProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an app")
+	}
+	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), "testdata/crashapp", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := func(t *testing.T, env ...string) (stdout io.Reader, stderr *lockedbuf.Buffer) {
+		t.Helper()
+		cmd := exec.Command(bin)
+		cmd.Env = build.AppEnviron(os.Environ(), env...)
+		stderr = &lockedbuf.Buffer{}
+		cmd.Stderr = stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			if t.Failed() {
+				t.Logf("stderr:\n%s", stderr.String())
+			}
+		})
+		return stdout, stderr
+	}
+	// settle lets the process's last output land after its answer.
+	settle := func() { time.Sleep(100 * time.Millisecond) }
+
+	t.Run("lambda", func(t *testing.T) {
+		s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stdoutPipe, stderr := start(t, names.EnvLambdaRuntimeAPI+"="+s.Addr())
+		var stdout lockedbuf.Buffer
+		go func() { _, _ = io.Copy(&stdout, stdoutPipe) }()
+		invoke := func(path, resource string) events.APIGatewayProxyResponse {
+			t.Helper()
+			ev, _ := json.Marshal(events.APIGatewayProxyRequest{
+				HTTPMethod: "GET", Path: path, Resource: resource, PathParameters: map[string]string{"id": "7"},
+				RequestContext: events.APIGatewayProxyRequestContext{RequestID: "api-" + path, ResourcePath: resource, HTTPMethod: "GET", Stage: "dev"},
+			})
+			payload, err := s.Invoke(t.Context(), ev)
+			if err != nil {
+				t.Fatalf("invoke %s: %v", path, err)
+			}
+			var resp events.APIGatewayProxyResponse
+			if err := json.Unmarshal(payload, &resp); err != nil {
+				t.Fatalf("payload %s: %v", payload, err)
+			}
+			settle()
+			return resp
+		}
+		if resp := invoke("/panic/7", "/panic/{id}"); resp.StatusCode != 500 || resp.Body != genericInternalError {
+			t.Errorf("GET /panic/7 = %d %s", resp.StatusCode, resp.Body)
+		}
+		lines := errorLines(t, stderr.String())
+		if len(lines) != 1 {
+			t.Fatalf("stderr has %d error lines, want 1:\n%s", len(lines), stderr.String())
+		}
+		t.Logf("the error line on the function's stderr:\n%s", strings.TrimSpace(stderr.String()))
+		access := jsonLinesWith(stdout.String(), `"type":"access"`)
+		if len(access) != 1 || access[0]["request_id"] == "" || lines[0]["request_id"] != access[0]["request_id"] {
+			t.Errorf("request_id %v, want the Lambda request id of the access line %v", lines[0]["request_id"], access)
+		}
+		want := map[string]any{"msg": "panic", "api_request_id": "api-/panic/7", "resource": "/panic/{id}", "path": "/panic/7", "handler": "explode", "error": "panic: boom 7"}
+		for k, v := range want {
+			if lines[0][k] != v {
+				t.Errorf("%s = %#v, want %#v", k, lines[0][k], v)
+			}
+		}
+		if s, _ := lines[0]["stack"].(string); !strings.Contains(s, "main.main.func") {
+			t.Errorf("stack %q does not show the handler", s)
+		}
+
+		before := stderr.String()
+		invoke("/fail", "/fail")
+		invoke("/missing", "/missing")
+		lines = errorLines(t, strings.TrimPrefix(stderr.String(), before))
+		if len(lines) != 1 || lines[0]["msg"] != "uncaught error" || lines[0]["error"] != "loading the cart: connection refused" || lines[0]["stack"] != nil {
+			t.Errorf("after /fail and /missing, the new error lines are %v; want one for /fail, without a stack", lines)
+		}
+	})
+
+	t.Run("lambda event handler", func(t *testing.T) {
+		s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		stdout, stderr := start(t, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly")
+		go func() { _, _ = io.Copy(io.Discard, stdout) }()
+		var fe *lambdastandin.FunctionError
+		if _, err := s.Invoke(t.Context(), []byte(`{"source":"aws.events"}`)); !errors.As(err, &fe) {
+			t.Fatalf("invoke = %v, want the function's error", err)
+		}
+		settle()
+		lines := errorLines(t, stderr.String())
+		if len(lines) != 1 || lines[0]["kind"] != "schedule" || lines[0]["handler"] != "nightly" || lines[0]["request_id"] == nil || lines[0]["stack"] == nil {
+			t.Errorf("error lines %v, want one panic line of the nightly handler with its request id and stack:\n%s", lines, stderr.String())
+		}
+	})
+
+	t.Run("local", func(t *testing.T) {
+		stdout, stderr := start(t, names.EnvAddr+"=127.0.0.1:0")
+		sc := bufio.NewScanner(stdout)
+		if !sc.Scan() {
+			t.Fatalf("no output from the local server; stderr %s", stderr.String())
+		}
+		port, ok := strings.CutPrefix(sc.Text(), "Serving on localhost:")
+		if !ok {
+			t.Fatalf("first line %q, want Serving on localhost:PORT", sc.Text())
+		}
+		go func() { _, _ = io.Copy(io.Discard, stdout) }()
+		resp, err := http.Get("http://127.0.0.1:" + port + "/panic/3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 500 || string(body) != genericInternalError {
+			t.Errorf("GET /panic/3 = %d %s", resp.StatusCode, body)
+		}
+		settle()
+		lines := errorLines(t, stderr.String())
+		if len(lines) != 1 {
+			t.Fatalf("stderr has %d error lines, want 1:\n%s", len(lines), stderr.String())
+		}
+		t.Logf("the error line on the local server's stderr:\n%s", strings.TrimSpace(stderr.String()))
+		if lines[0]["api_request_id"] != resp.Header.Get("X-Request-Id") || lines[0]["error"] != "panic: boom 3" || lines[0]["stack"] == nil || lines[0]["request_id"] != nil {
+			t.Errorf("line %v, want the panic of request %s with its stack and no Lambda request id", lines[0], resp.Header.Get("X-Request-Id"))
+		}
+	})
+}
+
+// jsonLinesWith decodes the JSON lines of out that contain marker.
+func jsonLinesWith(out, marker string) []map[string]any {
+	var recs []map[string]any
+	for line := range strings.Lines(out) {
+		var rec map[string]any
+		if strings.Contains(line, marker) && json.Unmarshal([]byte(line), &rec) == nil {
+			recs = append(recs, rec)
+		}
+	}
+	return recs
+}

@@ -1,0 +1,34 @@
+// Command crashapp is the app of the error-line tests (errorlog_test.go):
+// a route that panics, one that fails, one that answers a ViewError, and a
+// scheduled handler that panics. The tests build it as the Lambda package
+// is built and run it under the Runtime API stand-in and as the local
+// server, and read its stderr.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/framework"
+)
+
+func main() {
+	app := framework.New("crashapp")
+	app.Use(framework.RequestID(""))
+	app.Route("/panic/{id}", func(r *framework.Request, id string) (any, error) {
+		panic("boom " + id)
+	}, framework.Name("explode"))
+	app.Route("/fail", func(r *framework.Request) (any, error) {
+		return nil, fmt.Errorf("loading the cart: %w", errors.New("connection refused"))
+	}, framework.Name("fail"))
+	app.Route("/missing", func(r *framework.Request) (any, error) {
+		return nil, framework.NotFoundError{Message: "no such thing"}
+	}, framework.Name("missing"))
+	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
+		panic("nightly boom")
+	})
+	framework.Run(app)
+}
