@@ -12,8 +12,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/lambdastandin"
-	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/lockedbuf"
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // buildBootstrap builds this example for the host as the Lambda package
