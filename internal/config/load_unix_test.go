@@ -86,3 +86,34 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadAPIGatewayPolicyRefusesSpecialFiles: api_gateway_policy_file
+// naming a named pipe or a link to /dev/zero gets the same refusal as
+// config.json, under the key that names it.
+func TestLoadAPIGatewayPolicyRefusesSpecialFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".framework")
+	must(t, os.MkdirAll(dir, 0o755))
+	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644))
+	must(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero.json")))
+	for file, want := range map[string]string{
+		"fifo.json": "config.json: stages.prod.api_gateway_policy_file: " + filepath.Join(dir, "fifo.json") + ": is a named pipe (FIFO), not a regular file: the REST API's resource policy must be a regular file",
+		"zero.json": "config.json: stages.prod.api_gateway_policy_file: " + filepath.Join(dir, "zero.json") + ": is a symbolic link to /dev/zero, a character device, not a regular file:",
+	} {
+		t.Run(file, func(t *testing.T) {
+			f, err := Parse(filepath.Join(dir, "config.json"), []byte(`{"stages": {"prod": {"api_gateway_endpoint_type": "PRIVATE", "api_gateway_policy_file": "`+file+`"}}}`))
+			must(t, err)
+			s, err := f.Stage("prod")
+			must(t, err)
+			done := make(chan error, 1)
+			go func() { _, err := s.LoadAPIGatewayPolicy(); done <- err }()
+			select {
+			case err = <-done:
+			case <-time.After(3 * time.Second):
+				t.Fatal("LoadAPIGatewayPolicy did not return within 3s: it must refuse the file, not read it whole or wait on it")
+			}
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("err = %v\nwant it to contain %q", err, want)
+			}
+		})
+	}
+}
