@@ -11,7 +11,9 @@
 // is refused during a reload. A build that fails, or a version that exits at
 // start-up, leaves the previous version serving. While no version runs (the
 // very first build failed, or the app exited), the supervisor answers every
-// request itself with 503 and the reason, until the next good build.
+// request itself with 503 and the reason, until the next good build; with
+// autoreload off there is none, and the line printed says to run the
+// command again.
 //
 // No proxy sits in the request path: requests go straight from the kernel
 // to the app process.
@@ -52,7 +54,9 @@ type Options struct {
 	// Stage is the stage whose environment variables the app gets and that
 	// appears in the request context; empty means dev.
 	Stage string
-	// NoAutoreload turns off rebuilding on source changes.
+	// NoAutoreload turns off rebuilding on source changes: an app that
+	// exits, or whose first build fails, then stays down until Run is
+	// started again.
 	NoAutoreload bool
 	// Profile, when set, becomes AWS_PROFILE in the app's environment, so
 	// its own AWS SDK calls use that profile's credentials; the app does not
@@ -175,7 +179,7 @@ func Run(ctx context.Context, o Options) error {
 			if c == s.cur {
 				s.cur = nil
 				msg := fmt.Sprintf("the app exited (%s)", exitText(c.err))
-				s.event("app_exited", map[string]any{"status": exitText(c.err)}, "The app exited (%s); fix it and save to restart it. Meanwhile requests get 503.", exitText(c.err))
+				s.event("app_exited", map[string]any{"status": exitText(c.err)}, "The app exited (%s); %s. Meanwhile requests get 503.", exitText(c.err), s.restartHint())
 				s.startFallback(msg)
 			}
 		}
@@ -289,8 +293,22 @@ func (s *supervisor) failed(kind string, err error) {
 		s.event(kind, map[string]any{"error": msg}, "%s\nStill serving the previous version; fix the error and save.", msg)
 		return
 	}
-	s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503 until a build succeeds.", msg)
+	if s.o.NoAutoreload {
+		s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503. To restart it, %s.", msg, s.restartHint())
+	} else {
+		s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503 until a build succeeds.", msg)
+	}
 	s.startFallback(msg)
+}
+
+// restartHint says what restarts the app once its problem is fixed: a
+// save with autoreload; without it, nothing short of running the command
+// again.
+func (s *supervisor) restartHint() string {
+	if s.o.NoAutoreload {
+		return "fix it, then stop this server with Ctrl-C and run `framework local` again (with --no-autoreload, saving does not restart it)"
+	}
+	return "fix it and save to restart it"
 }
 
 // announce prints the serving line once.
