@@ -2,8 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"context"
+	"net"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -45,6 +49,51 @@ func TestLocalPortValues(t *testing.T) {
 		}
 		if _, err := parser.Parse(append([]string{"local"}, strings.Fields(args)...)); err != nil || int(root.Local.Port) != want {
 			t.Errorf("local %s: port %d, %v; want %d", args, root.Local.Port, err, want)
+		}
+	}
+}
+
+// TestLocalListenErrors: a --host that is not an IP address and does not
+// resolve, or is not an address of this machine, gets a message about the
+// host; only a port in use asks whether another `framework local` has it.
+func TestLocalListenErrors(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := strconv.Itoa(taken.Addr().(*net.TCPAddr).Port)
+	const portHint = "is another `framework local` or server using it?"
+	const anotherLocal = "another `framework local`"
+	tests := []struct {
+		args    string
+		want    []string
+		notWant string
+	}{
+		{"--host 256.1.1.1 --port 8123", []string{
+			"Error: cannot listen on 256.1.1.1:8123: --host 256.1.1.1 is not an IP address and does not resolve to one (lookup 256.1.1.1",
+			"give an address of this machine, such as 127.0.0.1 (the default) or 0.0.0.0 for every interface\n"}, anotherLocal},
+		{"--host 192.0.2.1 --port 8123", []string{
+			"Error: cannot listen on 192.0.2.1:8123: --host 192.0.2.1 is not an address of this machine (cannot assign requested address): give one of its addresses, such as 127.0.0.1 (the default) or 0.0.0.0 for every interface\n"}, anotherLocal},
+		{"--port " + takenPort, []string{
+			"Error: cannot listen on 127.0.0.1:" + takenPort + ": port " + takenPort + " is already in use: " + portHint + " Stop it, or choose another port with --port (0 picks a free one)\n"}, "--host"},
+	}
+	for _, tt := range tests {
+		var stderr bytes.Buffer
+		env := &Env{Stderr: &stderr, Signals: func() (context.Context, context.CancelFunc) {
+			// Should the listen succeed, the command stops instead of serving on.
+			return context.WithTimeout(context.Background(), 20*time.Second)
+		}}
+		code := MainEnv(append([]string{"-C", t.TempDir(), "local"}, strings.Fields(tt.args)...), env)
+		got := stderr.String()
+		if code != 1 || strings.Contains(got, tt.notWant) || strings.Count(got, "\n") != 1 {
+			t.Errorf("framework local %s: exit %d, stderr %q; want exit 1 and one line without %q", tt.args, code, got, tt.notWant)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(got, want) {
+				t.Errorf("framework local %s: stderr %q\ndoes not contain %q", tt.args, got, want)
+			}
 		}
 	}
 }

@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -125,7 +126,7 @@ func Run(ctx context.Context, o Options) error {
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another `framework local` or server using the port? choose another with --port)", addr, err)
+		return listenError(o.Host, o.Port, err)
 	}
 	defer l.Close()
 	s.ln = l.(*net.TCPListener)
@@ -440,6 +441,27 @@ func (s *supervisor) printf(format string, args ...any) {
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
 	fmt.Fprintf(s.o.Stdout, format, args...)
+}
+
+// listenError says why the socket for host and port could not be opened
+// and what to do: a host that does not resolve or is not an address of this
+// machine is a --host problem, a port in use or one that needs privileges a
+// --port problem.
+func listenError(host string, port int, err error) error {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	const examples = "such as 127.0.0.1 (the default) or 0.0.0.0 for every interface"
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("cannot listen on %s: --host %s is not an IP address and does not resolve to one (%v): give an address of this machine, %s", addr, host, dnsErr, examples)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("cannot listen on %s: --host %s is not an address of this machine (%v): give one of its addresses, %s", addr, host, syscall.EADDRNOTAVAIL, examples)
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("cannot listen on %s: port %d is already in use: is another `framework local` or server using it? Stop it, or choose another port with --port (0 picks a free one)", addr, port)
+	case errors.Is(err, syscall.EACCES) && port > 0 && port < 1024:
+		return fmt.Errorf("cannot listen on %s: permission denied: ports below 1024 usually need administrator rights; choose a port from 1024 up with --port (the default is 8000)", addr)
+	}
+	return fmt.Errorf("cannot listen on %s: %w", addr, err)
 }
 
 // exitText describes how a process ended.
