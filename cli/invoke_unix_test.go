@@ -28,8 +28,8 @@ func TestInvokePayloadRefusesSpecialFiles(t *testing.T) {
 	tests := []struct {
 		payload, stdin, want string
 	}{
-		{fifo, "", "Error: " + fifo + ": is a named pipe (FIFO), not a regular file: a Lambda event must be a regular file (a symbolic link to one is fine); replace it or fix the path\n"},
-		{zero, "", "Error: " + zero + ": is a symbolic link to /dev/zero, a character device, not a regular file: a Lambda event must be a regular file (a symbolic link to one is fine); replace it or fix the path\n"},
+		{fifo, "", "Error: " + fifo + ": is a named pipe (FIFO), not a regular file: a Lambda event must be a regular file (a symbolic link to one is fine)\n"},
+		{zero, "", "Error: " + zero + ": is a symbolic link to /dev/zero, a character device, not a regular file: a Lambda event must be a regular file (a symbolic link to one is fine)\n"},
 		{"-", strings.Repeat(" ", 7<<20), "Error: standard input: is larger than 6 MiB, the limit for a Lambda event: check that it is the right file\n"},
 	}
 	for _, tt := range tests {

@@ -24,7 +24,7 @@ func TestLoadRefusesSpecialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for path, want := range map[string]string{
-		fifo: fifo + ": is a named pipe (FIFO), not a regular file: the function role's policy must be a regular file (a symbolic link to one is fine); replace it or fix the path",
+		fifo: fifo + ": is a named pipe (FIFO), not a regular file: the function role's policy must be a regular file (a symbolic link to one is fine)",
 		zero: zero + ": is a symbolic link to /dev/zero, a character device, not a regular file:",
 	} {
 		t.Run(filepath.Base(path), func(t *testing.T) {

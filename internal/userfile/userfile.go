@@ -95,7 +95,7 @@ func notRegular(path, what string, mode fs.FileMode) error {
 			kind = fmt.Sprintf("a symbolic link to %s, %s", target, kind)
 		}
 	}
-	return &Error{Path: path, Msg: fmt.Sprintf("is %s, not a regular file: %s must be a regular file (a symbolic link to one is fine); replace it or fix the path", kind, what)}
+	return &Error{Path: path, Msg: fmt.Sprintf("is %s, not a regular file: %s must be a regular file (a symbolic link to one is fine)", kind, what)}
 }
 
 // tooLarge refuses a file of size bytes (-1 when not known) over max.
