@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/framework-dev/framework/internal/remote"
+	"github.com/framework-dev/framework/internal/userfile"
 )
 
 // InvokeCmd invokes a deployed function (issue 12). The remote form is the
@@ -84,8 +84,13 @@ func functionFailed(res *remote.Result, who string) error {
 	return &ExitError{Code: 1, Err: fmt.Errorf("%s failed: %s", who, res.ErrorLine())}
 }
 
+// maxPayload is Lambda's limit on the payload of a synchronous
+// invocation (6,291,456 bytes).
+const maxPayload = 6 << 20
+
 // readPayload reads --payload and checks that it is JSON, as Lambda
-// requires.
+// requires. A file must be a regular file (or a symbolic link to one), and
+// neither a file nor standard input may hold more than Lambda accepts.
 func (c *InvokeCmd) readPayload(env *Env) ([]byte, error) {
 	var (
 		b    []byte
@@ -97,9 +102,12 @@ func (c *InvokeCmd) readPayload(env *Env) ([]byte, error) {
 		return []byte("{}"), nil
 	case "-":
 		from = "standard input"
-		b, err = io.ReadAll(env.Stdin)
+		b, err = userfile.ReadStream(env.Stdin, from, "a Lambda event", maxPayload)
 	default:
-		b, err = os.ReadFile(c.Payload)
+		b, err = userfile.Read(c.Payload, "a Lambda event", maxPayload)
+	}
+	if userfile.IsRefused(err) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the payload from %s: %w", from, err)

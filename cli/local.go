@@ -1,6 +1,12 @@
 package cli
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
 	"github.com/framework-dev/framework/internal/local"
 )
 
@@ -9,7 +15,7 @@ import (
 // Go sources, go.mod, go.sum or .framework/config.json, without refusing a
 // request during the restart.
 type LocalCmd struct {
-	Port         int    `default:"8000" help:"TCP port to serve on (0 picks a free one)."`
+	Port         port   `default:"8000" help:"TCP port to serve on (0 picks a free one)."`
 	Host         string `default:"127.0.0.1" help:"Address to bind; the default keeps the server private to this machine."`
 	Stage        string `default:"${default_stage}" help:"Stage whose environment variables from .framework/config.json the app gets; also the stage in the request context."`
 	NoAutoreload bool   `name:"no-autoreload" help:"Do not rebuild and restart on source changes."`
@@ -23,8 +29,46 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	return local.Run(ctx, local.Options{
-		ProjectDir: g.ProjectDir, Host: c.Host, Port: c.Port, Stage: c.Stage,
+		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Stdout: env.Stdout, Stderr: env.Stderr,
 	})
+}
+
+// port is the value of --port: a TCP port, or 0 for any free one. Every
+// value outside 0 to 65535 gets the same usage error, "-1" included, which
+// kong's int flags would take for a short flag ("perhaps try --port=-1").
+type port int
+
+// Decode reads the flag's value: the next argument even when it is a
+// negative number, as no flag of the CLI is a digit.
+func (p *port) Decode(ctx *kong.DecodeContext) error {
+	t := ctx.Scan.Peek()
+	if s, ok := t.Value.(string); ok && t.Type == kong.UntypedToken && len(s) > 1 && s[0] == '-' && isDigits(s[1:]) {
+		ctx.Scan.Pop()
+	} else {
+		var err error
+		if t, err = ctx.Scan.PopValue("port"); err != nil {
+			return err
+		}
+	}
+	s := fmt.Sprint(t.Value)
+	n, err := strconv.Atoi(s)
+	if err != nil && !isDigits(strings.TrimLeft(s, "+-")) {
+		return fmt.Errorf("%q is not a number: give a TCP port, 1 to 65535 (or 0 for any free port)", s)
+	}
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%s is not a TCP port: use 1 to 65535 (or 0 for any free port)", s)
+	}
+	*p = port(n)
+	return nil
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

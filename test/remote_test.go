@@ -229,8 +229,8 @@ func TestInvokeCLIMoto(t *testing.T) {
 	}
 
 	_, stderr = cliRun(t, dir, env, 1, "invoke", "api", "--stage", "prod", "--payload", dir)
-	if !strings.Contains(stderr, "read the payload from "+dir) {
-		t.Errorf("unreadable payload: %q", stderr)
+	if !strings.Contains(stderr, "Error: "+dir+": is a directory, not a regular file: a Lambda event must be a regular file") {
+		t.Errorf("payload that is a directory: %q", stderr)
 	}
 	if err := os.WriteFile(event, []byte(`not json`), 0o644); err != nil {
 		t.Fatal(err)

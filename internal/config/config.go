@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/userfile"
 )
 
 // Dir is the project's configuration directory, relative to the project root.
@@ -144,13 +145,18 @@ func (s *Stage) Environ() []string {
 	return env
 }
 
-// Load reads and validates <projectDir>/.framework/config.json.
+// Load reads and validates <projectDir>/.framework/config.json. Anything
+// but a regular file (a symbolic link to one is fine) and a file over
+// userfile.MaxProjectFile are refused without being read whole.
 func Load(projectDir string) (*File, error) {
 	path := FilePath(projectDir)
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, "the project configuration", userfile.MaxProjectFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: no configuration file: run `framework new-project` to create a project, or create the file with at least {\"version\": %q, \"app_name\": \"<name>\"}: %w", path, FormatVersion, err)
+		}
+		if userfile.IsRefused(err) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("read configuration %s: %w", path, err)
 	}

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/framework-dev/framework/internal/userfile"
 )
 
 // operationKeys are the settings that run a deployed stage in production
@@ -156,7 +157,9 @@ func (o *Operations) EndpointType() string {
 // LoadAPIGatewayPolicy reads the resource policy file of
 // api_gateway_policy_file (a path relative to the configuration
 // directory, or absolute); it returns nil when the key is not set. The
-// file must hold an IAM policy document with at least one statement.
+// file must be a regular file (or a symbolic link to one) of at most
+// userfile.MaxProjectFile bytes holding an IAM policy document with at
+// least one statement.
 func (o *Operations) LoadAPIGatewayPolicy() (map[string]any, error) {
 	if o.APIGatewayPolicyFile == "" {
 		return nil, nil
@@ -168,9 +171,12 @@ func (o *Operations) LoadAPIGatewayPolicy() (map[string]any, error) {
 	fail := func(format string, args ...any) error {
 		return &Error{Path: o.configPath, Key: o.policyKey, Msg: fmt.Sprintf(format, args...)}
 	}
-	data, err := os.ReadFile(file)
+	data, err := userfile.Read(file, "the REST API's resource policy", userfile.MaxProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fail("%s does not exist: write the REST API's resource policy there (an IAM policy document), or fix the path, which is relative to %s", file, filepath.Dir(o.configPath))
+	}
+	if userfile.IsRefused(err) {
+		return nil, fail("%v", err)
 	}
 	if err != nil {
 		return nil, fail("read the resource policy: %v", err)

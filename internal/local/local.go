@@ -11,7 +11,9 @@
 // is refused during a reload. A build that fails, or a version that exits at
 // start-up, leaves the previous version serving. While no version runs (the
 // very first build failed, or the app exited), the supervisor answers every
-// request itself with 503 and the reason, until the next good build.
+// request itself with 503 and the reason, until the next good build; with
+// autoreload off there is none, and the line printed says to run the
+// command again.
 //
 // No proxy sits in the request path: requests go straight from the kernel
 // to the app process.
@@ -32,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -52,7 +55,9 @@ type Options struct {
 	// Stage is the stage whose environment variables the app gets and that
 	// appears in the request context; empty means dev.
 	Stage string
-	// NoAutoreload turns off rebuilding on source changes.
+	// NoAutoreload turns off rebuilding on source changes: an app that
+	// exits, or whose first build fails, then stays down until Run is
+	// started again.
 	NoAutoreload bool
 	// Profile, when set, becomes AWS_PROFILE in the app's environment, so
 	// its own AWS SDK calls use that profile's credentials; the app does not
@@ -121,7 +126,7 @@ func Run(ctx context.Context, o Options) error {
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w (is another `framework local` or server using the port? choose another with --port)", addr, err)
+		return listenError(o.Host, o.Port, err)
 	}
 	defer l.Close()
 	s.ln = l.(*net.TCPListener)
@@ -175,7 +180,7 @@ func Run(ctx context.Context, o Options) error {
 			if c == s.cur {
 				s.cur = nil
 				msg := fmt.Sprintf("the app exited (%s)", exitText(c.err))
-				s.event("app_exited", map[string]any{"status": exitText(c.err)}, "The app exited (%s); fix it and save to restart it. Meanwhile requests get 503.", exitText(c.err))
+				s.event("app_exited", map[string]any{"status": exitText(c.err)}, "The app exited (%s); %s. Meanwhile requests get 503.", exitText(c.err), s.restartHint())
 				s.startFallback(msg)
 			}
 		}
@@ -289,8 +294,22 @@ func (s *supervisor) failed(kind string, err error) {
 		s.event(kind, map[string]any{"error": msg}, "%s\nStill serving the previous version; fix the error and save.", msg)
 		return
 	}
-	s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503 until a build succeeds.", msg)
+	if s.o.NoAutoreload {
+		s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503. To restart it, %s.", msg, s.restartHint())
+	} else {
+		s.event(kind, map[string]any{"error": msg}, "%s\nThe app is not running; requests get 503 until a build succeeds.", msg)
+	}
 	s.startFallback(msg)
+}
+
+// restartHint says what restarts the app once its problem is fixed: a
+// save with autoreload; without it, nothing short of running the command
+// again.
+func (s *supervisor) restartHint() string {
+	if s.o.NoAutoreload {
+		return "fix it, then stop this server with Ctrl-C and run `framework local` again (with --no-autoreload, saving does not restart it)"
+	}
+	return "fix it and save to restart it"
 }
 
 // announce prints the serving line once.
@@ -422,6 +441,27 @@ func (s *supervisor) printf(format string, args ...any) {
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
 	fmt.Fprintf(s.o.Stdout, format, args...)
+}
+
+// listenError says why the socket for host and port could not be opened
+// and what to do: a host that does not resolve or is not an address of this
+// machine is a --host problem, a port in use or one that needs privileges a
+// --port problem.
+func listenError(host string, port int, err error) error {
+	addr := net.JoinHostPort(host, strconv.Itoa(port))
+	const examples = "such as 127.0.0.1 (the default) or 0.0.0.0 for every interface"
+	var dnsErr *net.DNSError
+	switch {
+	case errors.As(err, &dnsErr):
+		return fmt.Errorf("cannot listen on %s: --host %s is not an IP address and does not resolve to one (%v): give an address of this machine, %s", addr, host, dnsErr, examples)
+	case errors.Is(err, syscall.EADDRNOTAVAIL):
+		return fmt.Errorf("cannot listen on %s: --host %s is not an address of this machine (%v): give one of its addresses, %s", addr, host, syscall.EADDRNOTAVAIL, examples)
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fmt.Errorf("cannot listen on %s: port %d is already in use: is another `framework local` or server using it? Stop it, or choose another port with --port (0 picks a free one)", addr, port)
+	case errors.Is(err, syscall.EACCES) && port > 0 && port < 1024:
+		return fmt.Errorf("cannot listen on %s: permission denied: ports below 1024 usually need administrator rights; choose a port from 1024 up with --port (the default is 8000)", addr)
+	}
+	return fmt.Errorf("cannot listen on %s: %w", addr, err)
 }
 
 // exitText describes how a process ended.

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"regexp"
 	"strings"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/userfile"
 )
 
 // LoadError is a problem found in a hand-written policy file: the file, the
@@ -42,10 +42,16 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // be a string or a list of strings, as in IAM. Keys the framework cannot
 // apply faithfully (Condition, NotAction, Principal, ...) are errors rather
 // than being dropped, since dropping a Condition would widen the policy.
+// Anything but a regular file (a symbolic link to one is fine) and a file
+// over userfile.MaxProjectFile are refused without being read whole.
 // Errors are *LoadError values naming the file and the line:column.
 func Load(path string) (*Document, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(path, "the function role's policy", userfile.MaxProjectFile)
 	if err != nil {
+		var refused *userfile.Error
+		if errors.As(err, &refused) {
+			return nil, &LoadError{Path: path, Msg: refused.Msg, Err: err}
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, &LoadError{Path: path, Err: err,
 				Msg: "policy file not found: write it by hand, start from `framework gen-policy > " + path + "`, or let the framework generate the policy (drop --no-autogen-policy or set \"autogen_policy\": true)"}
