@@ -27,8 +27,10 @@ import (
 // encoded and a body that is not UTF-8 under a non-binary Content-Type.
 // ViewErrors (NotFoundError and the like) are answers, not failures: they
 // write no line. An event handler's panic writes msg "panic" with
-// request_id, kind, handler, error and stack; its errors are the
-// invocation's and Lambda reports them.
+// request_id, kind, handler, error and stack; an error it returns (the
+// whole invocation fails) the same without the stack, msg "uncaught
+// error". Items reported as failed in a batch response are answers, not
+// errors: they write no line.
 
 // errorLogMu makes each error line one Write on the writer even when
 // requests fail concurrently and the writer is not safe for concurrent use.
@@ -92,6 +94,18 @@ func (a *App) logUncaught(route *Route, req *Request, err error, stack []byte) {
 
 // logEventPanic writes the error line of an event handler's panic.
 func (a *App) logEventPanic(ctx context.Context, f *Function, pe *PanicError) {
+	a.logEvent(ctx, "panic", f, pe, pe.Stack)
+}
+
+// logEventError writes the error line of an event handler's error: the
+// whole invocation failed (Lambda retries it or sends it to its
+// destination), and nothing else would say why in the function's log.
+func (a *App) logEventError(ctx context.Context, f *Function, err error) {
+	a.logEvent(ctx, "uncaught error", f, err, nil)
+}
+
+// logEvent writes an event handler's error line; stack only for a panic.
+func (a *App) logEvent(ctx context.Context, msg string, f *Function, err error, stack []byte) {
 	attrs := make([]slog.Attr, 0, 5)
 	if id := LambdaRequestID(ctx); id != "" {
 		attrs = append(attrs, slog.String(RequestIDKey, id))
@@ -99,8 +113,10 @@ func (a *App) logEventPanic(ctx context.Context, f *Function, pe *PanicError) {
 	attrs = append(attrs,
 		slog.String("kind", string(f.Kind)),
 		slog.String("handler", f.Name),
-		slog.String("error", pe.Error()),
-		slog.String("stack", string(pe.Stack)),
+		slog.String("error", err.Error()),
 	)
-	a.logError(ctx, "panic", attrs...)
+	if stack != nil {
+		attrs = append(attrs, slog.String("stack", string(stack)))
+	}
+	a.logError(ctx, msg, attrs...)
 }

@@ -87,7 +87,48 @@ func crashApp(debug bool, log io.Writer) *framework.App {
 	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
 		panic("nightly boom")
 	})
+	app.OnSQSMessage("orders", "orders", func(ctx context.Context, ev events.SQSEvent) error {
+		return fmt.Errorf("saving %d orders: %w", len(ev.Records), errors.New("table not found"))
+	})
+	app.OnSQSMessage("payments", "payments", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		return events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{{ItemIdentifier: "m1"}}}, nil
+	})
 	return app
+}
+
+// TestErrorLineEventError: an event handler's error fails the whole
+// invocation, and nothing else says why in the function's log: it writes
+// one line naming the handler, its kind and the error, without a stack.
+// Items a batch handler reports as failed are its answer: no line.
+func TestErrorLineEventError(t *testing.T) {
+	var log bytes.Buffer
+	app := crashApp(false, &log)
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-2"})
+	if _, err := app.Invoke(ctx, "orders", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`)); err == nil {
+		t.Fatal("the failing SQS handler did not fail")
+	}
+	lines := errorLines(t, log.String())
+	if len(lines) != 1 {
+		t.Fatalf("%d error lines, want 1:\n%s", len(lines), log.String())
+	}
+	want := map[string]any{"msg": "uncaught error", "request_id": "lambda-req-2", "kind": "sqs", "handler": "orders", "error": "saving 1 orders: table not found"}
+	for k, v := range want {
+		if lines[0][k] != v {
+			t.Errorf("%s = %#v, want %#v", k, lines[0][k], v)
+		}
+	}
+	if _, ok := lines[0]["stack"]; ok {
+		t.Errorf("an error (not a panic) wrote a stack: %s", log.String())
+	}
+
+	log.Reset()
+	out, err := app.Invoke(ctx, "payments", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`))
+	if err != nil || !bytes.Contains(out, []byte(`"m1"`)) {
+		t.Fatalf("Invoke(payments) = %s, %v", out, err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("a partial batch answer wrote %q", log.String())
+	}
 }
 
 // TestErrorLine: every uncaught error and panic of a route writes one

@@ -141,9 +141,13 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 	}
 	if ee := (*EventError)(nil); errors.As(err, &ee) {
 		ee.Kind = f.Kind
-		return nil, fmt.Errorf("%s: %w", f.spec.label(), ee)
+		err = fmt.Errorf("%s: %w", f.spec.label(), ee)
 	}
-	return out, err
+	if err != nil {
+		a.logEventError(ctx, f, err)
+		return nil, err
+	}
+	return out, nil
 }
 
 // lambdaHandler is what Run hands the Lambda runtime: the handler the
