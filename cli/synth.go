@@ -29,7 +29,8 @@ type synthResult struct {
 }
 
 // Run synthesizes and prints the stack name, the template path and the
-// number of resources. The first Ctrl-C (SIGINT) or SIGTERM stops it.
+// number of resources. The first Ctrl-C (SIGINT) or SIGTERM stops it
+// (exit 130, as deploy and diff).
 func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
@@ -44,7 +45,7 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 		NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress,
 	})
 	if err != nil {
-		return err
+		return interrupted(ctx, err) // exit 130 after Ctrl-C, as deploy and diff
 	}
 	if c.JSON {
 		b, err := json.Marshal(synthResult{

@@ -132,10 +132,10 @@ func TestSynthStopsOnTheFirstSignal(t *testing.T) {
 			}
 		},
 	}
-	if code := MainEnv([]string{"-C", t.TempDir(), "synth"}, env); code != 1 {
-		t.Errorf("exit %d, want 1", code)
+	if code := MainEnv([]string{"-C", t.TempDir(), "synth"}, env); code != 130 {
+		t.Errorf("exit %d, want 130 (interrupted), as deploy and diff", code)
 	}
-	if !strings.Contains(stderr.String(), "synthesis stopped: context canceled") {
+	if !strings.Contains(stderr.String(), "Error: interrupted: synthesis stopped: context canceled") {
 		t.Errorf("stderr %q, want the synthesis stopped by the signal", stderr.String())
 	}
 }
