@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -113,7 +114,7 @@ func run(root any, args []string, env *Env) int {
 		}()
 		ctx, err := parser.Parse(args)
 		if err != nil {
-			fmt.Fprintf(stderr, "framework: %s\n", oneLine(err))
+			fmt.Fprintf(stderr, "framework: %s\n", parseError(err))
 			return 2
 		}
 		if r, ok := root.(*CLI); ok {
@@ -133,6 +134,19 @@ func run(root any, args []string, env *Env) int {
 }
 
 type exitSignal struct{}
+
+// missingValue matches kong's report of a flag given last without its
+// value: `--port: expected port value but got "EOL" (<EOL>)`.
+var missingValue = regexp.MustCompile(`^(-[^:]+): expected .* value but got "EOL" \(<EOL>\)$`)
+
+// parseError is the one line for an error in the command line.
+func parseError(err error) string {
+	msg := oneLine(err)
+	if m := missingValue.FindStringSubmatch(msg); m != nil {
+		return m[1] + " needs a value: give it after the flag (see --help)"
+	}
+	return msg
+}
 
 // oneLine joins a multi-line error message into one line.
 func oneLine(err error) string {

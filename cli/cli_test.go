@@ -66,3 +66,54 @@ func TestSignalContextCancelsOnTheFirstSignal(t *testing.T) {
 		t.Fatal("SIGTERM did not cancel the command's context: the command would not stop")
 	}
 }
+
+// TestSignalContextSecondSignal: as the CLI runs it, a second signal does
+// not kill the process outright: it calls the hook that removes the run's
+// temporary files and exits.
+func TestSignalContextSecondSignal(t *testing.T) {
+	// Not parallel: the signals go to the whole test process.
+	second := make(chan struct{}, 1)
+	ctx, stop := signalContext(func() { second <- struct{}{} })
+	defer stop()
+	p, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Skipf("cannot send SIGTERM on this system: %v", err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first SIGTERM did not cancel the command's context")
+	}
+	select {
+	case <-second:
+		t.Fatal("the first signal already ran the second signal's hook")
+	default:
+	}
+	_ = p.Signal(syscall.SIGTERM) // with the default effect, this would end the test binary
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second SIGTERM did not run the hook")
+	}
+}
+
+// TestFlagWithoutValue: a flag given last without its value says so in
+// words, not with kong's "expected string value but got "EOL" (<EOL>)".
+func TestFlagWithoutValue(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"local", "--port"}, {"synth", "--stage"}, {"-C"}} {
+		var stderr bytes.Buffer
+		code := MainEnv(args, &Env{Stderr: &stderr})
+		flag := args[len(args)-1]
+		if flag == "-C" {
+			flag = "--project-dir"
+		}
+		want := "framework: " + flag + " needs a value: give it after the flag (see --help)\n"
+		if code != 2 || stderr.String() != want {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr.String(), want)
+		}
+	}
+}
