@@ -53,13 +53,7 @@ func TestSignalContextCancelsOnTheFirstSignal(t *testing.T) {
 	// Not parallel: the signal goes to the whole test process.
 	ctx, stop := SignalContext()
 	defer stop()
-	p, err := os.FindProcess(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Signal(syscall.SIGTERM); err != nil {
-		t.Skipf("cannot send SIGTERM on this system: %v", err)
-	}
+	sigterm(t)
 	select {
 	case <-ctx.Done():
 	case <-time.After(10 * time.Second):
@@ -75,13 +69,7 @@ func TestSignalContextSecondSignal(t *testing.T) {
 	second := make(chan struct{}, 1)
 	ctx, stop := signalContext(func() { second <- struct{}{} })
 	defer stop()
-	p, err := os.FindProcess(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Signal(syscall.SIGTERM); err != nil {
-		t.Skipf("cannot send SIGTERM on this system: %v", err)
-	}
+	sigterm(t)
 	select {
 	case <-ctx.Done():
 	case <-time.After(10 * time.Second):
@@ -92,7 +80,7 @@ func TestSignalContextSecondSignal(t *testing.T) {
 		t.Fatal("the first signal already ran the second signal's hook")
 	default:
 	}
-	_ = p.Signal(syscall.SIGTERM) // with the default effect, this would end the test binary
+	sigterm(t) // with the default effect, this would end the test binary
 	select {
 	case <-second:
 	case <-time.After(10 * time.Second):
@@ -115,5 +103,18 @@ func TestFlagWithoutValue(t *testing.T) {
 		if code != 2 || stderr.String() != want {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", args, code, stderr.String(), want)
 		}
+	}
+}
+
+// sigterm sends SIGTERM to this test process, skipping the test where
+// that cannot be done.
+func sigterm(t *testing.T) {
+	t.Helper()
+	p, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Skipf("cannot send SIGTERM on this system: %v", err)
 	}
 }

@@ -4,12 +4,10 @@ package cli
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/framework-dev/framework/internal/userfile/userfiletest"
 )
 
 // TestInvokePayloadRefusesSpecialFiles: --payload naming a named pipe or a
@@ -18,13 +16,7 @@ import (
 func TestInvokePayloadRefusesSpecialFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	fifo, zero := filepath.Join(dir, "fifo.json"), filepath.Join(dir, "zero.json")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
+	fifo, zero := userfiletest.Specials(t, dir)
 	tests := []struct {
 		payload, stdin, want string
 	}{
@@ -39,17 +31,11 @@ func TestInvokePayloadRefusesSpecialFiles(t *testing.T) {
 				args = append(args, "--local")
 			}
 			var stderr bytes.Buffer
-			done := make(chan int, 1)
-			go func() {
-				done <- MainEnv(args, &Env{Stdin: strings.NewReader(tt.stdin), Stderr: &stderr})
-			}()
-			select {
-			case code := <-done:
-				if code != 1 || stderr.String() != tt.want {
-					t.Errorf("framework %s: exit %d, stderr %q\nwant exit 1, %q", strings.Join(args[2:], " "), code, stderr.String(), tt.want)
-				}
-			case <-time.After(3 * time.Second):
-				t.Fatalf("framework %s did not return within 3s: it must refuse the payload, not read it whole or wait on it", strings.Join(args[2:], " "))
+			code := userfiletest.Within(t, "framework "+strings.Join(args[2:], " "), func() int {
+				return MainEnv(args, &Env{Stdin: strings.NewReader(tt.stdin), Stderr: &stderr})
+			})
+			if code != 1 || stderr.String() != tt.want {
+				t.Errorf("framework %s: exit %d, stderr %q\nwant exit 1, %q", strings.Join(args[2:], " "), code, stderr.String(), tt.want)
 			}
 		}
 	}

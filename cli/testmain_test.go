@@ -1,17 +1,9 @@
 package cli
 
 import (
-	"os"
 	"testing"
 
-	"github.com/framework-dev/framework/internal/synth"
+	"github.com/framework-dev/framework/internal/jsiitest"
 )
 
-// TestMain closes the CDK's runtime after the tests: jsii-runtime-go
-// unpacks it into the temporary directory when the test binary starts
-// (2.2 MB), and leaves it there unless closed, as the CLI's Run does.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	synth.Close()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { jsiitest.Main(m) }

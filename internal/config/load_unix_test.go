@@ -8,7 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/framework-dev/framework/internal/userfile/userfiletest"
 )
 
 // TestLoadRefusesWhatIsNotASmallRegularFile: a config.json that is a
@@ -50,14 +51,7 @@ func TestLoadRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 				f   *File
 				err error
 			}
-			done := make(chan result, 1)
-			go func() { f, err := Load(dir); done <- result{f, err} }()
-			var r result
-			select {
-			case r = <-done:
-			case <-time.After(3 * time.Second):
-				t.Fatal("Load did not return within 3s: it must refuse the file, not read it whole or wait on it")
-			}
+			r := userfiletest.Within(t, "Load", func() result { f, err := Load(dir); return result{f, err} })
 			if tt.wants == nil {
 				if r.err != nil || r.f.AppName != "hello" {
 					t.Fatalf("Load = %+v, %v; want the file the link leads to", r.f, r.err)
@@ -93,8 +87,7 @@ func must(t *testing.T, err error) {
 func TestLoadAPIGatewayPolicyRefusesSpecialFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".framework")
 	must(t, os.MkdirAll(dir, 0o755))
-	must(t, syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644))
-	must(t, os.Symlink("/dev/zero", filepath.Join(dir, "zero.json")))
+	userfiletest.Specials(t, dir)
 	for file, want := range map[string]string{
 		"fifo.json": "config.json: stages.prod.api_gateway_policy_file: " + filepath.Join(dir, "fifo.json") + ": is a named pipe (FIFO), not a regular file: the REST API's resource policy must be a regular file",
 		"zero.json": "config.json: stages.prod.api_gateway_policy_file: " + filepath.Join(dir, "zero.json") + ": is a symbolic link to /dev/zero, a character device, not a regular file:",
@@ -104,13 +97,7 @@ func TestLoadAPIGatewayPolicyRefusesSpecialFiles(t *testing.T) {
 			must(t, err)
 			s, err := f.Stage("prod")
 			must(t, err)
-			done := make(chan error, 1)
-			go func() { _, err := s.LoadAPIGatewayPolicy(); done <- err }()
-			select {
-			case err = <-done:
-			case <-time.After(3 * time.Second):
-				t.Fatal("LoadAPIGatewayPolicy did not return within 3s: it must refuse the file, not read it whole or wait on it")
-			}
+			err = userfiletest.Within(t, "LoadAPIGatewayPolicy", func() error { _, err := s.LoadAPIGatewayPolicy(); return err })
 			if err == nil || !strings.Contains(err.Error(), want) {
 				t.Errorf("err = %v\nwant it to contain %q", err, want)
 			}
