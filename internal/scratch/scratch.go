@@ -61,16 +61,14 @@ func Begin() (*Dir, error) {
 		return nil, err
 	}
 	lock, err := os.OpenFile(filepath.Join(path, lockName), os.O_CREATE|os.O_RDWR, 0o600)
-	if err == nil {
-		err = lockFile(lock)
-	}
 	if err != nil {
-		if lock != nil {
-			lock.Close()
-		}
 		os.RemoveAll(path)
 		return nil, err
 	}
+	// Where the file system has no locks, no other run can take one on
+	// the file either, so the directory counts as in use: it is not swept,
+	// only removed by End.
+	_ = lockFile(lock)
 	d := &Dir{Path: path, lock: lock}
 	d.prev, d.prevSet = os.LookupEnv("TMPDIR")
 	os.Setenv(names.EnvUserTempDir, parent)
