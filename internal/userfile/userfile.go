@@ -101,7 +101,11 @@ func notRegular(path, what string, mode fs.FileMode) error {
 // tooLarge refuses a file of size bytes (-1 when not known) over max.
 func tooLarge(path, what string, size, max int64) error {
 	is := "is larger than " + sizeText(max)
-	if size >= 0 {
+	switch {
+	case size >= 0 && sizeText(size) == sizeText(max):
+		// Rounded alike ("is 1 MiB, more than 1 MiB"): say it in bytes.
+		is = fmt.Sprintf("is %s bytes, more than %s (%s bytes)", groupDigits(size), sizeText(max), groupDigits(max))
+	case size >= 0:
 		is = "is " + sizeText(size) + ", more than " + sizeText(max)
 	}
 	return &Error{Path: path, Msg: fmt.Sprintf("%s, the limit for %s: check that it is the right file", is, what)}
@@ -147,4 +151,13 @@ func trimZero(s string) string {
 func IsRefused(err error) bool {
 	var e *Error
 	return errors.As(err, &e)
+}
+
+// groupDigits writes n with a comma between groups of three digits.
+func groupDigits(n int64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

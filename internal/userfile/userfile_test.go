@@ -46,3 +46,18 @@ func TestSizeText(t *testing.T) {
 		}
 	}
 }
+
+// TestTooLargeByAFewBytes: a file just over the limit, whose size rounds to
+// the limit's, is described in bytes, so the message never reads "is 1 MiB,
+// more than 1 MiB".
+func TestTooLargeByAFewBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(path, make([]byte, MaxProjectFile+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Read(path, "the project configuration", MaxProjectFile)
+	want := path + ": is 1,048,577 bytes, more than 1 MiB (1,048,576 bytes), the limit for the project configuration: check that it is the right file"
+	if err == nil || err.Error() != want {
+		t.Errorf("Read of a file one byte over the limit = %v\nwant %s", err, want)
+	}
+}
