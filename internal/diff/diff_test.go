@@ -198,3 +198,38 @@ func TestIdenticalIsEmpty(t *testing.T) {
 		t.Errorf("identical templates differ: %+v", r)
 	}
 }
+
+// TestLongValueShowsWhatDiffers: a long value that changes near its end (a
+// renamed queue in an ARN built with Fn::Join) is shown around the part
+// that differs, not cut to the same prefix on both sides.
+func TestLongValueShowsWhatDiffers(t *testing.T) {
+	arn := func(queue string) string {
+		return `{"Fn::Join":["",["arn:",{"Ref":"AWS::Partition"},":sqs:",{"Ref":"AWS::Region"},":",{"Ref":"AWS::AccountId"},":` + queue + `"]]}`
+	}
+	tpl := func(queue string) []byte {
+		return []byte(`{"Resources":{"Orders":{"Type":"AWS::Lambda::EventSourceMapping","Properties":{"FunctionName":"f","EventSourceArn":` + arn(queue) + `}}}}`)
+	}
+	r, err := Templates("s", tpl("orders-incoming"), tpl("orders-renamed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, "EventSourceArn") {
+			line = l
+		}
+	}
+	old, neu, ok := strings.Cut(line, " → ")
+	if !ok || !strings.Contains(old, ":orders-incoming\"]]}") || !strings.Contains(neu, ":orders-renamed\"]]}") {
+		t.Errorf("the EventSourceArn line does not show both queue names:\n%s", buf.String())
+	}
+	for _, side := range []string{old, neu} {
+		if len(side) > 130 {
+			t.Errorf("side of %d characters, want it cut: %s", len(side), side)
+		}
+	}
+}

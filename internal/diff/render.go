@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 var sign = map[string]string{Add: "+", Remove: "-", Modify: "~"}
@@ -37,7 +38,8 @@ func (r *Report) WriteText(w io.Writer) error {
 				case p.New == nil:
 					fmt.Fprintf(&b, "      - %s: %s\n", p.Path, short(p.Old))
 				default:
-					fmt.Fprintf(&b, "      ~ %s: %s → %s\n", p.Path, short(p.Old), short(p.New))
+					old, neu := shortPair(p.Old, p.New)
+					fmt.Fprintf(&b, "      ~ %s: %s → %s\n", p.Path, old, neu)
 				}
 			}
 		}
@@ -126,6 +128,61 @@ func short(v any) string {
 		s = s[:97] + "..."
 	}
 	return s
+}
+
+// shortPair renders the two sides of a change on one line each, as short
+// does; a side longer than 100 characters is cut around the part that
+// differs from the other side, so that the change stays visible when the
+// two share a long beginning or end.
+func shortPair(old, new any) (string, string) {
+	o, n := marshal(old), marshal(new)
+	if len(o) <= maxShown && len(n) <= maxShown {
+		return o, n
+	}
+	// Where the two start to differ.
+	pre := 0
+	for pre < len(o) && pre < len(n) && o[pre] == n[pre] {
+		pre++
+	}
+	return window(o, pre), window(n, pre)
+}
+
+// maxShown is the length a rendered value is cut to.
+const maxShown = 100
+
+// context is the number of unchanged characters kept before a difference.
+const context = 24
+
+// window returns s cut to about maxShown characters from a little before
+// from, where it starts to differ; "..." marks each cut.
+func window(s string, from int) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	start := max(0, from-context)
+	end := min(len(s), start+maxShown-6)
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	out := s[start:end]
+	if start > 0 {
+		out = "..." + out
+	}
+	if end < len(s) {
+		out += "..."
+	}
+	return out
+}
+
+func marshal(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // WriteJSON writes the report as indented JSON.
