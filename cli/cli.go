@@ -33,6 +33,7 @@ var SourceDir = ""
 // Globals are the flags every command accepts.
 type Globals struct {
 	ProjectDir string `name:"project-dir" short:"C" default:"." help:"Directory of the project (the one holding .framework/)." type:"path"`
+	Verbose    bool   `short:"v" help:"Also print the AWS SDK's own log lines (its warnings about retries, connections and credentials) on stderr."`
 }
 
 // CLI is the root of the command tree.
@@ -119,6 +120,9 @@ func run(root any, args []string, env *Env) int {
 		}
 		if r, ok := root.(*CLI); ok {
 			ctx.Bind(&r.Globals)
+			if r.Verbose {
+				env.SDKLog = env.Stderr
+			}
 		}
 		if err := ctx.Run(); err != nil {
 			fmt.Fprintf(stderr, "Error: %s\n", oneLine(err))

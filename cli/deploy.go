@@ -189,7 +189,7 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deplo
 		}
 		poll = d
 	}
-	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region)
+	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region, sdkLog(env)...)
 	if err != nil {
 		return nil, err
 	}

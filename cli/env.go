@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/logging"
 	"github.com/framework-dev/framework/internal/synth"
 	"golang.org/x/term"
 )
@@ -30,6 +32,9 @@ type Env struct {
 	Getenv func(string) string
 	// Synth synthesizes a stage (internal/synth's Synth).
 	Synth func(context.Context, synth.Options) (*synth.Result, error)
+	// SDKLog, when not nil, receives the AWS SDK's own log (-v); nil
+	// drops it.
+	SDKLog io.Writer
 	// Signals, when not nil, returns the context a command runs in (see
 	// SignalContext); nil means context.Background with no signal handling.
 	Signals func() (context.Context, context.CancelFunc)
@@ -128,4 +133,13 @@ func signalContext(second func()) (context.Context, context.CancelFunc) {
 		cancel()
 	})
 	return ctx, stop
+}
+
+// sdkLog returns the AWS configuration option that sends the SDK's own log
+// to env.SDKLog (-v), or none: deploy.LoadConfig drops that log otherwise.
+func sdkLog(env *Env) []func(*config.LoadOptions) error {
+	if env.SDKLog == nil {
+		return nil
+	}
+	return []func(*config.LoadOptions) error{config.WithLogger(logging.NewStandardLogger(env.SDKLog))}
 }

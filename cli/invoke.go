@@ -37,7 +37,7 @@ func (c *InvokeCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	fn, cfg, err := deployedFunction(ctx, g, c.AWSFlags, c.Stage, c.Name)
+	fn, cfg, err := deployedFunction(ctx, g, env, c.AWSFlags, c.Stage, c.Name)
 	if err != nil {
 		return err
 	}

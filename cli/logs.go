@@ -50,7 +50,7 @@ func (c *LogsCmd) Run(g *Globals, env *Env) error {
 		}
 		interval = d
 	}
-	fn, cfg, err := deployedFunction(ctx, g, c.AWSFlags, c.Stage, c.Function)
+	fn, cfg, err := deployedFunction(ctx, g, env, c.AWSFlags, c.Stage, c.Function)
 	if err != nil {
 		return err
 	}

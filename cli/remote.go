@@ -17,7 +17,7 @@ import (
 // designates (see remote.Resolve), and returns it with the AWS
 // configuration to reach it. A stage that is not deployed is an ExitError
 // with code 2.
-func deployedFunction(ctx context.Context, g *Globals, f AWSFlags, stage, name string) (remote.Function, aws.Config, error) {
+func deployedFunction(ctx context.Context, g *Globals, env *Env, f AWSFlags, stage, name string) (remote.Function, aws.Config, error) {
 	if stage == "" {
 		stage = names.DefaultStage
 	}
@@ -26,7 +26,7 @@ func deployedFunction(ctx context.Context, g *Globals, f AWSFlags, stage, name s
 		return remote.Function{}, aws.Config{}, err
 	}
 	stack := names.StackName(app, stage)
-	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region)
+	cfg, err := deploy.LoadConfig(ctx, f.Profile, f.Region, sdkLog(env)...)
 	if err != nil {
 		return remote.Function{}, aws.Config{}, err
 	}

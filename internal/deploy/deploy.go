@@ -35,6 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go/logging"
 )
 
 // AssetsExpirationDays is the age after which the assets bucket's
@@ -47,15 +48,20 @@ const AssetsExpirationDays = 365
 // with the profile and region given on the command line taking precedence,
 // and checks that a region and credentials are there, so that a missing one
 // is one clear error.
-func LoadConfig(ctx context.Context, profile, region string) (aws.Config, error) {
-	var opts []func(*config.LoadOptions) error
+//
+// The SDK's own log (warnings such as "falling back to IMDSv1" or "failed
+// to discard remaining HTTP response body") is dropped, so that the user
+// sees the CLI's lines only; more options come last, so
+// config.WithLogger among them (the CLI's -v) brings it back.
+func LoadConfig(ctx context.Context, profile, region string, more ...func(*config.LoadOptions) error) (aws.Config, error) {
+	opts := []func(*config.LoadOptions) error{config.WithLogger(logging.Nop{})}
 	if profile != "" {
 		opts = append(opts, config.WithSharedConfigProfile(profile))
 	}
 	if region != "" {
 		opts = append(opts, config.WithRegion(region))
 	}
-	cfg, err := config.LoadDefaultConfig(ctx, opts...)
+	cfg, err := config.LoadDefaultConfig(ctx, append(opts, more...)...)
 	if err != nil {
 		if profile != "" {
 			return aws.Config{}, fmt.Errorf("load AWS configuration for profile %q (check ~/.aws/config and ~/.aws/credentials): %w", profile, err)
