@@ -199,6 +199,9 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deplo
 	}
 	e := deploy.New(cfg, out)
 	e.Terminal = progress && env.StdoutIsTerminal()
+	if e.Terminal {
+		e.Width = env.StdoutWidth()
+	}
 	if poll > 0 {
 		e.PollInterval = poll
 	}

@@ -28,6 +28,9 @@ type Env struct {
 	StdinIsTerminal func() bool
 	// StdoutIsTerminal reports whether Stdout is an interactive terminal.
 	StdoutIsTerminal func() bool
+	// StdoutWidth is the width in columns of the terminal Stdout is, 0
+	// when not known.
+	StdoutWidth func() int
 	// Getenv reads an environment variable.
 	Getenv func(string) string
 	// Synth synthesizes a stage (internal/synth's Synth).
@@ -48,6 +51,17 @@ func processEnv(stdout, stderr io.Writer) *Env {
 		StdoutIsTerminal: func() bool {
 			f, ok := stdout.(*os.File)
 			return ok && term.IsTerminal(int(f.Fd()))
+		},
+		StdoutWidth: func() int {
+			f, ok := stdout.(*os.File)
+			if !ok {
+				return 0
+			}
+			w, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return w
 		},
 		Getenv:  os.Getenv,
 		Synth:   synth.Synth,
@@ -72,6 +86,9 @@ func (e *Env) withDefaults() *Env {
 	}
 	if out.StdoutIsTerminal == nil {
 		out.StdoutIsTerminal = func() bool { return false }
+	}
+	if out.StdoutWidth == nil {
+		out.StdoutWidth = func() int { return 0 }
 	}
 	if out.Getenv == nil {
 		out.Getenv = func(string) string { return "" }

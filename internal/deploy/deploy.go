@@ -101,6 +101,9 @@ type Engine struct {
 	// Terminal makes progress one line rewritten in place (resources done
 	// of total, elapsed time) rather than one line per event.
 	Terminal bool
+	// Width is the terminal's width in columns, which the status line is
+	// kept within; 0 means 80.
+	Width int
 	// PollInterval is the time between two looks at a stack or change set
 	// being worked on (default 2 s).
 	PollInterval time.Duration

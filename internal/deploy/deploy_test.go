@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -593,5 +594,42 @@ func TestDeployAfterAnUnexecutedChangeSet(t *testing.T) {
 	}
 	if !res.FirstDeploy || !strings.Contains(out.String(), "Initiating first time deployment...") || res.Status != "CREATE_COMPLETE" {
 		t.Errorf("first %v, status %s, output:\n%s", res.FirstDeploy, res.Status, out)
+	}
+}
+
+// TestProgressLinePerStep: CloudFormation reports CREATE_IN_PROGRESS twice
+// for each resource (the second once the resource has its physical id);
+// the progress shows each step of a resource once.
+func TestProgressLinePerStep(t *testing.T) {
+	e, _, out := newEngine(t)
+	if _, err := deployAssembly(context.Background(), e, assembly(t, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"CREATE_IN_PROGRESS     AWS::Lambda::Function Function\n", "CREATE_COMPLETE        AWS::Lambda::Function Function\n"} {
+		if n := strings.Count(out.String(), line); n != 1 {
+			t.Errorf("%d lines ending %q, want 1:\n%s", n, line, out)
+		}
+	}
+}
+
+// TestTerminalProgressFitsTheWidth: the status line rewritten in place
+// never runs past the terminal's width, where it would wrap and each
+// rewrite would leave a line behind.
+func TestTerminalProgressFitsTheWidth(t *testing.T) {
+	e, _, out := newEngine(t)
+	e.Terminal = true
+	e.Width = 40
+	if _, err := deployAssembly(context.Background(), e, assembly(t, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	rewrites := strings.Split(out.String(), "\r\x1b[K")
+	if len(rewrites) < 3 {
+		t.Fatalf("no status line rewritten in place:\n%q", out)
+	}
+	for _, r := range rewrites[1:] {
+		line, _, _ := strings.Cut(r, "\n")
+		if n := utf8.RuneCountInString(line); n >= e.Width {
+			t.Errorf("status line of %d characters on a %d-column terminal: %q", n, e.Width, line)
+		}
 	}
 }

@@ -26,11 +26,15 @@ type follower struct {
 	operation, hint  string
 	lastStatus       string
 	statusLineActive bool
+	// shown is the last status printed for each resource, so that a status
+	// CloudFormation reports twice (CREATE_IN_PROGRESS, then again with
+	// "Resource creation Initiated") is printed once.
+	shown map[string]string
 }
 
 func (e *Engine) newFollower(name, id, boundary string, total int, operation, hint string) *follower {
 	return &follower{e: e, name: name, id: id, boundary: boundary, total: total, done: map[string]bool{},
-		start: time.Now(), operation: operation, hint: hint}
+		shown: map[string]string{}, start: time.Now(), operation: operation, hint: hint}
 }
 
 // wait polls until the stack's status is terminal and returns it. When ctx
@@ -125,6 +129,10 @@ func (f *follower) event(ev types.StackEvent) {
 		f.statusLine()
 		return
 	}
+	if f.shown[logical] == status && !strings.HasSuffix(status, "_FAILED") {
+		return
+	}
+	f.shown[logical] = status
 	line := fmt.Sprintf("  %s %-22s %s %s", f.counter(), status, aws.ToString(ev.ResourceType), logical)
 	if r := aws.ToString(ev.ResourceStatusReason); r != "" && (strings.HasSuffix(status, "_FAILED") || isStack && r != "User Initiated") {
 		line += ": " + r
@@ -158,7 +166,17 @@ func (f *follower) statusLine() {
 	if status == "" {
 		status = "starting"
 	}
-	f.e.printf("\r\x1b[K  %s: %d/%d resources, %s elapsed (%s)", f.name, f.doneCount(), f.total, elapsed(time.Since(f.start)), status)
+	line := fmt.Sprintf("  %s: %d/%d resources, %s elapsed (%s)", f.name, f.doneCount(), f.total, elapsed(time.Since(f.start)), status)
+	// A line as wide as the terminal wraps, and the carriage return then
+	// rewrites only its last row: keep it within the width.
+	width := f.e.Width
+	if width <= 0 {
+		width = 80
+	}
+	if r := []rune(line); len(r) >= width {
+		line = string(r[:width-1])
+	}
+	f.e.printf("\r\x1b[K%s", line)
 	f.statusLineActive = true
 }
 

@@ -834,6 +834,9 @@ func (s *Server) planCreate(st *stack, cs *changeSet) {
 				s.rollbackCreate(st, logical, done, res)
 				return
 			}
+			// As CloudFormation does: a second CREATE_IN_PROGRESS once the
+			// resource has its physical id.
+			s.addEvent(st, logical, st.resources[logical].PhysicalID, typ, "CREATE_IN_PROGRESS", "Resource creation Initiated")
 			done = append(done, logical)
 			s.addEvent(st, logical, st.resources[logical].PhysicalID, typ, "CREATE_COMPLETE", "")
 			if len(done) == len(order) {
@@ -980,6 +983,9 @@ func (s *Server) planUpdate(st *stack, cs *changeSet) {
 				return
 			}
 			touched = append(touched, c)
+			if c.Action == "Add" {
+				s.addEvent(st, c.Logical, st.resources[c.Logical].PhysicalID, c.Type, "CREATE_IN_PROGRESS", "Resource creation Initiated")
+			}
 			s.addEvent(st, c.Logical, st.resources[c.Logical].PhysicalID, c.Type, verb+"_COMPLETE", "")
 			if last {
 				s.finishUpdate(st, cs)
