@@ -67,7 +67,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return deployError(ctx, err)
 	}
-	if err := reconcileHotswaps(ctx, env, e, plan); err != nil {
+	if err := recordDeploy(ctx, env, e, plan); err != nil {
 		return deployError(ctx, err)
 	}
 	return printURL(stdout, res.StackName, out.Outputs)

@@ -110,20 +110,25 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 	return printURL(stdout, plan.Assembly.StackName, out.Outputs)
 }
 
-// reconcileHotswaps runs after a plain `framework deploy`: when this
-// machine has a deploy record for the stack (it hotswapped the stage
-// before), functions still running hotswapped code get their template's,
-// and the record is brought up to date. Without a record it does nothing.
-func reconcileHotswaps(ctx context.Context, env *Env, e *deploy.Engine, plan *deploy.Plan) error {
+// recordDeploy runs after a plain `framework deploy`: functions still
+// running code hotswapped from this machine get their template's
+// (Reconcile), and the deploy record is written with the code the deploy
+// put in place, so that the next `deploy --hotswap` of a code change can
+// check the functions against it and update them through the Lambda API.
+func recordDeploy(ctx context.Context, env *Env, e *deploy.Engine, plan *deploy.Plan) error {
 	recDir, err := deploy.RecordDir(env.Getenv(names.EnvCacheDir))
 	if err != nil {
-		return nil // no place for records: there is none to reconcile
+		return nil // no place for records: the next hotswap deploys fully, as without one
 	}
 	rec, err := deploy.LoadRecord(recDir, plan.Env, plan.Assembly.StackName)
-	if err != nil || rec == nil {
+	if err != nil {
 		return err
 	}
-	fns, err := e.Reconcile(ctx, plan, rec.Functions)
+	var deployed map[string]deploy.DeployedCode
+	if rec != nil {
+		deployed = rec.Functions
+	}
+	fns, err := e.Reconcile(ctx, plan, deployed)
 	if err != nil {
 		return err
 	}

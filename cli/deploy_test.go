@@ -3,11 +3,16 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/framework-dev/framework/internal/config"
@@ -27,6 +32,10 @@ type lifecycle struct {
 	aws     *cfnstandin.AWS
 	project string
 	mutate  func(tpl map[string]any)
+	// rebuild, when not empty, is the bootstrap of a new Lambda package
+	// the next syntheses put in place of the fixture's.
+	rebuild string
+	cache   string // FRAMEWORK_CACHE_DIR, where deploy records go
 	policy  *policy.Document
 	synths  int
 	// input is the next command's stdin; terminal says whether stdin is a
@@ -36,7 +45,7 @@ type lifecycle struct {
 }
 
 func newLifecycle(t *testing.T) *lifecycle {
-	l := &lifecycle{t: t, aws: cfnstandin.Start(t), project: t.TempDir()}
+	l := &lifecycle{t: t, aws: cfnstandin.Start(t), project: t.TempDir(), cache: t.TempDir()}
 	if err := config.Default("hello").Write(l.project); err != nil {
 		t.Fatal(err)
 	}
@@ -54,6 +63,11 @@ func (l *lifecycle) synth(ctx context.Context, o synth.Options) (*synth.Result, 
 	if err := deploytest.Assembly(dir, l.mutate); err != nil {
 		return nil, err
 	}
+	if l.rebuild != "" {
+		if err := deploytest.Rebuild(dir, l.rebuild); err != nil {
+			return nil, err
+		}
+	}
 	if o.Stage != "dev" {
 		l.t.Fatalf("synth of stage %q, the fixture has dev only", o.Stage)
 	}
@@ -67,7 +81,7 @@ func (l *lifecycle) run(args ...string) (int, string, string) {
 	env := &Env{
 		Stdin: strings.NewReader(l.input), Stdout: &stdout, Stderr: &stderr,
 		StdinIsTerminal: func() bool { return l.terminal },
-		Getenv:          environ(map[string]string{names.EnvPollInterval: "1ms"}),
+		Getenv:          environ(map[string]string{names.EnvPollInterval: "1ms", names.EnvCacheDir: l.cache}),
 		Synth:           l.synth,
 	}
 	code := MainEnv(append([]string{"-C", l.project}, args...), env)
@@ -289,5 +303,58 @@ func TestAskRepeatsUntilYesOrNo(t *testing.T) {
 		if got != tc.want || (err != nil) != tc.wantErr || out.String() != tc.wantOut {
 			t.Errorf("ask with input %q, default %v = %v, %v, printing %q; want %v (error %v), printing %q", tc.input, tc.def, got, err, out.String(), tc.want, tc.wantErr, tc.wantOut)
 		}
+	}
+}
+
+// lambdaFunction stands for the Lambda API of the one function a deploy of
+// the fixture creates: it reports the code the function runs and takes
+// UpdateFunctionCode, answering that the update is done.
+type lambdaFunction struct {
+	mu      sync.Mutex
+	code    string   // CodeSha256
+	updates []string // S3 keys of UpdateFunctionCode
+}
+
+func (l *lambdaFunction) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/configuration"):
+	case r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/code"):
+		var in struct{ S3Key string }
+		_ = json.NewDecoder(r.Body).Decode(&in)
+		l.updates = append(l.updates, in.S3Key)
+		l.code = "updated from " + in.S3Key
+	default:
+		http.Error(w, `{"message":"not a call of a hotswap"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"CodeSha256": l.code, "State": "Active", "LastUpdateStatus": "Successful"})
+}
+
+// TestDeployThenHotswap: a plain deploy leaves the record of the code it
+// deployed, so that the next `deploy --hotswap` of a code change updates
+// the function through the Lambda API, with no change set.
+func TestDeployThenHotswap(t *testing.T) {
+	l := newLifecycle(t)
+	sum := sha256.Sum256(deploytest.Package())
+	fn := &lambdaFunction{code: base64.StdEncoding.EncodeToString(sum[:])}
+	srv := httptest.NewServer(fn)
+	defer srv.Close()
+	t.Setenv("AWS_ENDPOINT_URL_LAMBDA", srv.URL)
+
+	l.expect([]string{"deploy"}, 0, "Initiating first time deployment...")
+	changeSets := l.aws.CFN.Calls("CreateChangeSet")
+	l.rebuild = "#!/bin/sh\necho edited\n"
+	out := l.expect([]string{"deploy", "--hotswap"}, 0, "Hotswapped 1 function of stack hello-dev")
+	if strings.Contains(out, "Deploying fully") {
+		t.Errorf("the hotswap after a plain deploy deployed fully:\n%s", out)
+	}
+	if n := l.aws.CFN.Calls("CreateChangeSet") - changeSets; n != 0 {
+		t.Errorf("the hotswap created %d change sets", n)
+	}
+	if len(fn.updates) != 1 {
+		t.Errorf("UpdateFunctionCode calls %q, want one", fn.updates)
 	}
 }

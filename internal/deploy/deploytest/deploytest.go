@@ -7,6 +7,7 @@ package deploytest
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"hash/crc32"
@@ -62,7 +63,12 @@ func Assembly(dir string, mutate func(tpl map[string]any)) error {
 
 // Package returns the fixture's Lambda package: a stored (uncompressed) zip
 // of bootstrap, mode 0755, timestamp 1980-01-01, 149 bytes.
-func Package() []byte {
+func Package() []byte { return packageOf(bootstrap) }
+
+// packageOf returns a stored zip of one executable file bootstrap holding
+// body.
+func packageOf(body string) []byte {
+	bootstrap := body
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	h := &zip.FileHeader{
@@ -81,4 +87,34 @@ func Package() []byte {
 		panic(err) // writing to memory
 	}
 	return buf.Bytes()
+}
+
+// Rebuild replaces the Lambda package of the assembly in dir with one
+// whose bootstrap is body, as a build of changed source does: the new
+// package gets its own asset id (its SHA-256), which the template and the
+// asset manifest then name.
+func Rebuild(dir, body string) error {
+	pkg := packageOf(body)
+	id := fmt.Sprintf("%x", sha256.Sum256(pkg))
+	for _, name := range []string{StackName + ".template.json", StackName + ".assets.json"} {
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if name == StackName+".template.json" {
+			// Only the function's Code: the fixture's asset metadata is
+			// left as it was, as the CLI's syntheses write none.
+			b = bytes.ReplaceAll(b, []byte(`"`+AssetID+`.zip"`), []byte(`"`+id+`.zip"`))
+		} else {
+			b = bytes.ReplaceAll(b, []byte(AssetID), []byte(id))
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "asset."+AssetID+".zip")); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "asset."+id+".zip"), pkg, 0o644)
 }
