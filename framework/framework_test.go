@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
+	"github.com/framework-dev/framework/manifest"
 )
 
 func ok(r *framework.Request) (any, error)            { return "ok", nil }
@@ -277,7 +278,7 @@ func TestGatewayEmulation(t *testing.T) {
 	a.Route("/pool", ok, framework.WithAuthorizer(framework.UserPoolAuthorizer{Name: "pool", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_abc"}}))
 	a.Route("/custom", ok, framework.WithAuthorizer(framework.CustomAuthorizer{Name: "tok", Header: "X-Token",
 		AuthorizerURI: "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"}))
-	a.DefineAuthorizer("legacy", "Authorization", framework.AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
+	a.DefineAuthorizer("legacy", "Authorization", manifest.AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
 	a.Route("/legacy", ok, framework.AuthorizerName("legacy"))
 	c := frameworktest.New(a)
 	cases := []struct {
@@ -309,20 +310,20 @@ func TestGatewayEmulation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPath := map[string]framework.ManifestRoute{}
+	byPath := map[string]manifest.Route{}
 	for _, r := range m.Routes {
 		byPath[r.Path] = r
 	}
 	if !byPath["/key"].APIKeyRequired || byPath["/key"].CORS == nil {
 		t.Errorf("manifest /key: %+v", byPath["/key"])
 	}
-	if au := byPath["/custom"].Authorizer; au == nil || au.Type != framework.AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
+	if au := byPath["/custom"].Authorizer; au == nil || au.Type != manifest.AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
 		t.Errorf("manifest /custom authorizer: %+v", au)
 	}
-	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != framework.AuthorizerUserPool || len(au.ProviderARNs) != 1 {
+	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != manifest.AuthorizerUserPool || len(au.ProviderARNs) != 1 {
 		t.Errorf("manifest /legacy authorizer: %+v", au)
 	}
-	if au := byPath["/iam"].Authorizer; au == nil || au.Type != framework.AuthorizerIAM {
+	if au := byPath["/iam"].Authorizer; au == nil || au.Type != manifest.AuthorizerIAM {
 		t.Errorf("manifest /iam authorizer: %+v", au)
 	}
 }
@@ -347,7 +348,7 @@ func TestManifestOrderAndGlobalCORS(t *testing.T) {
 	if strings.Join(got, "; ") != "/a GET ok; /b GET b_get; /b POST b_post" {
 		t.Errorf("manifest order: %v", got)
 	}
-	if m.Version != framework.ManifestVersion || m.App != "m" || len(m.BinaryTypes) != 16 {
+	if m.Version != manifest.Version || m.App != "m" || len(m.BinaryTypes) != 16 {
 		t.Errorf("manifest header: %+v", m)
 	}
 }

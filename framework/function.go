@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -21,7 +23,7 @@ type Function struct {
 	// Kind is the kind of event it answers.
 	Kind HandlerKind
 
-	spec    ManifestFunction
+	spec    manifest.Function
 	handler any
 	call    eventFunc
 	errs    []error
@@ -37,27 +39,27 @@ type eventFunc func(ctx context.Context, event []byte) ([]byte, error)
 type FunctionOption struct {
 	name  string
 	kinds []HandlerKind // nil: every kind
-	apply func(*ManifestFunction)
+	apply func(*manifest.Function)
 }
 
 var batchKinds = []HandlerKind{KindSQS, KindDynamoDB, KindKinesis}
 
 // Description describes the function; it becomes the Lambda function's description.
 func Description(text string) FunctionOption {
-	return FunctionOption{name: "Description", apply: func(m *ManifestFunction) { m.Description = text }}
+	return FunctionOption{name: "Description", apply: func(m *manifest.Function) { m.Description = text }}
 }
 
 // BatchSize sets the largest number of messages or records per invocation
 // of an SQS, DynamoDB stream or Kinesis handler (the service's default
 // when not set: 10 for SQS, 100 for streams).
 func BatchSize(n int) FunctionOption {
-	return FunctionOption{name: "BatchSize", kinds: batchKinds, apply: func(m *ManifestFunction) { m.BatchSize = n }}
+	return FunctionOption{name: "BatchSize", kinds: batchKinds, apply: func(m *manifest.Function) { m.BatchSize = n }}
 }
 
 // MaxBatchingWindow sets how long an SQS queue or a stream gathers records
 // before invoking the handler (whole seconds, up to 5 minutes).
 func MaxBatchingWindow(d time.Duration) FunctionOption {
-	return FunctionOption{name: "MaxBatchingWindow", kinds: batchKinds, apply: func(m *ManifestFunction) {
+	return FunctionOption{name: "MaxBatchingWindow", kinds: batchKinds, apply: func(m *manifest.Function) {
 		m.MaxBatchingWindowSeconds = int(d / time.Second)
 		if d%time.Second != 0 {
 			m.MaxBatchingWindowSeconds = -1 // reported as out of range
@@ -68,23 +70,23 @@ func MaxBatchingWindow(d time.Duration) FunctionOption {
 // StartingPosition sets where a DynamoDB or Kinesis handler starts reading
 // its stream: StartLatest (the default) or StartTrimHorizon.
 func StartingPosition(p string) FunctionOption {
-	return FunctionOption{name: "StartingPosition", kinds: []HandlerKind{KindDynamoDB, KindKinesis}, apply: func(m *ManifestFunction) { m.StartingPosition = p }}
+	return FunctionOption{name: "StartingPosition", kinds: []HandlerKind{KindDynamoDB, KindKinesis}, apply: func(m *manifest.Function) { m.StartingPosition = p }}
 }
 
 // S3Events sets the S3 event types an S3 handler receives (default
 // s3:ObjectCreated:*).
 func S3Events(types ...string) FunctionOption {
-	return FunctionOption{name: "S3Events", kinds: []HandlerKind{KindS3}, apply: func(m *ManifestFunction) { m.Events = slices.Clone(types) }}
+	return FunctionOption{name: "S3Events", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Events = slices.Clone(types) }}
 }
 
 // Prefix limits an S3 handler to the object keys starting with prefix.
 func Prefix(prefix string) FunctionOption {
-	return FunctionOption{name: "Prefix", kinds: []HandlerKind{KindS3}, apply: func(m *ManifestFunction) { m.Prefix = prefix }}
+	return FunctionOption{name: "Prefix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Prefix = prefix }}
 }
 
 // Suffix limits an S3 handler to the object keys ending with suffix.
 func Suffix(suffix string) FunctionOption {
-	return FunctionOption{name: "Suffix", kinds: []HandlerKind{KindS3}, apply: func(m *ManifestFunction) { m.Suffix = suffix }}
+	return FunctionOption{name: "Suffix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Suffix = suffix }}
 }
 
 // Schedule runs handler on a schedule built by Rate or Cron. The handler is
@@ -180,7 +182,7 @@ func (a *App) LambdaFunction(name string, handler any, opts ...FunctionOption) {
 }
 
 func (a *App) newFunction(name string, kind HandlerKind, handler any, opts []FunctionOption) *Function {
-	f := &Function{Name: name, Kind: kind, handler: handler, spec: ManifestFunction{Name: name, Kind: kind}}
+	f := &Function{Name: name, Kind: kind, handler: handler, spec: manifest.Function{Name: name, Kind: kind}}
 	if kind == KindDynamoDB || kind == KindKinesis {
 		f.spec.StartingPosition = StartLatest
 	}
@@ -210,23 +212,23 @@ func (a *App) addFunction(f *Function) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.table != nil {
-		a.regErrs = append(a.regErrs, fmt.Errorf("%s: registered after the app started serving; register every handler before Run", f.spec.label()))
+		a.regErrs = append(a.regErrs, fmt.Errorf("%s: registered after the app started serving; register every handler before Run", f.spec.Label()))
 		return
 	}
 	a.functions = append(a.functions, f)
 }
 
 // validateFunctions checks what the manifest does not show (options, the
-// handler's signature) and binds each handler; Manifest.Validate checks the rest.
+// handler's signature) and binds each handler; manifest.Manifest.Validate checks the rest.
 func (a *App) validateFunctions() []error {
 	var errs []error
 	for _, f := range a.functions {
 		for _, e := range f.errs {
-			errs = append(errs, fmt.Errorf("%s: %w", f.spec.label(), e))
+			errs = append(errs, fmt.Errorf("%s: %w", f.spec.Label(), e))
 		}
 		call, partial, err := bindHandler(f.Kind, f.handler)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", f.spec.label(), err))
+			errs = append(errs, fmt.Errorf("%s: %w", f.spec.Label(), err))
 		}
 		f.call, f.spec.ReportBatchItemFailures = call, partial
 	}
@@ -234,16 +236,16 @@ func (a *App) validateFunctions() []error {
 }
 
 // manifestFunctions describes the registered functions, sorted by name.
-func (a *App) manifestFunctions() []ManifestFunction {
+func (a *App) manifestFunctions() []manifest.Function {
 	if len(a.functions) == 0 {
 		return nil
 	}
-	out := make([]ManifestFunction, len(a.functions))
+	out := make([]manifest.Function, len(a.functions))
 	for i, f := range a.functions {
 		out[i] = f.spec
 		out[i].Events = slices.Clone(f.spec.Events)
 	}
-	slices.SortStableFunc(out, func(x, y ManifestFunction) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortStableFunc(out, func(x, y manifest.Function) int { return strings.Compare(x.Name, y.Name) })
 	return out
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -80,7 +82,7 @@ func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
 	}
 	if a := route.authorizerDecl; a != nil {
 		switch a.Type {
-		case AuthorizerIAM:
+		case manifest.AuthorizerIAM:
 			if req.Headers.Get("authorization") == "" {
 				return withCORS(e, missingAuthToken()), nil
 			}
@@ -109,7 +111,7 @@ func withCORS(e *pathEntry, res *result) *result {
 // preflight is the answer to OPTIONS on a CORS path: the route's methods
 // followed by OPTIONS, and the CORS headers.
 func preflight(e *pathEntry) *result {
-	return &result{status: 200, headers: append([]HeaderField(nil), e.preflightHeaders...)}
+	return &result{status: 200, headers: append([]manifest.HeaderField(nil), e.preflightHeaders...)}
 }
 
 // eventEntry finds the path entry of an event and its decoded capture

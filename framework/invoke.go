@@ -141,7 +141,7 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 	}
 	if ee := (*EventError)(nil); errors.As(err, &ee) {
 		ee.Kind = f.Kind
-		err = fmt.Errorf("%s: %w", f.spec.label(), ee)
+		err = fmt.Errorf("%s: %w", f.spec.Label(), ee)
 	}
 	if err != nil {
 		a.logEventError(ctx, f, err)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/framework-dev/framework/internal/names"
 )
 
@@ -41,7 +43,7 @@ type localHandler struct {
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := h.app.compiled()
 	if err != nil {
-		writeResult(w, &result{status: 500, headers: []HeaderField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
+		writeResult(w, &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
 		return
 	}
 	if r.ContentLength > MaxBodyBytes {

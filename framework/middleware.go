@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Handler is one step of a request's handling as middleware sees it: the
@@ -37,7 +39,7 @@ type Middleware func(r *Request, next Handler) (*Response, error)
 const KindAll HandlerKind = "all"
 
 // middlewareKinds are the kinds UseFor accepts.
-var middlewareKinds = append([]HandlerKind{KindAll, KindHTTP}, FunctionKinds()...)
+var middlewareKinds = append([]HandlerKind{KindAll, KindHTTP}, manifest.FunctionKinds()...)
 
 // kindMiddleware is one middleware registered on the app for a kind.
 type kindMiddleware struct {
@@ -161,13 +163,13 @@ func (r *Request) SetResponseHeader(name, value string) {
 			return
 		}
 	}
-	r.respHeaders = append(r.respHeaders, HeaderField{name, value})
+	r.respHeaders = append(r.respHeaders, manifest.HeaderField{Name: name, Value: value})
 }
 
 // withResponseHeaders sets the headers of SetResponseHeader on res.
 func withResponseHeaders(req *Request, res *result) *result {
 	for _, h := range req.respHeaders {
-		res.headers = slices.DeleteFunc(res.headers, func(f HeaderField) bool { return strings.EqualFold(f.Name, h.Name) })
+		res.headers = slices.DeleteFunc(res.headers, func(f manifest.HeaderField) bool { return strings.EqualFold(f.Name, h.Name) })
 		res.headers = append(res.headers, h)
 	}
 	return res

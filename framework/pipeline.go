@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // The request pipeline: the one path every request takes, whether it came
@@ -103,7 +105,7 @@ func (a *App) internalError(route *Route, req *Request, err error, stack []byte)
 	}
 	b.WriteString("\nTraceback:\n")
 	b.Write(stack)
-	return &result{status: 500, headers: []HeaderField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(b.String())}
+	return &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(b.String())}
 }
 
 func (r *Route) contentTypes() typeSet { return r.ctSet }

@@ -7,6 +7,8 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -128,9 +130,9 @@ type Request struct {
 	jsonBody   any
 	jsonFailed bool
 
-	args        []string      // the captures, for the middleware chain
-	respHeaders []HeaderField // SetResponseHeader
-	invocation  *Invocation   // the event handler's invocation (UseFor an event kind)
+	args        []string               // the captures, for the middleware chain
+	respHeaders []manifest.HeaderField // SetResponseHeader
+	invocation  *Invocation            // the event handler's invocation (UseFor an event kind)
 }
 
 // Context returns the request's context.Context: cancelled when the client

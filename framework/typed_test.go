@@ -8,6 +8,7 @@ import (
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
+	"github.com/framework-dev/framework/manifest"
 )
 
 type author struct {
@@ -154,7 +155,7 @@ func TestTypedManifestSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPath := map[string]framework.ManifestRoute{}
+	byPath := map[string]manifest.Route{}
 	for _, r := range m.Routes {
 		byPath[r.Path] = r
 	}

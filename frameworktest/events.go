@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Invoke sends event (JSON bytes, or any value encoding/json writes) to
@@ -26,17 +26,17 @@ func (c *Client) Invoke(name string, event any) ([]byte, error) {
 }
 
 // spec returns the manifest entry of the function named name.
-func (c *Client) spec(name string) (framework.ManifestFunction, error) {
+func (c *Client) spec(name string) (manifest.Function, error) {
 	m, err := c.app.Manifest()
 	if err != nil {
-		return framework.ManifestFunction{}, err
+		return manifest.Function{}, err
 	}
 	for _, f := range m.Functions {
 		if f.Name == name {
 			return f, nil
 		}
 	}
-	return framework.ManifestFunction{}, fmt.Errorf("frameworktest: the app %s has no function named %q", m.App, name)
+	return manifest.Function{}, fmt.Errorf("frameworktest: the app %s has no function named %q", m.App, name)
 }
 
 // Schedule sends the scheduled handler name one tick: the "Scheduled

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // TestSamplesFitTheirKind: the sample of every kind decodes into the
@@ -66,7 +67,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", name, got[name], want)
 		}
 	}
-	if _, err := For(framework.ManifestFunction{Kind: framework.KindHTTP}); err == nil {
+	if _, err := For(manifest.Function{Kind: framework.KindHTTP}); err == nil {
 		t.Error("a sample for the REST API's function: want an error saying to give an event")
 	}
 }
