@@ -144,8 +144,9 @@ func (a *App) serve(ctx context.Context, l net.Listener, stage string, ready fun
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    1 << 20,
 	}
+	conns := trackConns(srv, l)
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(l) }()
+	go func() { errc <- srv.Serve(conns.ln) }()
 	if ready != nil {
 		ready() // connections queue on l until Serve accepts them
 	}
@@ -156,7 +157,7 @@ func (a *App) serve(ctx context.Context, l net.Listener, stage string, ready fun
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
+	if err := conns.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
