@@ -52,6 +52,12 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
+		release, refused := takeBody(r) // bounds the bodies held at once
+		if refused != nil {
+			writeResult(w, refused)
+			return
+		}
+		defer release()
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
