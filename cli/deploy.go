@@ -78,8 +78,8 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 // set runs when the policy was generated.
 func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deploy.Options {
 	opts := deploy.Options{
-		ConfirmPolicy: func(added, removed []string) (bool, error) {
-			return c.confirmPolicy(env, added, removed)
+		ConfirmPolicy: func(pc deploy.PolicyChange) (bool, error) {
+			return c.confirmPolicy(env, pc)
 		},
 	}
 	if res.Policy != nil && !c.NoAutogenPolicy {
@@ -88,22 +88,30 @@ func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deplo
 	return opts
 }
 
-// confirmPolicy prints the IAM actions the deploy adds to and removes from
-// the function's role and asks whether to go on: --yes answers yes, and
-// without a terminal to ask on the deploy stops.
-func (c *DeployCmd) confirmPolicy(env *Env, added, removed []string) (bool, error) {
+// confirmPolicy prints what the deploy changes in what the stack's roles
+// may do (the IAM actions added and removed, then every permission
+// statement and managed policy added and removed) and asks whether to go
+// on: --yes answers yes, and without a terminal to ask on the deploy
+// stops.
+func (c *DeployCmd) confirmPolicy(env *Env, pc deploy.PolicyChange) (bool, error) {
 	var b strings.Builder
 	b.WriteString("Updating IAM policy.\n")
-	if len(added) > 0 {
+	if len(pc.Added) > 0 {
 		b.WriteString("The following actions will be added to the execution policy:\n")
-		for _, a := range added {
+		for _, a := range pc.Added {
 			b.WriteString("  + " + a + "\n")
 		}
 	}
-	if len(removed) > 0 {
+	if len(pc.Removed) > 0 {
 		b.WriteString("The following actions will be removed from the execution policy:\n")
-		for _, a := range removed {
+		for _, a := range pc.Removed {
 			b.WriteString("  - " + a + "\n")
+		}
+	}
+	if len(pc.Changes) > 0 {
+		b.WriteString("The permissions of the stack's roles change:\n")
+		for _, l := range pc.Changes {
+			b.WriteString("  " + l + "\n")
 		}
 	}
 	io.WriteString(env.Stdout, b.String())
@@ -111,7 +119,7 @@ func (c *DeployCmd) confirmPolicy(env *Env, added, removed []string) (bool, erro
 		return true, nil
 	}
 	if !env.StdinIsTerminal() {
-		return false, errors.New("the IAM policy of the function's role changes (see above) and stdin is not a terminal to confirm it: run deploy on a terminal, or pass --yes to accept")
+		return false, errors.New("the permissions of the stack's IAM roles change (see above) and stdin is not a terminal to confirm it: run deploy on a terminal, or pass --yes to accept")
 	}
 	return ask(env, "Would you like to continue?  [Y/n]: ", true)
 }

@@ -358,3 +358,40 @@ func TestDeployThenHotswap(t *testing.T) {
 		t.Errorf("UpdateFunctionCode calls %q, want one", fn.updates)
 	}
 }
+
+// TestDeployAsksForEveryPermissionChange: deploy asks before any change
+// of what the role may do, not only before new or removed action names: a
+// grant moved to another queue (the same actions on another resource) or
+// a managed policy attached.
+func TestDeployAsksForEveryPermissionChange(t *testing.T) {
+	l := newLifecycle(t)
+	grant := func(queue string) func(tpl map[string]any) {
+		return func(tpl map[string]any) {
+			pol := rolePolicy(tpl)
+			pol["Statement"] = append(pol["Statement"].([]any), map[string]any{
+				"Effect": "Allow", "Action": []any{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"},
+				"Resource": "arn:aws:sqs:us-east-1:123456789012:" + queue,
+			})
+		}
+	}
+	l.mutate = grant("orders")
+	l.expect([]string{"deploy"}, 0, "Initiating first time deployment...")
+
+	l.mutate = grant("orders-v2")
+	before := l.aws.CFN.Template("hello-dev")
+	l.expect([]string{"deploy"}, 1, "Updating IAM policy.",
+		"+ Allow sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ReceiveMessage on arn:aws:sqs:us-east-1:123456789012:orders-v2 (FunctionRole)",
+		"- Allow sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ReceiveMessage on arn:aws:sqs:us-east-1:123456789012:orders (FunctionRole)",
+		"stdin is not a terminal", "pass --yes")
+	if l.aws.CFN.Template("hello-dev") != before {
+		t.Fatal("a permission change was deployed without confirmation")
+	}
+	l.expect([]string{"deploy", "--yes"}, 0, "Updating IAM policy.")
+
+	l.mutate = func(tpl map[string]any) {
+		grant("orders-v2")(tpl)
+		role := tpl["Resources"].(map[string]any)["FunctionRole"].(map[string]any)["Properties"].(map[string]any)
+		role["ManagedPolicyArns"] = []any{"arn:aws:iam::aws:policy/AWSXRayDaemonWriteAccess"}
+	}
+	l.expect([]string{"deploy"}, 1, "+ managed policy arn:aws:iam::aws:policy/AWSXRayDaemonWriteAccess (FunctionRole)", "stdin is not a terminal")
+}

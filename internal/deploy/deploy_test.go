@@ -169,7 +169,8 @@ func TestDeployFirstNoChangeAndUpdate(t *testing.T) {
 	out.Reset()
 	var asked [][]string
 	dir3 := assembly(t, func(tpl map[string]any) { addRoute(tpl); grantS3(tpl) })
-	res3, err := deployAssembly(ctx, e, dir3, Options{ConfirmPolicy: func(added, removed []string) (bool, error) {
+	res3, err := deployAssembly(ctx, e, dir3, Options{ConfirmPolicy: func(c PolicyChange) (bool, error) {
+		added, removed := c.Added, c.Removed
 		asked = append(asked, added, removed)
 		return true, nil
 	}})
@@ -284,7 +285,7 @@ func TestDeployPolicyDeclined(t *testing.T) {
 	before := fake.CFN.Template("hello-dev")
 	executed := false
 	_, err := deployAssembly(ctx, e, assembly(t, grantS3), Options{
-		ConfirmPolicy: func(added, removed []string) (bool, error) { return false, nil },
+		ConfirmPolicy: func(PolicyChange) (bool, error) { return false, nil },
 		BeforeExecute: func() error { executed = true; return nil },
 	})
 	if !errors.Is(err, ErrDeclined) {

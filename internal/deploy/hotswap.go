@@ -113,8 +113,11 @@ func Hotswappable(p *Plan) ([]FunctionCode, string) {
 	case Refuse:
 		return nil, p.Reason
 	}
-	if p.PolicyChanged() {
+	if len(p.PolicyAdded) > 0 || len(p.PolicyRemoved) > 0 {
 		return nil, "an IAM change: the function's role " + policyWords(p.PolicyAdded, p.PolicyRemoved)
+	}
+	if len(p.PermissionChanges) > 0 {
+		return nil, "an IAM change (" + p.PermissionChanges[0] + ")"
 	}
 	var deployed, synthesized map[string]any
 	if err := decodeJSON(p.DeployedTemplate, &deployed); err != nil {

@@ -59,12 +59,18 @@ type Plan struct {
 	// role gains and loses, sorted; both empty unless the stack is
 	// updated.
 	PolicyAdded, PolicyRemoved []string
+	// PermissionChanges are, one line each, every change of what IAM lets
+	// the stack's roles do (diff.PermissionChanges): statements added and
+	// removed, those that keep their actions but change their resources
+	// included, and managed policies attached and detached; empty unless
+	// the stack is updated.
+	PermissionChanges []string
 }
 
-// PolicyChanged reports whether the deploy changes the actions the
-// function's role may perform.
+// PolicyChanged reports whether the deploy changes what the stack's roles,
+// the function's included, may do.
 func (p *Plan) PolicyChanged() bool {
-	return len(p.PolicyAdded) > 0 || len(p.PolicyRemoved) > 0
+	return len(p.PolicyAdded) > 0 || len(p.PolicyRemoved) > 0 || len(p.PermissionChanges) > 0
 }
 
 // Summary is one sentence saying what a deploy of the plan does.
@@ -113,6 +119,9 @@ func (e *Engine) Plan(ctx context.Context, assemblyDir, stackName string) (*Plan
 	}
 	if p.Action == Update {
 		if p.PolicyAdded, p.PolicyRemoved, err = policyChange(p.DeployedTemplate, a.Template); err != nil {
+			return nil, err
+		}
+		if p.PermissionChanges, err = diff.PermissionChanges(p.DeployedTemplate, a.Template); err != nil {
 			return nil, err
 		}
 		if p.Report.Empty() && !p.PolicyChanged() {

@@ -15,15 +15,25 @@ import (
 
 // Options are the choices of Deploy beyond the plan.
 type Options struct {
-	// ConfirmPolicy is asked, with the plan's actions added to and removed
-	// from the function role's policy, when they differ from the deployed
-	// ones, before anything is changed. It returns false to stop the
-	// deploy with ErrDeclined. Nil answers yes.
-	ConfirmPolicy func(added, removed []string) (bool, error)
+	// ConfirmPolicy is asked, before anything is changed, when the deploy
+	// changes what the stack's roles may do (Plan.PolicyChanged): any
+	// permission statement or managed policy, not only the actions. It
+	// returns false to stop the deploy with ErrDeclined. Nil answers yes.
+	ConfirmPolicy func(PolicyChange) (bool, error)
 	// BeforeExecute, when not nil, runs once the change set is ready and
 	// confirmed, just before it is executed (the CLI writes the policy
 	// file there). An error stops the deploy and deletes the change set.
 	BeforeExecute func() error
+}
+
+// PolicyChange is what a deploy changes in what the stack's roles may do.
+type PolicyChange struct {
+	// Added and Removed are the IAM action names granted and no longer
+	// granted.
+	Added, Removed []string
+	// Changes are the permission changes, one line each: statements and
+	// managed policies added ("+ ...") and removed ("- ...").
+	Changes []string
 }
 
 // Result describes a finished deploy.
@@ -50,7 +60,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 	}
 	// The role's policy: ask before changing what the function may do.
 	if p.PolicyChanged() && o.ConfirmPolicy != nil {
-		ok, err := o.ConfirmPolicy(p.PolicyAdded, p.PolicyRemoved)
+		ok, err := o.ConfirmPolicy(PolicyChange{Added: p.PolicyAdded, Removed: p.PolicyRemoved, Changes: p.PermissionChanges})
 		if err != nil {
 			return nil, err
 		}

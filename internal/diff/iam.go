@@ -175,3 +175,59 @@ func describeStatement(raw json.RawMessage) string {
 	}
 	return line
 }
+
+// PermissionChanges returns, one line each, every change between two
+// templates of what IAM lets the stack's roles, users and groups do:
+// permission statements added and removed ("+ Allow sqs:ReceiveMessage on
+// arn:aws:sqs:...:orders (FunctionRole)"), including those whose actions
+// stay but whose resources or conditions change, and managed policies
+// attached and detached ("+ managed policy arn:... (FunctionRole)").
+// deployed may be nil: everything is then added.
+func PermissionChanges(deployed, synthesized []byte) ([]string, error) {
+	o, err := parse(deployed, "deployed")
+	if err != nil {
+		return nil, err
+	}
+	n, err := parse(synthesized, "synthesized")
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range statementChanges(o, n) {
+		out = append(out, fmt.Sprintf("%s %s (%s)", sign[c.Action], describeStatement(c.Statement), c.Resource))
+	}
+	managed := func(t *template) map[string]bool {
+		m := map[string]bool{}
+		for id, r := range t.Resources {
+			if r.Type != "AWS::IAM::Role" && r.Type != "AWS::IAM::User" && r.Type != "AWS::IAM::Group" {
+				continue
+			}
+			arns, _ := r.Properties["ManagedPolicyArns"].([]any)
+			for _, arn := range arns {
+				b, _ := json.Marshal(arn)
+				m[id+"\x00"+string(b)] = true
+			}
+		}
+		return m
+	}
+	before, after := managed(o), managed(n)
+	line := func(sign, k string) string {
+		id, arn, _ := strings.Cut(k, "\x00")
+		var s string
+		if json.Unmarshal([]byte(arn), &s) == nil {
+			arn = s
+		}
+		return fmt.Sprintf("%s managed policy %s (%s)", sign, arn, id)
+	}
+	for _, k := range keys(before) {
+		if !after[k] {
+			out = append(out, line("-", k))
+		}
+	}
+	for _, k := range keys(after) {
+		if !before[k] {
+			out = append(out, line("+", k))
+		}
+	}
+	return out, nil
+}
