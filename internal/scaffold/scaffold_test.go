@@ -38,6 +38,12 @@ func TestCreateBuildsOffline(t *testing.T) {
 	if !strings.Contains(string(main), `framework.New("orders")`) {
 		t.Errorf("main.go does not name the app:\n%s", main)
 	}
+	for _, f := range res.Files {
+		// Text files end with a newline: `cat`, diffs and editors expect one.
+		if b, _ := os.ReadFile(filepath.Join(res.Dir, f)); len(b) == 0 || b[len(b)-1] != '\n' {
+			t.Errorf("%s does not end with a newline: %q", f, b[max(0, len(b)-20):])
+		}
+	}
 	cmd := exec.Command("go", "build", "-o", filepath.Join(t.TempDir(), "app"), ".")
 	cmd.Dir = res.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
