@@ -43,15 +43,19 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/manifest"
 )
 
 // DefaultStage is the stage used when AppProps.Stage is empty.
 const DefaultStage = names.DefaultStage
 
-// BasicExecutionPolicy is the AWS managed policy every managed execution
-// role gets, so that the function can write its logs whatever its own
-// policy says.
+// BasicExecutionPolicy is the AWS managed policy a managed execution role
+// gets when its own policy does not let the function write its logs (a
+// hand-written policy without the CloudWatch Logs actions), so that it
+// can whatever that policy says. A generated policy grants them itself,
+// on the Lambda functions' log groups only (policy.LoggingResource), and
+// the role then has no managed policy granting them a second time.
 const BasicExecutionPolicy = "service-role/AWSLambdaBasicExecutionRole"
 
 // AppProps are the inputs of NewApp. Give either ProjectDir, or Manifest
@@ -238,7 +242,9 @@ func (a *App) build(p *Prepared) error {
 		props := &awsiam.RoleProps{
 			AssumedBy:       awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
 			Description:     jsii.String("Execution role of " + p.Name),
-			ManagedPolicies: &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))},
+		}
+		if !grantsLogging(p.Policy) {
+			props.ManagedPolicies = &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))}
 		}
 		if p.Policy != nil && len(p.Policy.Statement) > 0 {
 			props.InlinePolicies = &map[string]awsiam.PolicyDocument{
@@ -341,4 +347,28 @@ func (a *App) build(p *Prepared) error {
 		awscdk.Tags_Of(a.Construct).Add(jsii.String(k), jsii.String(cfg.Tags[k]), nil)
 	}
 	return nil
+}
+
+// grantsLogging reports whether the policy d allows the CloudWatch Logs
+// actions a function needs to write its logs (policy.LoggingActions),
+// named or through a wildcard.
+func grantsLogging(d *PolicyDocument) bool {
+	if d == nil {
+		return false
+	}
+	allowed := map[string]bool{}
+	for _, s := range d.Statement {
+		if s.Effect != "Allow" {
+			continue
+		}
+		for _, a := range s.Action {
+			allowed[strings.ToLower(a)] = true
+		}
+	}
+	for _, a := range policy.LoggingActions {
+		if !allowed[strings.ToLower(a)] && !allowed["logs:*"] && !allowed["*"] {
+			return false
+		}
+	}
+	return true
 }

@@ -17,8 +17,11 @@ import (
 // write its logs; Generate always grants them.
 var LoggingActions = []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
 
-// LoggingResource is the resource of the logging statement.
-const LoggingResource = "arn:*:logs:*:*:*"
+// LoggingResource is the resource of the logging statement: the log
+// groups of Lambda functions (/aws/lambda/<function>) and their streams,
+// not the account's other log groups. The functions' names are generated
+// by CloudFormation, so their groups cannot be named one by one here.
+const LoggingResource = "arn:*:logs:*:*:log-group:/aws/lambda/*"
 
 // Call is one use of an AWS SDK for Go v2 operation found in the app's
 // source: a client method called or taken as a value, a paginator or waiter

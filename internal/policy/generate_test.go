@@ -258,7 +258,7 @@ func TestFromCalls(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %s", s.Sid, s.Effect, strings.Join(s.Action, ","), strings.Join(s.Resource, ",")))
 	}
 	want := []string{
-		"AllowLogging Allow logs:CreateLogGroup,logs:CreateLogStream,logs:PutLogEvents arn:*:logs:*:*:*",
+		"AllowLogging Allow logs:CreateLogGroup,logs:CreateLogStream,logs:PutLogEvents arn:*:logs:*:*:log-group:/aws/lambda/*",
 		"AllowDynamodb Allow dynamodb:Query *",
 		"AllowLogs Allow logs:PutLogEvents *",
 		"AllowS3 Allow s3:GetObject,s3:PutObject *",

@@ -578,7 +578,9 @@ func TestStackFeatures(t *testing.T) {
 }
 
 // TestStackRolePolicy: the role's policy is the one generated from a
-// fixture app's AWS SDK calls, plus basic execution.
+// fixture app's AWS SDK calls; it grants the logging actions once, on the
+// Lambda functions' log groups, with no managed policy granting them again
+// on every log group.
 func TestStackRolePolicy(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
@@ -595,8 +597,11 @@ func TestStackRolePolicy(t *testing.T) {
 		t.Errorf("Result.Policy %+v is not the policy synthesized %+v", res.Policy, pol)
 	}
 	role := readTemplate(t, res.TemplatePath).one(t, "AWS::IAM::Role").Properties
-	if !strings.Contains(fmt.Sprint(role["ManagedPolicyArns"]), constructs.BasicExecutionPolicy) {
-		t.Errorf("role managed policies %v, want basic execution", role["ManagedPolicyArns"])
+	if arns, ok := role["ManagedPolicyArns"]; ok {
+		t.Errorf("role managed policies %v, want none: the generated policy grants the logging actions", arns)
+	}
+	if logs := fmt.Sprint(role["Policies"]); !strings.Contains(logs, "logs:PutLogEvents") || !strings.Contains(logs, "arn:*:logs:*:*:log-group:/aws/lambda/*") || strings.Contains(logs, "arn:*:logs:*:*:*") {
+		t.Errorf("role policies %s, want the logging actions on the Lambda functions' log groups only", logs)
 	}
 	got := role["Policies"].([]any)[0].(map[string]any)["PolicyDocument"]
 	gotActions := map[string]bool{}
@@ -621,6 +626,18 @@ func TestStackRolePolicy(t *testing.T) {
 	}
 	if len(gotActions) != len(want) {
 		t.Errorf("role policy actions %v, want %v", gotActions, want)
+	}
+
+	// A hand-written policy without the logging actions: the managed basic
+	// execution policy lets the function write its logs.
+	own := &policy.Document{Version: policy.PolicyVersion, Statement: []policy.Statement{{Sid: "Read", Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: []string{"*"}}}}
+	res, err = assemble(context.Background(), prebuilt(t, m, "dev", nil, own), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	role = readTemplate(t, res.TemplatePath).one(t, "AWS::IAM::Role").Properties
+	if !strings.Contains(fmt.Sprint(role["ManagedPolicyArns"]), constructs.BasicExecutionPolicy) {
+		t.Errorf("role managed policies %v with a policy that cannot write logs, want basic execution", role["ManagedPolicyArns"])
 	}
 }
 
