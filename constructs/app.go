@@ -240,8 +240,8 @@ func (a *App) build(p *Prepared) error {
 		}
 	} else {
 		props := &awsiam.RoleProps{
-			AssumedBy:       awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-			Description:     jsii.String("Execution role of " + p.Name),
+			AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+			Description: jsii.String("Execution role of " + p.Name),
 		}
 		if !grantsLogging(p.Policy) {
 			props.ManagedPolicies = &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))}
