@@ -283,6 +283,7 @@ func (a *App) build(p *Prepared) error {
 		Description:  jsii.String("Serves every route of " + p.Name),
 	})
 	ApplyFunctionSettings(a.Function, cfg)
+	dropRoleDependency(a.Function, a.Role)
 
 	// The REST API: one OpenAPI body, generated in Go, handed over whole.
 	uri := awscdk.Fn_Join(jsii.String(""), &[]*string{

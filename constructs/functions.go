@@ -123,6 +123,7 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 		// The production settings apply to every function of the app:
 		// concurrency, layers, VPC, tracing, an owned log group.
 		ApplyFunctionSettings(fn, cfg)
+		dropRoleDependency(fn, a.Role)
 
 		switch spec.Kind {
 		case framework.KindSchedule, framework.KindEventBridge:

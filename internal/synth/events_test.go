@@ -32,6 +32,7 @@ func TestSynthEventsExample(t *testing.T) {
 	}
 	golden(t, "events-dev.template.json", normalize(t, raw))
 	tpl := readTemplate(t, res.TemplatePath)
+	checkNoRedundantDependsOn(t, tpl)
 
 	// One function per handler, each with its FRAMEWORK_HANDLER, all from
 	// the same package.
@@ -109,4 +110,26 @@ func cfnLint(t *testing.T, path string) {
 		t.Fatalf("cfn-lint: %v", err)
 	}
 	t.Logf("cfn-lint: no error (%d warning lines)", strings.Count(string(out), "\n"))
+}
+
+// checkNoRedundantDependsOn fails for a function of the app's construct
+// whose DependsOn names the role its Role property already references
+// with Fn::GetAtt (cfn-lint's W3005): the reference orders them.
+func checkNoRedundantDependsOn(t *testing.T, tpl *template) {
+	t.Helper()
+	for id, r := range tpl.Resources {
+		if r.Type != "AWS::Lambda::Function" || !strings.HasPrefix(id, "App") {
+			continue
+		}
+		ga, _ := r.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
+		if len(ga) == 0 {
+			continue
+		}
+		deps, _ := r.DependsOn.([]any)
+		for _, d := range deps {
+			if d == ga[0] {
+				t.Errorf("function %s depends on role %s, which its Role property references already", id, d)
+			}
+		}
+	}
 }

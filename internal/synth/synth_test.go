@@ -211,6 +211,7 @@ func TestSynthExamples(t *testing.T) {
 				t.Errorf("ResourceCount %d, template has %d", res.ResourceCount, len(tpl.Resources))
 			}
 			golden(t, app+"-dev.template.json", normalize(t, raw))
+			checkNoRedundantDependsOn(t, tpl)
 
 			// The stack deploys without `cdk bootstrap`: no bootstrap
 			// version parameter or rule, assets in the framework's bucket.
