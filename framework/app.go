@@ -8,7 +8,7 @@
 //	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
 //		return map[string]string{"name": name}, nil
 //	}, framework.Methods("GET", "PUT"))
-//	framework.Run(app)
+//	app.Run()
 //
 // A handler's return value becomes a JSON response; a *Response sets status,
 // headers and body exactly; a ViewError such as NotFoundError becomes
@@ -29,9 +29,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// DefaultBinaryTypes returns the content types an App treats as binary unless
+// defaultBinaryTypes returns the content types an App treats as binary unless
 // the app changes App.API.BinaryTypes.
-func DefaultBinaryTypes() []string {
+func defaultBinaryTypes() []string {
 	return []string{
 		"application/octet-stream", "application/x-tar", "application/zip",
 		"audio/basic", "audio/ogg", "audio/mp4", "audio/mpeg", "audio/wav", "audio/webm",
@@ -93,7 +93,7 @@ type App struct {
 
 // New returns an App named name with the default binary types.
 func New(name string) *App {
-	return &App{Name: name, API: APIConfig{BinaryTypes: DefaultBinaryTypes()}}
+	return &App{Name: name, API: APIConfig{BinaryTypes: defaultBinaryTypes()}}
 }
 
 // Route registers handler for path. The handler's type is
@@ -212,7 +212,7 @@ func (a *App) compile() (*routeTable, error) {
 }
 
 // manifest.Manifest returns the app's route table, or the declaration errors.
-func (a *App) Manifest() (*manifest.Manifest, error) {
+func (a *App) routeManifest() (*manifest.Manifest, error) {
 	if _, err := a.compiled(); err != nil {
 		return nil, err
 	}

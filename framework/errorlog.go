@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Error lines. Every uncaught error or panic writes one JSON object on one
@@ -73,8 +75,8 @@ func (a *App) logUncaught(route *Route, req *Request, err error, stack []byte) {
 		msg = "panic"
 	}
 	attrs := make([]slog.Attr, 0, 9)
-	if id := LambdaRequestID(ctx); id != "" {
-		attrs = append(attrs, slog.String(RequestIDKey, id))
+	if id := lambdaRequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String(names.RequestIDKey, id))
 	}
 	if id := req.GatewayContext.RequestID; id != "" {
 		attrs = append(attrs, slog.String("api_request_id", id))
@@ -107,8 +109,8 @@ func (a *App) logEventError(ctx context.Context, f *Function, err error) {
 // logEvent writes an event handler's error line; stack only for a panic.
 func (a *App) logEvent(ctx context.Context, msg string, f *Function, err error, stack []byte) {
 	attrs := make([]slog.Attr, 0, 5)
-	if id := LambdaRequestID(ctx); id != "" {
-		attrs = append(attrs, slog.String(RequestIDKey, id))
+	if id := lambdaRequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String(names.RequestIDKey, id))
 	}
 	attrs = append(attrs,
 		slog.String("kind", string(f.Kind)),

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/framework"
@@ -104,7 +106,7 @@ func TestErrorLineEventError(t *testing.T) {
 	var log bytes.Buffer
 	app := crashApp(false, &log)
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-2"})
-	if _, err := app.Invoke(ctx, "orders", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`)); err == nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "orders", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`)); err == nil {
 		t.Fatal("the failing SQS handler did not fail")
 	}
 	lines := errorLines(t, log.String())
@@ -122,7 +124,7 @@ func TestErrorLineEventError(t *testing.T) {
 	}
 
 	log.Reset()
-	out, err := app.Invoke(ctx, "payments", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`))
+	out, err := apphook.Of(app).Invoke(ctx, "payments", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`))
 	if err != nil || !bytes.Contains(out, []byte(`"m1"`)) {
 		t.Fatalf("Invoke(payments) = %s, %v", out, err)
 	}
@@ -214,7 +216,7 @@ func TestErrorLineLambdaIDs(t *testing.T) {
 	app := crashApp(false, &log)
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-1"})
 	ev, _ := json.Marshal(frameworktest.New(app).Event("GET", "/panic/1", nil, nil))
-	out, err := app.Invoke(ctx, "", ev)
+	out, err := apphook.Of(app).Invoke(ctx, "", ev)
 	if err != nil || !bytes.Contains(out, []byte(`"statusCode":500`)) {
 		t.Fatalf("Invoke = %s, %v", out, err)
 	}
@@ -224,7 +226,7 @@ func TestErrorLineLambdaIDs(t *testing.T) {
 	}
 
 	log.Reset()
-	if _, err := app.Invoke(ctx, "nightly", []byte(`{}`)); err == nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "nightly", []byte(`{}`)); err == nil {
 		t.Fatal("the panicking event handler did not fail")
 	}
 	lines = errorLines(t, log.String())
@@ -247,7 +249,7 @@ func TestErrorLineLambdaIDs(t *testing.T) {
 // request, even to a writer that is not safe for concurrent use.
 func TestErrorLineHTTPServer(t *testing.T) {
 	var log bytes.Buffer
-	srv := httptest.NewServer(crashApp(false, &log).Handler(""))
+	srv := httptest.NewServer(apphook.Of(crashApp(false, &log)).Handler(""))
 	defer srv.Close()
 	const n = 16
 	ids := make([]string, n)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 )
@@ -165,40 +167,40 @@ func TestInvokeKinds(t *testing.T) {
 	})
 	ctx := context.Background()
 
-	out, err := app.Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"},{"messageId":"m2","body":"bad"}]}`))
+	out, err := apphook.Of(app).Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"},{"messageId":"m2","body":"bad"}]}`))
 	if err != nil || string(out) != `{"batchItemFailures":[{"itemIdentifier":"m2"}]}` {
 		t.Errorf("partial = %s, %v", out, err)
 	}
-	out, err = app.Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"}]}`))
+	out, err = apphook.Of(app).Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"}]}`))
 	if err != nil || string(out) != `{"batchItemFailures":[]}` {
 		t.Errorf("partial, no failure = %s, %v", out, err)
 	}
-	if _, err := app.Invoke(ctx, "whole", []byte(`{"Records":[]}`)); err == nil || err.Error() != "database down" {
+	if _, err := apphook.Of(app).Invoke(ctx, "whole", []byte(`{"Records":[]}`)); err == nil || err.Error() != "database down" {
 		t.Errorf("whole batch error = %v", err)
 	}
 	var pe *framework.PanicError
-	if _, err := app.Invoke(ctx, "boom", []byte(`{}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), `handler "boom" panicked: kaboom`) {
+	if _, err := apphook.Of(app).Invoke(ctx, "boom", []byte(`{}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), `handler "boom" panicked: kaboom`) {
 		t.Errorf("panic = %v", err)
 	}
-	out, err = app.Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
+	out, err = apphook.Of(app).Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
 	if err != nil || string(out) != `{"sum":5}` {
 		t.Errorf("add = %s, %v", out, err)
 	}
-	if _, err := app.Invoke(ctx, "add", []byte(`"text"`)); err == nil || !strings.Contains(err.Error(), `function handler "add": the event is not a struct`) {
+	if _, err := apphook.Of(app).Invoke(ctx, "add", []byte(`"text"`)); err == nil || !strings.Contains(err.Error(), `function handler "add": the event is not a struct`) {
 		t.Errorf("bad event = %v", err)
 	}
 	ev, _ := json.Marshal(events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/", Resource: "/"})
-	out, err = app.Invoke(ctx, "", ev)
+	out, err = apphook.Of(app).Invoke(ctx, "", ev)
 	if err != nil || !bytes.Contains(out, []byte(`"statusCode":200`)) || !bytes.Contains(out, []byte(`{\"ok\":\"yes\"}`)) {
 		t.Errorf("api = %s, %v", out, err)
 	}
-	if _, err := app.Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
+	if _, err := apphook.Of(app).Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
 		t.Errorf("unknown = %v", err)
 	}
 	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:api" {
 		t.Errorf("middleware saw %s", got)
 	}
-	m, err := app.Manifest()
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,20 +9,17 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/names"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
-
-// APIHandlerName is the handler name of the REST API's function: Invoke
-// and the function's FRAMEWORK_HANDLER variable use it (an empty name means
-// it too).
-const APIHandlerName = "api"
 
 // Invocation is one event delivered to one handler.
 type Invocation struct {
 	// Kind is the handler's kind; KindHTTP for the REST API's function.
 	Kind HandlerKind
-	// Name is the handler's name; APIHandlerName for the REST API's function.
+	// Name is the handler's name; names.APIHandlerName for the REST API's function.
 	Name string
 	// Event is the event as Lambda delivers it, JSON.
 	Event []byte
@@ -65,19 +62,19 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("handler %q panicked: %v", e.Handler, e.Value)
 }
 
-// Invoke delivers one event to the handler named name (APIHandlerName or
+// Invoke delivers one event to the handler named name (names.APIHandlerName or
 // "" for the REST API's function, whose event is an API Gateway proxy
 // event) and returns its JSON result: the one dispatch point of every
 // kind, which the Lambda adapter, `framework invoke --local` and
 // frameworktest all go through. An error is the invocation's error: an
 // SQS, DynamoDB or Kinesis handler's error fails its whole batch (Lambda
 // retries it), unless the handler reports its failed items instead.
-func (a *App) Invoke(ctx context.Context, name string, event []byte) ([]byte, error) {
+func (a *App) invokeNamed(ctx context.Context, name string, event []byte) ([]byte, error) {
 	if _, err := a.compiled(); err != nil {
 		return nil, err
 	}
-	inv := &Invocation{Kind: KindHTTP, Name: APIHandlerName, Event: event}
-	if name != "" && name != APIHandlerName {
+	inv := &Invocation{Kind: KindHTTP, Name: names.APIHandlerName, Event: event}
+	if name != "" && name != names.APIHandlerName {
 		f := a.function(name)
 		if f == nil {
 			return nil, a.unknownHandler(name)
@@ -96,7 +93,7 @@ func (a *App) Invoke(ctx context.Context, name string, event []byte) ([]byte, er
 
 // unknownHandler is the error for a name that is not a handler of the app.
 func (a *App) unknownHandler(name string) error {
-	known := []string{APIHandlerName}
+	known := []string{names.APIHandlerName}
 	for _, f := range a.functions {
 		known = append(known, f.Name)
 	}
@@ -113,7 +110,7 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 			// typed handler: Lambda shows its type (UnmarshalTypeError).
 			return nil, err
 		}
-		serve := a.HandleEvent
+		serve := a.handleEvent
 		if a.apiEvents != nil {
 			serve = a.apiEvents
 		}
@@ -165,15 +162,15 @@ func (h lambdaHandler) Invoke(ctx context.Context, payload []byte) ([]byte, erro
 		setCurrent(lc.AwsRequestID)
 		defer setCurrent("")
 	}
-	return h.app.Invoke(ctx, h.name, payload)
+	return h.app.invokeNamed(ctx, h.name, payload)
 }
 
 // lambdaHandler returns the Lambda handler of the function serving the
 // handler named name (FRAMEWORK_HANDLER), or an error naming the app's
 // handlers when there is none.
 func (a *App) lambdaHandler(name string) (lambdaHandler, error) {
-	if name != "" && name != APIHandlerName && a.function(name) == nil {
-		return lambdaHandler{}, fmt.Errorf("%s=%q: %w", EnvHandler, name, a.unknownHandler(name))
+	if name != "" && name != names.APIHandlerName && a.function(name) == nil {
+		return lambdaHandler{}, fmt.Errorf("%s=%q: %w", names.EnvHandler, name, a.unknownHandler(name))
 	}
 	return lambdaHandler{app: a, name: name}, nil
 }

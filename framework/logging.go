@@ -67,17 +67,17 @@ func defaultRequestLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, nil))
 }
 
-// DefaultRequestIDHeader is the header RequestID echoes by default.
-const DefaultRequestIDHeader = "X-Request-Id"
+// defaultRequestIDHeader is the header RequestID echoes by default.
+const defaultRequestIDHeader = "X-Request-Id"
 
 // RequestID returns middleware that sets the response header header
-// (DefaultRequestIDHeader when empty) on every answer of the function,
+// (defaultRequestIDHeader when empty) on every answer of the function,
 // errors included: the request's own value of that header when the client
 // sent one, else API Gateway's request ID (the local server makes one up
 // the same way). Clients and logs can then name the same request.
 func RequestID(header string) Middleware {
 	if header == "" {
-		header = DefaultRequestIDHeader
+		header = defaultRequestIDHeader
 	}
 	return func(r *Request, next Handler) (*Response, error) {
 		id := r.Headers.Get(header)

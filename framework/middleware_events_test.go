@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/framework"
@@ -70,18 +72,18 @@ func TestMiddlewareForEventKinds(t *testing.T) {
 	}
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-1"})
 
-	if _, err := app.Invoke(ctx, "orders", []byte(`{"Records":[]}`)); err != nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "orders", []byte(`{"Records":[]}`)); err != nil {
 		t.Fatal(err)
 	}
-	out, err := app.Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
+	out, err := apphook.Of(app).Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
 	if err != nil || string(out) != `{"seen_by_middleware":1,"sum":5}` {
 		t.Errorf("add through middleware = %s, %v; want the middleware's changed result", out, err)
 	}
-	if _, err := app.Invoke(ctx, "tick", []byte(`{"detail":"skip"}`)); err == nil || err.Error() != "refused by middleware" || ticks != 0 {
+	if _, err := apphook.Of(app).Invoke(ctx, "tick", []byte(`{"detail":"skip"}`)); err == nil || err.Error() != "refused by middleware" || ticks != 0 {
 		t.Errorf("early answer = %v (handler ran %d times); want the middleware's error and no run", err, ticks)
 	}
 	var pe *framework.PanicError
-	if _, err := app.Invoke(ctx, "tick", []byte(`{"detail":"panic"}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), "middleware broke") {
+	if _, err := apphook.Of(app).Invoke(ctx, "tick", []byte(`{"detail":"panic"}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), "middleware broke") {
 		t.Errorf("panic in middleware = %v; want a PanicError", err)
 	}
 	frameworktest.New(app).Get("/", nil)
@@ -104,7 +106,7 @@ func TestRequestLoggerForEvents(t *testing.T) {
 	app.UseFor(framework.KindAll, framework.RequestLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
 	app.OnSNSMessage("alerts", "alerts", func(context.Context, events.SNSEvent) error { return errors.New("mail server down") })
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-9"})
-	if _, err := app.Invoke(ctx, "alerts", []byte(`{"Records":[]}`)); err == nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "alerts", []byte(`{"Records":[]}`)); err == nil {
 		t.Fatal("the handler's error was lost")
 	}
 	var line map[string]any

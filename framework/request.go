@@ -46,7 +46,7 @@ func (m MultiDict) Single() map[string]string {
 
 // Headers are request headers: each lower-case name with all of its values,
 // in the order received. Ranging over Headers gives the lower-case names.
-// Get, Values and GetAll take a name in any case ("X-Token", "x-token").
+// Get and Values take a name in any case ("X-Token", "x-token").
 type Headers map[string][]string
 
 // Get returns the last value of the header name (in any case), or "" when
@@ -63,9 +63,6 @@ func (h Headers) Get(name string) string {
 // Values returns every value of the header name (in any case), in the
 // order received, or nil when it is absent.
 func (h Headers) Values(name string) []string { return h[strings.ToLower(name)] }
-
-// GetAll is Values, named like MultiDict.GetAll.
-func (h Headers) GetAll(name string) []string { return h.Values(name) }
 
 // Single returns the single-value view (the last value of each header,
 // names lower-case), or nil when h is nil.

@@ -120,4 +120,4 @@ func placeOrder(body string) error {
 	return nil
 }
 
-func main() { framework.Run(newApp()) }
+func main() { newApp().Run() }

@@ -1,6 +1,7 @@
 package eventsample
 
 import (
+	"github.com/framework-dev/framework/internal/apphook"
 	"context"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 		return nil
 	})
 	app.LambdaFunction("f", func(_ context.Context, in map[string]any) (int, error) { return len(in), nil })
-	m, err := app.Manifest()
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
-		if _, err := app.Invoke(context.Background(), f.Name, ev); err != nil {
+		if _, err := apphook.Of(app).Invoke(context.Background(), f.Name, ev); err != nil {
 			t.Errorf("%s: %v\n%s", f.Name, err, ev)
 		}
 	}

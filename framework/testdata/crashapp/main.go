@@ -30,5 +30,5 @@ func main() {
 	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
 		panic("nightly boom")
 	})
-	framework.Run(app)
+	app.Run()
 }
