@@ -1,10 +1,10 @@
 package main
 
 import (
-	"github.com/framework-dev/framework/internal/apphook"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"github.com/framework-dev/framework/internal/apphook"
 	"io"
 	"strings"
 	"testing"

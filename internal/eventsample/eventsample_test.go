@@ -1,8 +1,8 @@
 package eventsample
 
 import (
-	"github.com/framework-dev/framework/internal/apphook"
 	"context"
+	"github.com/framework-dev/framework/internal/apphook"
 	"testing"
 	"time"
 
