@@ -80,7 +80,7 @@ type App struct {
 	table *routeTable
 	err   error
 
-	functions  []*Function        // event handlers and plain functions
+	functions  []*function        // event handlers and plain functions
 	invokeMW   []InvokeMiddleware // WrapInvoke, outermost first
 	invokeOnce sync.Once
 	invoker    Invoker // dispatch wrapped in invokeMW

@@ -86,13 +86,13 @@ func crashApp(debug bool, log io.Writer) *framework.App {
 	app.Route("/missing", func(r *framework.Request) (any, error) {
 		return nil, framework.NotFoundError{Message: "no such thing"}
 	}, framework.Name("missing"))
-	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
+	app.OnSchedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
 		panic("nightly boom")
 	})
 	app.OnSQSMessage("orders", "orders", func(ctx context.Context, ev events.SQSEvent) error {
 		return fmt.Errorf("saving %d orders: %w", len(ev.Records), errors.New("table not found"))
 	})
-	app.OnSQSMessage("payments", "payments", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	app.OnSQSPartialBatch("payments", "payments", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		return events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{{ItemIdentifier: "m1"}}}, nil
 	})
 	return app

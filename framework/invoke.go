@@ -188,7 +188,7 @@ func (a *App) chainFunctionMiddleware() {
 
 // finalHandler is the function's handler as the innermost step of its
 // middleware chain: its JSON result is the Response's Body.
-func (f *Function) finalHandler() Handler {
+func (f *function) finalHandler() Handler {
 	return func(req *Request) (*Response, error) {
 		out, err := f.call(req.Context(), req.invocation.Event)
 		if err != nil {
@@ -200,7 +200,7 @@ func (f *Function) finalHandler() Handler {
 
 // callChain runs the function's middleware chain for one invocation and
 // returns the result Lambda sends back: the Body of the Response, as JSON.
-func (f *Function) callChain(ctx context.Context, inv *Invocation) ([]byte, error) {
+func (f *function) callChain(ctx context.Context, inv *Invocation) ([]byte, error) {
 	req := &Request{ctx: ctx, invocation: inv}
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
 		req.GatewayContext.RequestID = lc.AwsRequestID

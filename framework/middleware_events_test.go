@@ -62,11 +62,11 @@ func TestMiddlewareForEventKinds(t *testing.T) {
 		return next(r)
 	})
 	app.OnSQSMessage("orders", "orders", func(context.Context, events.SQSEvent) error { return nil })
-	app.LambdaFunction("add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
+	framework.LambdaFunction(app, "add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
 		return map[string]int{"sum": in.A + in.B}, nil
 	})
 	ticks := 0
-	app.Schedule("tick", framework.Rate(time.Minute), func(context.Context, events.EventBridgeEvent) error { ticks++; return nil })
+	app.OnSchedule("tick", framework.Rate(time.Minute), func(context.Context, events.EventBridgeEvent) error { ticks++; return nil })
 	if err := app.Validate(); err != nil {
 		t.Fatal(err)
 	}
