@@ -80,10 +80,7 @@ type App struct {
 	table *routeTable
 	err   error
 
-	functions  []*function        // event handlers and plain functions
-	invokeMW   []InvokeMiddleware // WrapInvoke, outermost first
-	invokeOnce sync.Once
-	invoker    Invoker // dispatch wrapped in invokeMW
+	functions []*function // event handlers and plain functions
 	// apiEvents serves the API's events in dispatch (HandleEvent when nil;
 	// Run sets the access-logged HandleEvent in Lambda mode).
 	apiEvents  func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)

@@ -48,7 +48,7 @@ func BenchmarkTypedPost(b *testing.B) {
 	})
 }
 
-func noop(r *framework.Request, next framework.Handler) (*framework.Response, error) { return next(r) }
+func noop(c *framework.Call, next framework.Next) (*framework.Response, error) { return next(c) }
 
 func BenchmarkMiddleware(b *testing.B) {
 	for _, n := range []struct {

@@ -80,7 +80,7 @@ func crashApp(debug bool, log io.Writer) *framework.App {
 		return framework.Response{Body: []byte("caf\xe9"), Headers: map[string]string{"Content-Type": "text/plain"}}, nil
 	}, framework.Name("latin1"))
 	app.Route("/guarded", func(r *framework.Request) (any, error) { return "never", nil },
-		framework.Name("guarded"), framework.WithMiddleware(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
+		framework.Name("guarded"), framework.WithMiddleware(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
 			panic(errors.New("no token store"))
 		}))
 	app.Route("/missing", func(r *framework.Request) (any, error) {

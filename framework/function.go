@@ -24,7 +24,7 @@ type function struct {
 	spec  manifest.Function
 	call  eventFunc
 	errs  []error
-	chain Handler // the handler behind the middleware of its kind; nil without middleware
+	chain Next // the handler behind the middleware of its kind; nil without middleware
 }
 
 // eventFunc runs a handler on a raw JSON event and returns its raw JSON result.

@@ -152,11 +152,9 @@ func TestInvokeKinds(t *testing.T) {
 		return map[string]int{"sum": in.A + in.B}, nil
 	})
 	var wrapped []string
-	app.WrapInvoke(func(next framework.Invoker) framework.Invoker {
-		return func(ctx context.Context, inv *framework.Invocation) ([]byte, error) {
-			wrapped = append(wrapped, string(inv.Kind)+":"+inv.Name)
-			return next(ctx, inv)
-		}
+	app.UseFor(framework.KindAll, func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		wrapped = append(wrapped, string(c.Kind)+":"+c.Handler)
+		return next(c)
 	})
 	ctx := context.Background()
 
@@ -190,7 +188,7 @@ func TestInvokeKinds(t *testing.T) {
 	if _, err := apphook.Of(app).Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
 		t.Errorf("unknown = %v", err)
 	}
-	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:api" {
+	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:TestInvokeKinds.func1" {
 		t.Errorf("middleware saw %s", got)
 	}
 	m, err := apphook.Of(app).Manifest()

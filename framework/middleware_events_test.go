@@ -26,22 +26,21 @@ import (
 func TestMiddlewareForEventKinds(t *testing.T) {
 	var seen []string
 	note := func(label string) framework.Middleware {
-		return func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-			inv := r.Invocation()
-			if inv == nil {
-				seen = append(seen, label+":http "+r.Method+" "+r.Path)
+		return func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+			if c.Request != nil {
+				seen = append(seen, label+":http "+c.Request.Method+" "+c.Request.Path)
 			} else {
-				seen = append(seen, label+":"+string(inv.Kind)+" "+inv.Name+" "+r.GatewayContext.RequestID)
+				seen = append(seen, label+":"+string(c.Kind)+" "+c.Handler+" "+c.RequestID)
 			}
-			return next(r)
+			return next(c)
 		}
 	}
 	app := framework.New("mw")
 	app.Route("/", func(*framework.Request) (any, error) { return "root", nil })
 	app.UseFor(framework.KindAll, note("all"))
 	app.UseFor(framework.KindSQS, note("sqs"))
-	app.UseFor(framework.KindFunction, func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-		resp, err := next(r)
+	app.UseFor(framework.KindFunction, func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		resp, err := next(c)
 		if err != nil {
 			return nil, err
 		}
@@ -52,14 +51,14 @@ func TestMiddlewareForEventKinds(t *testing.T) {
 		v["seen_by_middleware"] = 1
 		return &framework.Response{Body: v}, nil
 	})
-	app.UseFor(framework.KindSchedule, func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-		if strings.Contains(string(r.Invocation().Event), "skip") {
+	app.UseFor(framework.KindSchedule, func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		if strings.Contains(string(c.Event), "skip") {
 			return nil, errors.New("refused by middleware")
 		}
-		if strings.Contains(string(r.Invocation().Event), "panic") {
+		if strings.Contains(string(c.Event), "panic") {
 			panic("middleware broke")
 		}
-		return next(r)
+		return next(c)
 	})
 	app.OnSQSMessage("orders", "orders", func(context.Context, events.SQSEvent) error { return nil })
 	framework.LambdaFunction(app, "add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {

@@ -52,7 +52,7 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 	var err error
 	if route.chain != nil {
 		req.args = args
-		v, err = route.chain(req)
+		v, err = route.chain(&Call{Kind: KindHTTP, Handler: route.Name, RequestID: req.GatewayContext.RequestID, Request: req})
 	} else {
 		v, err = route.call(req, args)
 		if req.jsonFailed {

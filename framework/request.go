@@ -129,7 +129,6 @@ type Request struct {
 
 	args        []string               // the captures, for the middleware chain
 	respHeaders []manifest.HeaderField // SetResponseHeader
-	invocation  *Invocation            // the event handler's invocation (UseFor an event kind)
 }
 
 // Context returns the request's context.Context: cancelled when the client
@@ -147,12 +146,6 @@ func (r *Request) Context() context.Context {
 // requestContext fields such as domainName); nil when the app is served
 // locally. Treat it as read-only.
 func (r *Request) Event() *events.APIGatewayProxyRequest { return r.event }
-
-// Invocation returns the invocation of an event handler or plain function
-// (its kind, name and raw event) when the request is the one middleware
-// registered with App.UseFor sees for such a handler; nil for an HTTP
-// request.
-func (r *Request) Invocation() *Invocation { return r.invocation }
 
 // ContentType returns the media type of the request's Content-Type header,
 // lower-case and without parameters, or "" when there is none.

@@ -39,7 +39,7 @@ type Route struct {
 	group          *registration // nil for the app's own routes
 	groupMW        []Middleware
 	mw             []Middleware // WithMiddleware
-	chain          Handler      // the middleware chain, nil without middleware
+	chain          Next         // the middleware chain, nil without middleware
 	input          *typedInput  // a typed handler's body parameter
 	output         reflect.Type // the handler's result type
 	status         int          // Status, 0 when not set
