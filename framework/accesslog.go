@@ -17,7 +17,7 @@ import (
 )
 
 // Structured runtime logs of a deployed app. In Lambda, Run serves each
-// API event through accessLogged (inside App.Invoke's dispatch), which
+// API event through accessLogged (inside invokeNamed's dispatch), which
 // writes one JSON access line per request to stdout (Lambda sends stdout to CloudWatch Logs), and makes
 // log/slog records carry the invocation's request id.
 //
@@ -49,7 +49,7 @@ func setCurrent(id string) {
 	current.Unlock()
 }
 
-// accessLogged returns HandleEvent plus one access line per event written
+// accessLogged returns handleEvent plus one access line per event written
 // to access (none when access is nil), with the invocation's request id
 // known to RequestIDHandler while it runs: how the deployed API's function
 // serves its events.

@@ -68,7 +68,7 @@ func (a *App) logError(ctx context.Context, msg string, attrs ...slog.Attr) {
 
 // logUncaught writes the error line of an uncaught error of route, or of
 // its panic when stack is not nil.
-func (a *App) logUncaught(route *Route, req *Request, err error, stack []byte) {
+func (a *App) logUncaught(route *route, req *Request, err error, stack []byte) {
 	ctx := req.Context()
 	msg := "uncaught error"
 	if stack != nil {

@@ -31,7 +31,7 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("handler %q panicked: %v", e.Handler, e.Value)
 }
 
-// Invoke delivers one event to the handler named name (names.APIHandlerName or
+// invokeNamed delivers one event to the handler named name ("api" or
 // "" for the REST API's function, whose event is an API Gateway proxy
 // event) and returns its JSON result: the one dispatch point of every
 // kind, which the Lambda adapter, `framework invoke --local` and

@@ -136,7 +136,7 @@ func (a *App) middlewareFor(kind HandlerKind) []Middleware {
 // WithMiddleware adds middleware to one route; they run after the app's
 // and the group's, in the order given.
 func WithMiddleware(mw ...Middleware) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		for _, m := range mw {
 			if m == nil {
 				r.optErrs = append(r.optErrs, fmt.Errorf("WithMiddleware: a nil Middleware: pass a function"))
@@ -144,7 +144,7 @@ func WithMiddleware(mw ...Middleware) RouteOption {
 			}
 			r.mw = append(r.mw, m)
 		}
-	}
+	}}
 }
 
 // chainHandlers returns final wrapped by mws, the first outermost. The
@@ -229,7 +229,7 @@ func (a *App) chainMiddleware() {
 }
 
 // finalHandler is the route's handler as the innermost step of its chain.
-func (r *Route) finalHandler() Next {
+func (r *route) finalHandler() Next {
 	return func(c *Call) (*Response, error) {
 		req := c.Request
 		v, err := r.call(req, req.args)

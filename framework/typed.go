@@ -121,7 +121,7 @@ func makeTypedHandler(h any, nCaptures int) (handlerFunc, *typedInput, error) {
 // makeCall checks the route's handler and returns its caller: a typed
 // handler's (makeTypedHandler) or another's (makeHandler). It records the
 // types the manifest describes.
-func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
+func (r *route) makeCall(nCaptures int) (handlerFunc, error) {
 	call, in, err := makeTypedHandler(r.handler, nCaptures)
 	if call == nil && err == nil {
 		call, err = makeHandler(r.handler, nCaptures)
@@ -137,7 +137,7 @@ func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
 }
 
 // schemas sets the request and response schemas of a typed route.
-func (r *Route) schemas(s *schemaSet, mr *manifest.Route) {
+func (r *route) schemas(s *schemaSet, mr *manifest.Route) {
 	if r.input != nil {
 		mr.RequestSchema = s.schema(r.input.param)
 	}
@@ -151,13 +151,13 @@ func (r *Route) schemas(s *schemaSet, mr *manifest.Route) {
 // is 200 to 299, not 204 or 205, which have no body (return a Response for
 // those); errors keep their own status.
 func Status(code int) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		if code < 200 || code > 299 || code == 204 || code == 205 {
 			r.optErrs = append(r.optErrs, fmt.Errorf("Status(%d): use 200 to 299 except 204 and 205 (for an answer without a body, return a Response)", code))
 			return
 		}
 		r.status = code
-	}
+	}}
 }
 
 // badBody is the 400 of a body that does not fit the handler's input type.
