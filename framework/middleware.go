@@ -73,10 +73,6 @@ type Next func(c *Call) (*Response, error)
 //	}
 type Middleware func(c *Call, next Next) (*Response, error)
 
-// KindAll selects every handler kind in App.UseFor: the HTTP routes and
-// every event handler and plain function.
-const KindAll HandlerKind = "all"
-
 // middlewareKinds are the kinds UseFor accepts.
 var middlewareKinds = append([]HandlerKind{KindAll, KindHTTP}, manifest.FunctionKinds()...)
 
