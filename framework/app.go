@@ -145,7 +145,7 @@ func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI 
 	a.authorizers[name] = m
 }
 
-// Validate checks every route declaration and returns all problems found,
+// Validate checks every declaration and returns all problems found,
 // each naming the route involved, or nil.
 func (a *App) Validate() error {
 	if _, err := a.compiled(); err != nil {
@@ -249,7 +249,8 @@ func firstOr(s []string) string {
 	return s[0]
 }
 
-// DeclarationError lists every problem found in an app's route declarations.
+// DeclarationError lists every problem found in an app's declarations:
+// its routes, event handlers and plain functions.
 type DeclarationError struct{ Errs []error }
 
 // Error lists every problem, one a line, sorted.
@@ -259,7 +260,11 @@ func (e *DeclarationError) Error() string {
 		msgs[i] = err.Error()
 	}
 	slices.Sort(msgs)
-	return fmt.Sprintf("%d invalid route declaration(s):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
+	noun := "declarations"
+	if len(msgs) == 1 {
+		noun = "declaration"
+	}
+	return fmt.Sprintf("%d invalid %s:\n  %s", len(msgs), noun, strings.Join(msgs, "\n  "))
 }
 
 // Unwrap returns the individual problems.

@@ -206,3 +206,21 @@ func TestInvokeKinds(t *testing.T) {
 		t.Errorf("manifest functions %s", got)
 	}
 }
+
+// TestScheduleErrorOnce: a bad cron expression is one error, named for the
+// schedule handler it belongs to, not two "route declaration" errors.
+func TestScheduleErrorOnce(t *testing.T) {
+	app := framework.New("cron")
+	app.OnSchedule("nightly", framework.Cron("0 12 * * ?"), func(context.Context, events.EventBridgeEvent) error { return nil })
+	err := app.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil for a cron of five fields")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "has 5 fields"); n != 1 {
+		t.Errorf("the cron error appears %d times:\n%s", n, msg)
+	}
+	if !strings.HasPrefix(msg, "1 invalid declaration:\n") || strings.Contains(msg, "route") {
+		t.Errorf("the error is not one declaration error of a schedule handler:\n%s", msg)
+	}
+}

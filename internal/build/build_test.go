@@ -199,7 +199,7 @@ func main() {
 	os.Exit(2)
 }
 `,
-			want:   []string{"invalid route declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
+			want:   []string{"invalid declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
 			routes: true,
 		},
 		{

@@ -25,7 +25,7 @@ type RoutesError struct {
 
 // Error returns the project directory and the app's messages.
 func (e *RoutesError) Error() string {
-	return fmt.Sprintf("invalid route declarations in %s:\n%s", e.Dir, strings.TrimRight(e.Output, "\n"))
+	return fmt.Sprintf("invalid declarations in %s:\n%s", e.Dir, strings.TrimRight(e.Output, "\n"))
 }
 
 // Manifest builds the app in projectDir for the host and runs it with
