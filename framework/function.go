@@ -340,10 +340,15 @@ type EventError struct {
 	Kind HandlerKind
 	Type string
 	Err  error
+
+	handler string // the handler's label, once dispatched
 }
 
-// Error says which type the event did not fit.
+// Error names the handler and says which type the event did not fit.
 func (e *EventError) Error() string {
+	if e.handler != "" {
+		return fmt.Sprintf("%s: the event is not a %s: %v", e.handler, e.Type, e.Err)
+	}
 	return fmt.Sprintf("the event is not a %s: %v", e.Type, e.Err)
 }
 

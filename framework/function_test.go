@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +224,28 @@ func TestScheduleErrorOnce(t *testing.T) {
 	}
 	if !strings.HasPrefix(msg, "1 invalid declaration:\n") || strings.Contains(msg, "route") {
 		t.Errorf("the error is not one declaration error of a schedule handler:\n%s", msg)
+	}
+}
+
+// TestEventErrorType: an event a plain function cannot decode fails the
+// invocation with an EventError itself, which is the type Lambda reports
+// as errorType (a wrapper's type, such as fmt's wrapError, would leak).
+func TestEventErrorType(t *testing.T) {
+	app := framework.New("types")
+	framework.LambdaFunction(app, "count", func(_ context.Context, in []string) (int, error) { return len(in), nil })
+	app.ErrorLog = io.Discard
+	_, err := apphook.Of(app).Invoke(context.Background(), "count", []byte(`{"not":"a list"}`))
+	if err == nil {
+		t.Fatal("a JSON object decoded into []string")
+	}
+	typ := reflect.TypeOf(err)
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Name() != "EventError" {
+		t.Errorf("the invocation's error is a %s (%v), want an EventError", typ.Name(), err)
+	}
+	if want := `function handler "count": the event is not a []string`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q does not start with %q", err, want)
 	}
 }

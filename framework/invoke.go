@@ -96,8 +96,10 @@ func (a *App) dispatch(ctx context.Context, f *function, event []byte) (out []by
 		out, err = f.call(ctx, event)
 	}
 	if ee := (*EventError)(nil); errors.As(err, &ee) {
-		ee.Kind = f.Kind
-		err = fmt.Errorf("%s: %w", f.spec.Label(), ee)
+		// The EventError itself is the invocation's error, so that Lambda
+		// reports its type (EventError), not a wrapper's.
+		ee.Kind, ee.handler = f.Kind, f.spec.Label()
+		err = ee
 	}
 	if err != nil {
 		a.logEventError(ctx, f, err)
