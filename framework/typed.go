@@ -28,7 +28,8 @@ import (
 // required field (see the schema rules) missing from the body is a 400
 // too. When the input type (or its pointer) has a Validate() error method,
 // it runs before the handler; its error answers 400 BadRequestError with
-// the error's text, or as itself when it is a ViewError. The request and
+// the message "Invalid request body: " and the error's text, as a body that
+// does not decode does, or answers as itself when it is a ViewError. The request and
 // response types are described in the manifest (schema.go).
 
 // validator is the optional input check of a typed handler.
