@@ -190,7 +190,7 @@ func TestInvokeKinds(t *testing.T) {
 	if _, err := apphook.Of(app).Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
 		t.Errorf("unknown = %v", err)
 	}
-	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:TestInvokeKinds.func1" {
+	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:get_root" {
 		t.Errorf("middleware saw %s", got)
 	}
 	m, err := apphook.Of(app).Manifest()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -104,8 +105,10 @@ func AuthorizerName(name string) RouteOption {
 	return RouteOption{func(r *route) { r.authorizerName = name }}
 }
 
-// Name sets the handler's name (by default the Go function's name). Handler
-// names must be unique among the handlers of one path.
+// Name sets the handler's name: by default the Go function's name, or for a
+// function literal its methods and path ("get_put_items_id"). The name is
+// the OpenAPI operation id and appears in logs and errors; handler names
+// must be unique among the handlers of one path.
 func Name(name string) RouteOption { return RouteOption{func(r *route) { r.Name = name }} }
 
 func newRoute(path string, handler any, opts []RouteOption) *route {
@@ -129,12 +132,41 @@ func newRoute(path string, handler any, opts []RouteOption) *route {
 	}
 	if r.Name == "" {
 		r.Name = funcName(handler)
+		if anonymousRe.MatchString(r.Name) {
+			r.Name = routeName(r.Methods, path)
+		}
 	}
 	return r
 }
 
+// anonymousRe matches the name Go gives a function literal ("newApp.func2").
+var anonymousRe = regexp.MustCompile(`(^|\.)func\d`)
+
+// routeName is the name of a route whose handler is a function literal:
+// its methods and path, lower case, joined by "_" ("get_put_items_id" for
+// GET and PUT on /items/{id}, "get_root" for GET /), which OpenAPI
+// operation ids, logs and error messages show instead of "newApp.func2".
+func routeName(methods []string, path string) string {
+	parts := make([]string, 0, len(methods)+4)
+	for _, m := range methods {
+		parts = append(parts, strings.ToLower(m))
+	}
+	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
+		seg = strings.Trim(nonNameRe.ReplaceAllString(seg, "_"), "_")
+		if seg != "" {
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == len(methods) {
+		parts = append(parts, "root")
+	}
+	return strings.Join(parts, "_")
+}
+
+var nonNameRe = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
 // funcName returns a short name for a function value: "getUser" for
-// main.getUser, "main.func1" for a closure in main.
+// main.getUser, "func1" for a function literal in main.
 func funcName(fn any) string {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
