@@ -39,7 +39,21 @@ type FunctionOption struct {
 	apply func(*manifest.Function)
 }
 
-var batchKinds = []HandlerKind{KindSQS, KindDynamoDB, KindKinesis}
+// kindsWhere lists the kinds whose description satisfies ok.
+func kindsWhere(ok func(manifest.KindSpec) bool) []HandlerKind {
+	var out []HandlerKind
+	for _, k := range manifest.Kinds {
+		if ok(k) {
+			out = append(out, k.Kind)
+		}
+	}
+	return out
+}
+
+var (
+	batchKinds  = kindsWhere(func(k manifest.KindSpec) bool { return k.MaxBatch > 0 })
+	streamKinds = kindsWhere(func(k manifest.KindSpec) bool { return k.Stream })
+)
 
 // Description describes the function; it becomes the Lambda function's description.
 func Description(text string) FunctionOption {
@@ -67,7 +81,7 @@ func MaxBatchingWindow(d time.Duration) FunctionOption {
 // StartingPosition sets where a DynamoDB or Kinesis handler starts reading
 // its stream: StartLatest (the default) or StartTrimHorizon.
 func StartingPosition(p string) FunctionOption {
-	return FunctionOption{name: "StartingPosition", kinds: []HandlerKind{KindDynamoDB, KindKinesis}, apply: func(m *manifest.Function) { m.StartingPosition = p }}
+	return FunctionOption{name: "StartingPosition", kinds: streamKinds, apply: func(m *manifest.Function) { m.StartingPosition = p }}
 }
 
 // S3Events sets the S3 event types an S3 handler receives (default
@@ -222,7 +236,7 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 	if nilHandler {
 		f.errs = append(f.errs, errors.New("the handler is nil: pass a function"))
 	}
-	if kind == KindDynamoDB || kind == KindKinesis {
+	if slices.Contains(streamKinds, kind) {
 		f.spec.StartingPosition = StartLatest
 	}
 	for _, o := range opts {

@@ -57,7 +57,7 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 		}, []string{`S3 event type "s3:ObjectMade" is unknown`}},
 		{"missing stream", func(a *framework.App) {
 			a.OnDynamoDBRecord("audit", "", func(context.Context, events.DynamoDBEvent) error { return nil })
-		}, []string{`dynamodb handler "audit": no stream: give the DynamoDB table's stream ARN`}},
+		}, []string{`dynamodb handler "audit": no stream: give the DynamoDB stream's ARN`}},
 		{"DynamoDB stream by name", func(a *framework.App) {
 			a.OnDynamoDBRecord("audit", "T", func(context.Context, events.DynamoDBEvent) error { return nil })
 		}, []string{`a DynamoDB stream is referenced by its ARN`}},
