@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/names"
+
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
@@ -52,7 +54,7 @@ func TestAccessLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			h := app.accessLogged(&out)
-			ev := app.GatewayEvent("GET", tt.path, nil, map[string]string{"Accept": "application/json"}, "prod")
+			ev := app.gatewayEvent("GET", tt.path, nil, map[string]string{"Accept": "application/json"}, "prod")
 			ev.RequestContext.RequestID = "api-req-1"
 			resp, err := h(lambdaCtx("8f5e2c1a-0000-4000-8000-000000000001"), ev)
 			if err != nil || resp.StatusCode != tt.status {
@@ -85,7 +87,7 @@ func TestAccessLogSwitch(t *testing.T) {
 	defer log.SetOutput(log.Writer())
 	defer log.SetFlags(log.Flags())
 	app := accessApp(t)
-	ev := app.GatewayEvent("GET", "/users/ada", nil, nil, "prod")
+	ev := app.gatewayEvent("GET", "/users/ada", nil, nil, "prod")
 	for _, tc := range []struct {
 		value string
 		lines int
@@ -96,7 +98,7 @@ func TestAccessLogSwitch(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n := strings.Count(out.String(), `"type":"access"`); n != tc.lines {
-			t.Errorf("%s=%q: %d access lines, want %d:\n%s", EnvAccessLog, tc.value, n, tc.lines, out.String())
+			t.Errorf("%s=%q: %d access lines, want %d:\n%s", names.EnvAccessLog, tc.value, n, tc.lines, out.String())
 		}
 	}
 }
@@ -109,7 +111,7 @@ func TestSlogRequestID(t *testing.T) {
 	defer log.SetOutput(log.Writer())
 	defer log.SetFlags(log.Flags())
 	app := accessApp(t)
-	ev := app.GatewayEvent("GET", "/users/ada", nil, nil, "prod")
+	ev := app.gatewayEvent("GET", "/users/ada", nil, nil, "prod")
 
 	// The app set no handler: JSON lines on stdout, before the access line.
 	var stdout bytes.Buffer
@@ -183,12 +185,12 @@ func BenchmarkLambdaAccessLog(b *testing.B) {
 	if err := app.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	ev := app.GatewayEvent("GET", "/users/ada", nil, map[string]string{"Accept": "application/json"}, "dev")
+	ev := app.gatewayEvent("GET", "/users/ada", nil, map[string]string{"Accept": "application/json"}, "dev")
 	ctx := lambdaCtx("8f5e2c1a-0000-4000-8000-000000000001")
 	b.Run("handleevent", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = app.HandleEvent(ctx, ev)
+			_, _ = app.handleEvent(ctx, ev)
 		}
 	})
 	b.Run("accesslog", func(b *testing.B) {
@@ -214,5 +216,26 @@ func TestLogPackageKept(t *testing.T) {
 	log.Printf(`{"errorType":"X"}`)
 	if logOut.String() != "{\"errorType\":\"X\"}\n" || stdout.Len() != 0 {
 		t.Errorf("log output %q, stdout %q; want the line as written, on log's own output", logOut.String(), stdout.String())
+	}
+}
+
+// TestDropErrorPayloads: in Lambda the standard log package keeps the app's
+// own lines and loses only the runtime client's copy of an error payload.
+func TestDropErrorPayloads(t *testing.T) {
+	var out bytes.Buffer
+	w := dropErrorPayloads{&out}
+	for _, line := range []string{
+		"2026/11/25 02:19:57 {\"errorMessage\":\"handler \\\"nightly\\\" panicked: boom\",\"errorType\":\"PanicError\"}\n",
+		"2026/11/25 02:19:57 user line\n",
+		"2026/11/25 02:19:57 saved {\"errorMessage\":\"x\",\"errorType\":\"y\"}\n",
+		"failed to get the next invoke: connection refused\n",
+	} {
+		if n, err := w.Write([]byte(line)); n != len(line) || err != nil {
+			t.Errorf("Write(%q) = %d, %v", line, n, err)
+		}
+	}
+	want := "2026/11/25 02:19:57 user line\n2026/11/25 02:19:57 saved {\"errorMessage\":\"x\",\"errorType\":\"y\"}\nfailed to get the next invoke: connection refused\n"
+	if out.String() != want {
+		t.Errorf("passed on\n%s\nwant\n%s", out.String(), want)
 	}
 }

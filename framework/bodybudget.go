@@ -6,17 +6,17 @@ import (
 	"sync"
 )
 
-// MaxBodiesInFlight bounds the bytes of request bodies the local handler
+// maxBodiesInFlight bounds the bytes of request bodies the local handler
 // holds at once, from the start of a body's read to the end of its answer:
-// 64 MiB, six bodies of the largest size (MaxBodyBytes) and any number of
+// 64 MiB, six bodies of the largest size (maxBodyBytes) and any number of
 // small ones. A request whose body does not fit waits, unread, for earlier
 // ones to be answered, in arrival order; so memory stays bounded however
 // many large bodies arrive together, and every request is still answered.
-// A body of unknown length (chunked) counts as MaxBodyBytes.
-const MaxBodiesInFlight = 64 << 20
+// A body of unknown length (chunked) counts as maxBodyBytes.
+const maxBodiesInFlight = 64 << 20
 
 // bodies is the budget of the process's local handlers.
-var bodies = newBudget(MaxBodiesInFlight)
+var bodies = newBudget(maxBodiesInFlight)
 
 // budget is a count of bytes that requests take and give back, granted in
 // arrival order.
@@ -99,8 +99,8 @@ func (b *budget) grant() {
 // down, while the request waited).
 func takeBody(r *http.Request) (func(), *result) {
 	n := r.ContentLength
-	if n < 0 || n > MaxBodyBytes {
-		n = MaxBodyBytes
+	if n < 0 || n > maxBodyBytes {
+		n = maxBodyBytes
 	}
 	if r.Body == nil || r.Body == http.NoBody || n == 0 {
 		return func() {}, nil

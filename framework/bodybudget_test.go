@@ -29,7 +29,7 @@ func TestBodiesInFlightAreBounded(t *testing.T) {
 		<-release
 		return len(r.RawBody), nil
 	}, Methods("POST"), ContentTypes("application/octet-stream"))
-	srv := httptest.NewServer(app.Handler("dev"))
+	srv := httptest.NewServer(app.httpHandler("dev"))
 	defer srv.Close()
 
 	var wg sync.WaitGroup

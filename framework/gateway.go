@@ -15,7 +15,7 @@ import (
 //
 // Deployed, API Gateway answers some requests itself before the function
 // runs. This file is the only place that gives those answers, for the
-// local server, for HandleEvent (which answers the unknown routes and
+// local server, for handleEvent (which answers the unknown routes and
 // preflights of events not sent by the deployed API) and for test clients
 // (GatewayEvent, GatewayAnswer, GatewayBody):
 //
@@ -33,17 +33,17 @@ import (
 //   - a route with a UserPoolAuthorizer or CustomAuthorizer and no token
 //     header: 401 {"message":"Unauthorized"}; the token itself is not
 //     validated locally (no user pool or authorizer function is called);
-//   - a body over MaxBodyBytes: 413 {"message":"Request Too Long"};
+//   - a body over maxBodyBytes: 413 {"message":"Request Too Long"};
 //   - locally, a body the server cannot read to its end (a malformed chunk,
 //     fewer bytes than Content-Length, the connection closed mid-body): 400
 //     {"message":"Bad Request: the request body could not be read: ..."}
 //     and the connection is closed. The handler does not run: API Gateway
 //     never passes such a request on.
 
-// MaxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
-const MaxBodyBytes = 10 << 20
+// maxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
+const maxBodyBytes = 10 << 20
 
-// tooLarge is the answer to a body over MaxBodyBytes.
+// tooLarge is the answer to a body over maxBodyBytes.
 func tooLarge() *result {
 	return jsonResult(413, map[string]string{"message": "Request Too Long"})
 }
@@ -56,7 +56,7 @@ func unreadableBody(err error) *result {
 
 // routeAnswer returns API Gateway's answer when the matched path entry e
 // (nil when no path matched) has no route for method, else the route.
-func routeAnswer(e *pathEntry, method string) (*result, *Route) {
+func routeAnswer(e *pathEntry, method string) (*result, *route) {
 	if e == nil {
 		return missingAuthToken(), nil
 	}
@@ -72,7 +72,7 @@ func routeAnswer(e *pathEntry, method string) (*result, *Route) {
 // gatewayAnswer returns API Gateway's own answer to req for the matched path
 // entry e (nil when no route matched), or nil and the route when the
 // request goes on to the function.
-func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
+func gatewayAnswer(e *pathEntry, req *Request) (*result, *route) {
 	res, route := routeAnswer(e, req.Method)
 	if res != nil {
 		return res, nil
@@ -132,14 +132,14 @@ func (t *routeTable) eventEntry(ev *events.APIGatewayProxyRequest) (*pathEntry, 
 	return e, args
 }
 
-// GatewayEvent returns the API Gateway REST API proxy event the deployed API
+// gatewayEvent returns the API Gateway REST API proxy event the deployed API
 // would send the function for a request: target is the path, still
 // percent-encoded, with an optional query string; headers are sent as
 // given. The event's resource and path parameters come from the route
 // table (left empty when no route matches or the declarations are invalid),
 // a body whose Content-Type is one of App.API.BinaryTypes is
 // base64-encoded, and the request context carries stage and sample IDs.
-func (a *App) GatewayEvent(method, target string, body []byte, headers map[string]string, stage string) events.APIGatewayProxyRequest {
+func (a *App) gatewayEvent(method, target string, body []byte, headers map[string]string, stage string) events.APIGatewayProxyRequest {
 	u, err := url.Parse(target)
 	if err != nil {
 		u = &url.URL{Path: target}
@@ -189,19 +189,19 @@ func (a *App) GatewayEvent(method, target string, body []byte, headers map[strin
 	return ev
 }
 
-// GatewayAnswer returns the answer API Gateway gives ev itself, before the
+// gatewayAnswerOf returns the answer API Gateway gives ev itself, before the
 // function runs, and true; or nil and false when ev goes on to the
-// function (and to HandleEvent). The answers are the 403 of an unknown
+// function (and to handleEvent). The answers are the 403 of an unknown
 // route or method, the CORS preflight, and the 403 or 401 of a route whose
 // API key or authorizer header is missing (the key, signature or token
-// itself is not checked), and the 413 of a body over MaxBodyBytes. With invalid declarations it returns false:
-// HandleEvent answers 500 with the errors.
-func (a *App) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
+// itself is not checked), and the 413 of a body over maxBodyBytes. With invalid declarations it returns false:
+// handleEvent answers 500 with the errors.
+func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
 	t, err := a.compiled()
 	if err != nil {
 		return nil, false
 	}
-	if n := len(ev.Body); n > MaxBodyBytes && (!ev.IsBase64Encoded || base64.StdEncoding.DecodedLen(n) > MaxBodyBytes) {
+	if n := len(ev.Body); n > maxBodyBytes && (!ev.IsBase64Encoded || base64.StdEncoding.DecodedLen(n) > maxBodyBytes) {
 		out := toProxyResponse(tooLarge())
 		return &out, true
 	}
@@ -215,11 +215,11 @@ func (a *App) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewa
 	return &out, true
 }
 
-// GatewayBody returns the body a client receives when the function answers
+// gatewayBody returns the body a client receives when the function answers
 // ev with out: API Gateway decodes a base64-encoded body when the request's
 // Accept header names one of App.API.BinaryTypes (or */*), and passes the
 // base64 text on otherwise.
-func (a *App) GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
+func (a *App) gatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	if !out.IsBase64Encoded {
 		return []byte(out.Body)
 	}

@@ -1,4 +1,4 @@
-package framework_test
+package framework
 
 import (
 	"bufio"
@@ -13,17 +13,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/framework-dev/framework/framework"
 )
 
 // serveLocal serves app on l as `framework local` does, until the returned
 // stop is called; stop returns when the server has shut down.
-func serveLocal(t *testing.T, app *framework.App, l net.Listener) (stop func()) {
+func serveLocal(t *testing.T, app *App, l net.Listener) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- app.Serve(ctx, l, "dev") }()
+	go func() { done <- app.serve(ctx, l, "dev", nil) }()
 	return func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -37,10 +35,10 @@ func serveLocal(t *testing.T, app *framework.App, l net.Listener) (stop func()) 
 // closed after the answer (RFC 9112 section 6.1): a request pipelined
 // after it is not served.
 func TestSmugglingPatternClosesTheConnection(t *testing.T) {
-	app := framework.New("smuggle")
-	app.Route("/", func(r *framework.Request) (any, error) {
+	app := New("smuggle")
+	app.Route("/", func(r *Request) (any, error) {
 		return map[string]any{"body": string(r.RawBody)}, nil
-	}, framework.Methods("GET", "POST"))
+	}, Methods("GET", "POST"))
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -108,8 +106,8 @@ func TestSwapDropsNoRequest(t *testing.T) {
 	}
 	defer lf.Close()
 	version := func(n int) (stop func()) {
-		app := framework.New("swap")
-		app.Route("/", func(r *framework.Request) (any, error) { return n, nil })
+		app := New("swap")
+		app.Route("/", func(r *Request) (any, error) { return n, nil })
 		// Each version serves its own descriptor of the one socket (a
 		// duplicate of lf), as each app process does.
 		vl, err := net.FileListener(lf)

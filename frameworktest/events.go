@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/manifest"
 )
 
 // Invoke sends event (JSON bytes, or any value encoding/json writes) to
-// the handler named name through App.Invoke, the dispatch point the
+// the handler named name through the dispatch point the
 // deployed function's Lambda adapter calls, and returns the handler's JSON
 // result. An error is what Lambda would report as the invocation's error.
 func (c *Client) Invoke(name string, event any) ([]byte, error) {
@@ -22,12 +24,12 @@ func (c *Client) Invoke(name string, event any) ([]byte, error) {
 			return nil, fmt.Errorf("frameworktest: encode the event for %s: %w", name, err)
 		}
 	}
-	return c.app.Invoke(context.Background(), name, payload)
+	return apphook.Of(c.app).Invoke(context.Background(), name, payload)
 }
 
 // spec returns the manifest entry of the function named name.
 func (c *Client) spec(name string) (manifest.Function, error) {
-	m, err := c.app.Manifest()
+	m, err := apphook.Of(c.app).Manifest()
 	if err != nil {
 		return manifest.Function{}, err
 	}

@@ -199,7 +199,7 @@ func main() {
 	os.Exit(2)
 }
 `,
-			want:   []string{"invalid route declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
+			want:   []string{"invalid declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
 			routes: true,
 		},
 		{
@@ -539,7 +539,7 @@ func main() {
 	h := func(r *framework.Request) (any, error) { return nil, nil }
 	app.Route("/things", h, framework.Name("a"))
 	app.Route("/things", h, framework.Name("b"))
-	framework.Run(app)
+	app.Run()
 }
 `)
 	_, err := b.Manifest(context.Background(), dir)

@@ -2,6 +2,7 @@ package eventsample
 
 import (
 	"context"
+	"github.com/framework-dev/framework/internal/apphook"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 func TestSamplesFitTheirKind(t *testing.T) {
 	app := framework.New("s")
 	got := map[string]string{}
-	app.Schedule("tick", framework.Rate(time.Hour), func(_ context.Context, ev events.EventBridgeEvent) error {
+	app.OnSchedule("tick", framework.Rate(time.Hour), func(_ context.Context, ev events.EventBridgeEvent) error {
 		got["tick"] = ev.DetailType
 		return nil
 	})
@@ -34,7 +35,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 	app.OnS3Event("b", "arn:aws:s3:::bkt", func(_ context.Context, ev events.S3Event) error {
 		got["b"] = ev.Records[0].EventName + " " + ev.Records[0].S3.Bucket.Name + "/" + ev.Records[0].S3.Object.Key
 		return nil
-	}, framework.S3Events("s3:ObjectRemoved:*"), framework.Prefix("in/"), framework.Suffix(".csv"))
+	}, framework.S3Events("s3:ObjectRemoved:*"), framework.S3Prefix("in/"), framework.S3Suffix(".csv"))
 	const stream = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2024"
 	app.OnDynamoDBRecord("d", stream, func(_ context.Context, ev events.DynamoDBEvent) error {
 		got["d"] = ev.Records[0].EventName + " " + ev.Records[0].Change.Keys["id"].String()
@@ -44,8 +45,8 @@ func TestSamplesFitTheirKind(t *testing.T) {
 		got["k"] = ev.Records[0].EventSourceArn + " " + string(ev.Records[0].Kinesis.Data)
 		return nil
 	})
-	app.LambdaFunction("f", func(_ context.Context, in map[string]any) (int, error) { return len(in), nil })
-	m, err := app.Manifest()
+	framework.LambdaFunction(app, "f", func(_ context.Context, in map[string]any) (int, error) { return len(in), nil })
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
-		if _, err := app.Invoke(context.Background(), f.Name, ev); err != nil {
+		if _, err := apphook.Of(app).Invoke(context.Background(), f.Name, ev); err != nil {
 			t.Errorf("%s: %v\n%s", f.Name, err, ev)
 		}
 	}

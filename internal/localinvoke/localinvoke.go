@@ -79,12 +79,12 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv := &Invocation{Function: manifest.Function{Name: framework.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
+	inv := &Invocation{Function: manifest.Function{Name: names.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
 	handler := ""
-	if o.Name != "" && o.Name != framework.APIHandlerName && o.Name != m.App {
+	if o.Name != "" && o.Name != names.APIHandlerName && o.Name != m.App {
 		i := slices.IndexFunc(m.Functions, func(f manifest.Function) bool { return f.Name == o.Name })
 		if i < 0 {
-			known := []string{framework.APIHandlerName}
+			known := []string{names.APIHandlerName}
 			for _, f := range m.Functions {
 				known = append(known, f.Name)
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -138,7 +140,7 @@ func appFromManifest(t testing.TB, m *manifest.Manifest) *framework.App {
 		}
 		app.Route(r.Path, handlerFor(r.Handler, len(captures)), opts...)
 	}
-	got, err := app.Manifest()
+	got, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatalf("the app rebuilt from the manifest does not declare: %v", err)
 	}
