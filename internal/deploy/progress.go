@@ -173,6 +173,9 @@ func (f *follower) statusLine() {
 	if width <= 0 {
 		width = 80
 	}
+	if len([]rune(line)) >= width {
+		line = fmt.Sprintf("  %s %d/%d %s %s", f.name, f.doneCount(), f.total, elapsed(time.Since(f.start)), status)
+	}
 	if r := []rune(line); len(r) >= width {
 		line = string(r[:width-1])
 	}
