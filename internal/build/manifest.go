@@ -69,7 +69,7 @@ func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*manifest.M
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("read route manifest of %s: %w", dir, parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call app.Run() (or app.Run()) before doing anything else?", dir, timeout)
+		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call app.Run() before doing anything else?", dir, timeout)
 	case err != nil:
 		var ee *exec.ExitError
 		crashed := goCrash(stderr.Bytes())
