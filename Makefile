@@ -48,7 +48,7 @@ bench: build
 # run, each in a process of its own; then a re-synth with nothing changed.
 bench-synth:
 	@mkdir -p .bench
-	$(GO) test -run '^$$' -bench 'BenchmarkSynth' -benchtime 3x -timeout 60m ./internal/synth | tee .bench/synth.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkSynth' -benchtime 3x -timeout 60m ./internal/engine | tee .bench/synth.txt
 
 # bench-hotswap: the deploy loop's own cost for examples/hello against the
 # CloudFormation stand-in and moto (needs moto_server): from a saved edit

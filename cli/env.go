@@ -45,7 +45,7 @@ func processEnv(stdout, stderr io.Writer) *Env {
 			return ok && term.IsTerminal(int(f.Fd()))
 		},
 		Getenv:  os.Getenv,
-		Synth:   synth.Synth,
+		Synth:   engine().Synth,
 		Signals: SignalContext,
 	}
 }
@@ -72,7 +72,7 @@ func (e *Env) withDefaults() *Env {
 		out.Getenv = func(string) string { return "" }
 	}
 	if out.Synth == nil {
-		out.Synth = synth.Synth
+		out.Synth = engine().Synth
 	}
 	return &out
 }
@@ -84,6 +84,11 @@ func (e *Env) Context() (context.Context, context.CancelFunc) {
 		return context.WithCancel(context.Background())
 	}
 	return e.Signals()
+}
+
+// engine is the synthesis engine of this CLI's version and source.
+func engine() *synth.Engine {
+	return &synth.Engine{Version: version(), SourceDir: sourceDir()}
 }
 
 type eofReader struct{}
