@@ -45,7 +45,7 @@ func processEnv(stdout, stderr io.Writer) *Env {
 			return ok && term.IsTerminal(int(f.Fd()))
 		},
 		Getenv:  os.Getenv,
-		Synth:   engine().Synth,
+		Synth:   synthEngine().Synth,
 		Signals: SignalContext,
 	}
 }
@@ -72,7 +72,7 @@ func (e *Env) withDefaults() *Env {
 		out.Getenv = func(string) string { return "" }
 	}
 	if out.Synth == nil {
-		out.Synth = engine().Synth
+		out.Synth = synthEngine().Synth
 	}
 	return &out
 }
@@ -86,8 +86,8 @@ func (e *Env) Context() (context.Context, context.CancelFunc) {
 	return e.Signals()
 }
 
-// engine is the synthesis engine of this CLI's version and source.
-func engine() *synth.Engine {
+// synthEngine is the synthesis engine of this CLI's version and source.
+func synthEngine() *synth.Engine {
 	return &synth.Engine{Version: version(), SourceDir: sourceDir()}
 }
 
