@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/scratch"
@@ -166,25 +167,11 @@ func (e *Engine) CacheDir() string {
 // CacheDir. A build says so on progress (what, how long, that it happens
 // once) and reports its duration to timed.
 func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string, time.Duration)) (string, error) {
-	if p := e.getenv(names.EnvEngine); p != "" {
-		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
-			return "", fmt.Errorf("%s=%s names no synthesis engine program: unset it, or build one with `go build -o %s ./cli/framework-synth` in a framework checkout", names.EnvEngine, p, p)
-		}
-		return p, nil
+	bin, src, ready, err := e.locate()
+	if err != nil || ready {
+		return bin, err
 	}
-	src, err := e.source()
-	if err != nil {
-		return "", err
-	}
-	key, err := src.key(e.Version)
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(e.CacheDir(), key)
-	bin := filepath.Join(dir, EngineName)
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
+	dir := filepath.Dir(bin)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create the synthesis engine's directory: %w", err)
 	}
@@ -215,6 +202,54 @@ func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string
 		timed("synthesis engine build (once per framework version)", time.Since(start))
 	}
 	return bin, nil
+}
+
+// locate returns where the engine program is or will be built, where it
+// is built from, and whether it is there.
+func (e *Engine) locate() (bin string, src source, ready bool, err error) {
+	if p := e.getenv(names.EnvEngine); p != "" {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			return "", src, false, fmt.Errorf("%s=%s names no synthesis engine program: unset it, or build one with `go build -o %s ./cli/framework-synth` in a framework checkout", names.EnvEngine, p, p)
+		}
+		return p, src, true, nil
+	}
+	if src, err = e.source(); err != nil {
+		return "", src, false, err
+	}
+	key, err := src.key(e.Version)
+	if err != nil {
+		return "", src, false, err
+	}
+	bin = filepath.Join(e.CacheDir(), key, EngineName)
+	_, err = os.Stat(bin)
+	return bin, src, err == nil, nil
+}
+
+// prebuild builds the app of o for the host and for Lambda while the
+// engine is being built, into the cache where the engine's builds find
+// them up to date. Failures are left for the engine to report.
+func prebuild(ctx context.Context, o Options) {
+	f, err := config.Load(o.ProjectDir)
+	if err != nil {
+		return
+	}
+	stage := o.Stage
+	if stage == "" {
+		stage = names.DefaultStage
+	}
+	st, err := f.Stage(stage)
+	if err != nil {
+		return
+	}
+	tmp, err := os.MkdirTemp("", "framework-prebuild-")
+	if err != nil {
+		return
+	}
+	defer os.RemoveAll(tmp)
+	var wg sync.WaitGroup
+	wg.Go(func() { build.Manifest(ctx, o.ProjectDir) })
+	wg.Go(func() { build.Package(ctx, o.ProjectDir, st.Architecture, filepath.Join(tmp, "function.zip")) })
+	wg.Wait()
 }
 
 // build compiles the engine program into out.
@@ -285,12 +320,31 @@ func Close() {
 // Synth synthesizes the stage's stack of the project in the engine program,
 // building the engine first when missing.
 func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
+	var mu sync.Mutex
 	var steps []Timing
-	timed := func(step string, d time.Duration) { steps = append(steps, Timing{step, d.Seconds()}) }
+	timed := func(step string, d time.Duration) {
+		mu.Lock()
+		defer mu.Unlock()
+		steps = append(steps, Timing{step, d.Seconds()})
+	}
+	var wg sync.WaitGroup
+	pctx, cancel := context.WithCancel(ctx)
+	defer wg.Wait()
+	defer cancel()
+	if _, _, ready, err := e.locate(); err == nil && !ready {
+		// Go builds the app while it builds the engine: the engine's own
+		// builds then find it up to date.
+		wg.Go(func() {
+			start := time.Now()
+			prebuild(pctx, o)
+			timed("go builds of the app for the host and Lambda (while the engine builds)", time.Since(start))
+		})
+	}
 	bin, err := e.Path(ctx, o.Progress, timed)
 	if err != nil {
 		return nil, err
 	}
+	wg.Wait()
 	res, err := Run(ctx, bin, o, timed)
 	if res != nil {
 		res.Timings = append(steps, res.Timings...)
