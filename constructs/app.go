@@ -41,9 +41,9 @@ import (
 	awsconstructs "github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // DefaultStage is the stage used when AppProps.Stage is empty.
@@ -63,7 +63,7 @@ type AppProps struct {
 	ProjectDir string
 	// Manifest is a prebuilt route manifest (the JSON the app prints in
 	// manifest mode), used with PackageZip instead of ProjectDir.
-	Manifest *framework.Manifest
+	Manifest *manifest.Manifest
 	// PackageZip is a prebuilt Lambda package: a zip holding the app
 	// compiled for Linux as "bootstrap".
 	PackageZip string
@@ -115,7 +115,7 @@ type App struct {
 	DomainName awsapigateway.DomainName
 
 	// Manifest is the app's route table.
-	Manifest *framework.Manifest
+	Manifest *manifest.Manifest
 	// Config is the configuration used, defaults filled in.
 	Config *Config
 	// Policy is the execution role's own policy, or nil when the role is
@@ -181,11 +181,11 @@ type authorizerTarget struct {
 
 // customAuthorizers returns the Lambda functions of the manifest's custom
 // authorizers, one per function, sorted by authorizer name.
-func customAuthorizers(m *framework.Manifest) ([]authorizerTarget, error) {
+func customAuthorizers(m *manifest.Manifest) ([]authorizerTarget, error) {
 	byArn := map[string]string{}
 	for _, r := range m.Routes {
 		a := r.Authorizer
-		if a == nil || a.Type != framework.AuthorizerCustom {
+		if a == nil || a.Type != manifest.AuthorizerCustom {
 			continue
 		}
 		arn, err := AuthorizerFunctionArn(a.AuthorizerURI)

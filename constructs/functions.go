@@ -20,6 +20,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // FunctionConfig is the memory and timeout of one event handler's or plain
@@ -56,7 +57,7 @@ var s3EventTypes = map[string]awss3.EventType{
 // checkFunctions checks what the construct needs of the manifest's
 // functions and of their configuration: every lambda_functions entry names
 // a function of the app, and every value is in Lambda's range.
-func checkFunctions(m *framework.Manifest, cfg *Config) error {
+func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 	known := map[string]bool{}
 	for _, f := range m.Functions {
 		known[f.Name] = true

@@ -12,12 +12,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/openapi"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Prepared are the construct's inputs, checked and built: what Prepare
@@ -25,7 +25,7 @@ import (
 // from them. Build them with Prepare.
 type Prepared struct {
 	// Manifest is the app's route table.
-	Manifest *framework.Manifest
+	Manifest *manifest.Manifest
 	// Stage is the stage name.
 	Stage string
 	// Config is the stage's configuration with every default filled in.

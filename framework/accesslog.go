@@ -25,18 +25,7 @@ import (
 //
 //	{"time":"2026-11-23T16:18:00.123Z","type":"access","request_id":"8f5e...","method":"GET","resource":"/users/{name}","path":"/users/ada","status":200,"duration_ms":3.214,"api_request_id":"c0a1..."}
 
-// EnvAccessLog set to "false" (or "0", "off") stops the access lines; the
-// deployed function gets it from config.json's access_log false.
-const EnvAccessLog = names.EnvAccessLog
-
-// AccessLogType is the "type" of an access line.
-const AccessLogType = "access"
-
-// RequestIDKey is the attribute that carries the Lambda request id in
-// access lines and in the app's slog records.
-const RequestIDKey = "request_id"
-
-// accessLogOff reports whether the value of EnvAccessLog turns the access
+// accessLogOff reports whether the value of names.EnvAccessLog turns the access
 // lines off.
 func accessLogOff(v string) bool {
 	switch v {
@@ -72,7 +61,7 @@ func (a *App) accessLogged(access io.Writer) func(context.Context, events.APIGat
 			id = lc.AwsRequestID
 		}
 		setCurrent(id)
-		resp, err := a.HandleEvent(ctx, ev)
+		resp, err := a.handleEvent(ctx, ev)
 		setCurrent("")
 		if access != nil {
 			writeAccessLine(access, start, time.Since(start), id, &ev, resp.StatusCode)
@@ -83,7 +72,7 @@ func (a *App) accessLogged(access io.Writer) func(context.Context, events.APIGat
 
 // lambdaServe prepares the process for serving Lambda events: the slog
 // default gets the request id (installLogHandler), and access lines go to
-// stdout unless EnvAccessLog turns them off.
+// stdout unless names.EnvAccessLog turns them off.
 func (a *App) lambdaServe(stdout io.Writer, accessLog string) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	installLogHandler(stdout)
 	if accessLogOff(accessLog) {
@@ -100,7 +89,7 @@ func writeAccessLine(w io.Writer, start time.Time, d time.Duration, id string, e
 	b := (*bp)[:0]
 	b = append(b, `{"time":"`...)
 	b = start.UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
-	b = append(b, `","type":"`+AccessLogType+`","`+RequestIDKey+`":`...)
+	b = append(b, `","type":"`+names.AccessLogType+`","`+names.RequestIDKey+`":`...)
 	b = appendJSONString(b, id)
 	b = append(b, `,"method":`...)
 	b = appendJSONString(b, ev.HTTPMethod)
@@ -169,10 +158,10 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// LambdaRequestID returns the Lambda request id of the invocation ctx belongs
-// to, or of the invocation Run is serving when ctx carries none; "" when
-// serving locally.
-func LambdaRequestID(ctx context.Context) string {
+// lambdaRequestID returns the Lambda request id of the invocation ctx
+// belongs to, or of the invocation Run is serving when ctx carries none; ""
+// when serving locally.
+func lambdaRequestID(ctx context.Context) string {
 	if ctx != nil {
 		if lc, ok := lambdacontext.FromContext(ctx); ok && lc.AwsRequestID != "" {
 			return lc.AwsRequestID
@@ -184,7 +173,8 @@ func LambdaRequestID(ctx context.Context) string {
 }
 
 // RequestIDHandler is a slog.Handler that adds the attribute request_id
-// (LambdaRequestID of the record's context) to every record it passes on to its
+// (the Lambda request id of the record's context, or of the invocation
+// being served) to every record it passes on to its
 // Handler. Run installs one in Lambda mode; wrap your own handler with it
 // to keep the request id when you set the slog default after Run started.
 type RequestIDHandler struct {
@@ -199,9 +189,9 @@ func (h *RequestIDHandler) Enabled(ctx context.Context, level slog.Level) bool {
 
 // Handle adds request_id to r, when there is one, and passes it on.
 func (h *RequestIDHandler) Handle(ctx context.Context, r slog.Record) error {
-	if id := LambdaRequestID(ctx); id != "" {
+	if id := lambdaRequestID(ctx); id != "" {
 		r = r.Clone()
-		r.AddAttrs(slog.String(RequestIDKey, id))
+		r.AddAttrs(slog.String(names.RequestIDKey, id))
 	}
 	return h.Handler.Handle(ctx, r)
 }

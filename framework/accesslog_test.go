@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/names"
+
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
@@ -52,7 +54,7 @@ func TestAccessLine(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
 			h := app.accessLogged(&out)
-			ev := app.GatewayEvent("GET", tt.path, nil, map[string]string{"Accept": "application/json"}, "prod")
+			ev := app.gatewayEvent("GET", tt.path, nil, map[string]string{"Accept": "application/json"}, "prod")
 			ev.RequestContext.RequestID = "api-req-1"
 			resp, err := h(lambdaCtx("8f5e2c1a-0000-4000-8000-000000000001"), ev)
 			if err != nil || resp.StatusCode != tt.status {
@@ -85,7 +87,7 @@ func TestAccessLogSwitch(t *testing.T) {
 	defer log.SetOutput(log.Writer())
 	defer log.SetFlags(log.Flags())
 	app := accessApp(t)
-	ev := app.GatewayEvent("GET", "/users/ada", nil, nil, "prod")
+	ev := app.gatewayEvent("GET", "/users/ada", nil, nil, "prod")
 	for _, tc := range []struct {
 		value string
 		lines int
@@ -96,7 +98,7 @@ func TestAccessLogSwitch(t *testing.T) {
 			t.Fatal(err)
 		}
 		if n := strings.Count(out.String(), `"type":"access"`); n != tc.lines {
-			t.Errorf("%s=%q: %d access lines, want %d:\n%s", EnvAccessLog, tc.value, n, tc.lines, out.String())
+			t.Errorf("%s=%q: %d access lines, want %d:\n%s", names.EnvAccessLog, tc.value, n, tc.lines, out.String())
 		}
 	}
 }
@@ -109,7 +111,7 @@ func TestSlogRequestID(t *testing.T) {
 	defer log.SetOutput(log.Writer())
 	defer log.SetFlags(log.Flags())
 	app := accessApp(t)
-	ev := app.GatewayEvent("GET", "/users/ada", nil, nil, "prod")
+	ev := app.gatewayEvent("GET", "/users/ada", nil, nil, "prod")
 
 	// The app set no handler: JSON lines on stdout, before the access line.
 	var stdout bytes.Buffer
@@ -183,12 +185,12 @@ func BenchmarkLambdaAccessLog(b *testing.B) {
 	if err := app.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	ev := app.GatewayEvent("GET", "/users/ada", nil, map[string]string{"Accept": "application/json"}, "dev")
+	ev := app.gatewayEvent("GET", "/users/ada", nil, map[string]string{"Accept": "application/json"}, "dev")
 	ctx := lambdaCtx("8f5e2c1a-0000-4000-8000-000000000001")
 	b.Run("handleevent", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = app.HandleEvent(ctx, ev)
+			_, _ = app.handleEvent(ctx, ev)
 		}
 	})
 	b.Run("accesslog", func(b *testing.B) {

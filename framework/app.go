@@ -8,7 +8,7 @@
 //	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
 //		return map[string]string{"name": name}, nil
 //	}, framework.Methods("GET", "PUT"))
-//	framework.Run(app)
+//	app.Run()
 //
 // A handler's return value becomes a JSON response; a *Response sets status,
 // headers and body exactly; a ViewError such as NotFoundError becomes
@@ -24,12 +24,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// DefaultBinaryTypes returns the content types an App treats as binary unless
+// defaultBinaryTypes returns the content types an App treats as binary unless
 // the app changes App.API.BinaryTypes.
-func DefaultBinaryTypes() []string {
+func defaultBinaryTypes() []string {
 	return []string{
 		"application/octet-stream", "application/x-tar", "application/zip",
 		"audio/basic", "audio/ogg", "audio/mp4", "audio/mpeg", "audio/wav", "audio/webm",
@@ -48,7 +50,7 @@ type APIConfig struct {
 }
 
 // App is an application: a name, settings and a route table. Configure it and
-// register routes before it serves; after the first request, Manifest or
+// register routes before it serves; after the first request, manifest.Manifest or
 // Validate call, the route table is fixed.
 type App struct {
 	// Name is the application's name; stacks and functions are named after it.
@@ -72,16 +74,13 @@ type App struct {
 	mu          sync.Mutex
 	routes      []*Route
 	regErrs     []error
-	authorizers map[string]*ManifestAuthorizer // DefineAuthorizer (deprecated)
+	authorizers map[string]*manifest.Authorizer // DefineAuthorizer (deprecated)
 
 	once  sync.Once
 	table *routeTable
 	err   error
 
-	functions  []*Function        // event handlers and plain functions
-	invokeMW   []InvokeMiddleware // WrapInvoke, outermost first
-	invokeOnce sync.Once
-	invoker    Invoker // dispatch wrapped in invokeMW
+	functions []*function // event handlers and plain functions
 	// apiEvents serves the API's events in dispatch (HandleEvent when nil;
 	// Run sets the access-logged HandleEvent in Lambda mode).
 	apiEvents  func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
@@ -91,7 +90,7 @@ type App struct {
 
 // New returns an App named name with the default binary types.
 func New(name string) *App {
-	return &App{Name: name, API: APIConfig{BinaryTypes: DefaultBinaryTypes()}}
+	return &App{Name: name, API: APIConfig{BinaryTypes: defaultBinaryTypes()}}
 }
 
 // Route registers handler for path. The handler's type is
@@ -100,7 +99,7 @@ func New(name string) *App {
 // (default GET), content types, CORS, API key and authorizer.
 //
 // Registration never panics: a wrong declaration is reported, with the route
-// named, by Validate, Manifest, Run and the first request.
+// named, by Validate, manifest.Manifest, Run and the first request.
 func (a *App) Route(path string, handler any, opts ...RouteOption) {
 	r := newRoute(path, handler, opts)
 	r.where = callerAt(1)
@@ -123,24 +122,24 @@ func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI 
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.authorizers == nil {
-		a.authorizers = map[string]*ManifestAuthorizer{}
+		a.authorizers = map[string]*manifest.Authorizer{}
 	}
-	m := &ManifestAuthorizer{Type: authType, Name: name, Header: header}
+	m := &manifest.Authorizer{Type: authType, Name: name, Header: header}
 	switch authType {
-	case AuthorizerUserPool:
+	case manifest.AuthorizerUserPool:
 		m.ProviderARNs = append([]string(nil), providerARNsOrURI...)
-	case AuthorizerCustom:
+	case manifest.AuthorizerCustom:
 		if len(providerARNsOrURI) > 0 {
 			m.AuthorizerURI = providerARNsOrURI[0]
 		}
 		m.TTLSeconds = 300
-	case AuthorizerIAM:
+	case manifest.AuthorizerIAM:
 		m.Name, m.Header = "", ""
 	default:
-		a.regErrs = append(a.regErrs, fmt.Errorf("authorizer %q: unknown type %q: use %q, %q or %q", name, authType, AuthorizerIAM, AuthorizerUserPool, AuthorizerCustom))
+		a.regErrs = append(a.regErrs, fmt.Errorf("authorizer %q: unknown type %q: use %q, %q or %q", name, authType, manifest.AuthorizerIAM, manifest.AuthorizerUserPool, manifest.AuthorizerCustom))
 		return
 	}
-	if m.Header == "" && authType != AuthorizerIAM {
+	if m.Header == "" && authType != manifest.AuthorizerIAM {
 		m.Header = "Authorization"
 	}
 	a.authorizers[name] = m
@@ -209,8 +208,8 @@ func (a *App) compile() (*routeTable, error) {
 	return buildTable(a.routes, newTypeSet(a.API.BinaryTypes)), nil
 }
 
-// Manifest returns the app's route table, or the declaration errors.
-func (a *App) Manifest() (*Manifest, error) {
+// manifest.Manifest returns the app's route table, or the declaration errors.
+func (a *App) routeManifest() (*manifest.Manifest, error) {
 	if _, err := a.compiled(); err != nil {
 		return nil, err
 	}
@@ -219,11 +218,11 @@ func (a *App) Manifest() (*Manifest, error) {
 
 // manifest describes the registered routes, sorted by path and then by the
 // first method.
-func (a *App) manifest() *Manifest { return a.manifestOf(a.routes) }
+func (a *App) manifest() *manifest.Manifest { return a.manifestOf(a.routes) }
 
 // manifestOf describes routes as manifest does.
-func (a *App) manifestOf(routes []*Route) *Manifest {
-	m := &Manifest{Version: ManifestVersion, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: make([]ManifestRoute, 0, len(routes))}
+func (a *App) manifestOf(routes []*Route) *manifest.Manifest {
+	m := &manifest.Manifest{Version: manifest.Version, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: make([]manifest.Route, 0, len(routes))}
 	ss := newSchemaSet()
 	for _, r := range routes {
 		mr := r.manifestRoute()
@@ -233,7 +232,7 @@ func (a *App) manifestOf(routes []*Route) *Manifest {
 	if len(ss.components) > 0 {
 		m.Schemas = ss.components
 	}
-	slices.SortStableFunc(m.Routes, func(x, y ManifestRoute) int {
+	slices.SortStableFunc(m.Routes, func(x, y manifest.Route) int {
 		if c := strings.Compare(x.Path, y.Path); c != 0 {
 			return c
 		}

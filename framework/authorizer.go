@@ -1,9 +1,11 @@
 package framework
 
+import "github.com/framework-dev/framework/manifest"
+
 // Authorizer protects a route; see RoleAuthorizer, UserPoolAuthorizer and
 // CustomAuthorizer. API Gateway enforces it before the function runs.
 type Authorizer interface {
-	manifest() *ManifestAuthorizer
+	manifest() *manifest.Authorizer
 }
 
 // RoleAuthorizer requires requests signed with AWS Signature Version 4 by an
@@ -34,18 +36,20 @@ type CustomAuthorizer struct {
 	TTLSeconds int
 }
 
-func (RoleAuthorizer) manifest() *ManifestAuthorizer { return &ManifestAuthorizer{Type: AuthorizerIAM} }
-
-func (u UserPoolAuthorizer) manifest() *ManifestAuthorizer {
-	return &ManifestAuthorizer{Type: AuthorizerUserPool, Name: u.Name, Header: headerOrDefault(u.Header), ProviderARNs: append([]string(nil), u.ProviderARNs...)}
+func (RoleAuthorizer) manifest() *manifest.Authorizer {
+	return &manifest.Authorizer{Type: manifest.AuthorizerIAM}
 }
 
-func (c CustomAuthorizer) manifest() *ManifestAuthorizer {
+func (u UserPoolAuthorizer) manifest() *manifest.Authorizer {
+	return &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: u.Name, Header: headerOrDefault(u.Header), ProviderARNs: append([]string(nil), u.ProviderARNs...)}
+}
+
+func (c CustomAuthorizer) manifest() *manifest.Authorizer {
 	ttl := c.TTLSeconds
 	if ttl == 0 {
 		ttl = 300
 	}
-	return &ManifestAuthorizer{Type: AuthorizerCustom, Name: c.Name, Header: headerOrDefault(c.Header), AuthorizerURI: c.AuthorizerURI, TTLSeconds: ttl}
+	return &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: c.Name, Header: headerOrDefault(c.Header), AuthorizerURI: c.AuthorizerURI, TTLSeconds: ttl}
 }
 
 func headerOrDefault(h string) string {

@@ -3,6 +3,8 @@ package framework_test
 import (
 	"testing"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/framework-dev/framework/framework"
 )
 
@@ -21,7 +23,7 @@ func benchFeature(b *testing.B, app *framework.App, c benchCase) {
 	if err := app.Validate(); err != nil {
 		b.Fatal(err)
 	}
-	b.Run("local", func(b *testing.B) { benchHTTP(b, app.Handler("dev"), c) })
+	b.Run("local", func(b *testing.B) { benchHTTP(b, apphook.Of(app).Handler("dev"), c) })
 	b.Run("lambda", func(b *testing.B) { benchLambda(b, app, c) })
 }
 
@@ -46,7 +48,7 @@ func BenchmarkTypedPost(b *testing.B) {
 	})
 }
 
-func noop(r *framework.Request, next framework.Handler) (*framework.Response, error) { return next(r) }
+func noop(c *framework.Call, next framework.Next) (*framework.Response, error) { return next(c) }
 
 func BenchmarkMiddleware(b *testing.B) {
 	for _, n := range []struct {

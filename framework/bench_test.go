@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 )
@@ -89,7 +91,7 @@ func BenchmarkPostJSON(b *testing.B) { runBench(b, benchPost) }
 func runBench(b *testing.B, c benchCase) {
 	app := benchApp(b)
 	b.Run("nethttp", func(b *testing.B) { benchHTTP(b, bareHandler(), c) })
-	b.Run("local", func(b *testing.B) { benchHTTP(b, app.Handler("dev"), c) })
+	b.Run("local", func(b *testing.B) { benchHTTP(b, apphook.Of(app).Handler("dev"), c) })
 	b.Run("lambda", func(b *testing.B) { benchLambda(b, app, c) })
 	b.Run("lambda-json", func(b *testing.B) {
 		// What the deployed function does per invocation: App.Invoke, the
@@ -99,14 +101,14 @@ func runBench(b *testing.B, c benchCase) {
 			b.Fatal(err)
 		}
 		ctx := context.Background()
-		resp, err := app.Invoke(ctx, "", raw)
+		resp, err := apphook.Of(app).Invoke(ctx, "", raw)
 		var out events.APIGatewayProxyResponse
 		if err != nil || json.Unmarshal(resp, &out) != nil || out.StatusCode != 200 || out.Body != c.wantBody {
 			b.Fatalf("Invoke = %s, %v; want 200 %s", resp, err, c.wantBody)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = app.Invoke(ctx, "", raw)
+			_, _ = apphook.Of(app).Invoke(ctx, "", raw)
 		}
 	})
 }
@@ -142,18 +144,18 @@ func benchEvent(app *framework.App, c benchCase) events.APIGatewayProxyRequest {
 	if c.body != "" {
 		body = []byte(c.body)
 	}
-	return app.GatewayEvent(c.method, c.path, body, c.headers, "dev")
+	return apphook.Of(app).GatewayEvent(c.method, c.path, body, c.headers, "dev")
 }
 
 // benchLambda serves c's prepared event through HandleEvent.
 func benchLambda(b *testing.B, app *framework.App, c benchCase) {
 	ev := benchEvent(app, c)
 	ctx := context.Background()
-	if out, err := app.HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
+	if out, err := apphook.Of(app).HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 || out.Body != c.wantBody {
 		b.Fatalf("HandleEvent = %d %q, %v; want 200 %s", out.StatusCode, out.Body, err, c.wantBody)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		_, _ = app.HandleEvent(ctx, ev)
+		_, _ = apphook.Of(app).HandleEvent(ctx, ev)
 	}
 }

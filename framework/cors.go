@@ -1,9 +1,11 @@
 package framework
 
+import "github.com/framework-dev/framework/manifest"
+
 // CORSConfig is the CORS configuration of a route. The zero AllowOrigin
 // means "*". API Gateway answers the OPTIONS preflight of a CORS route, and
 // every answer of the route, the function's and API Gateway's own, carries
-// the CORS headers (see ManifestCORS.Headers).
+// the CORS headers (see manifest.CORS.Headers).
 type CORSConfig struct {
 	// AllowOrigin is the single origin sent in Access-Control-Allow-Origin.
 	AllowOrigin string
@@ -17,21 +19,16 @@ type CORSConfig struct {
 	AllowCredentials bool
 }
 
-// DefaultCORSHeaders are the request headers every CORS route allows.
-var DefaultCORSHeaders = []string{"Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token", "X-Api-Key"}
-
 // manifest returns c with every default filled in, or nil when c is nil.
-func (c *CORSConfig) manifest() *ManifestCORS {
+func (c *CORSConfig) manifest() *manifest.CORS {
 	if c == nil {
 		return nil
 	}
-	m := &ManifestCORS{
+	return (&manifest.CORS{
 		AllowOrigin:      c.AllowOrigin,
-		AllowHeaders:     corsAllowHeaders(c.AllowHeaders),
-		ExposeHeaders:    append([]string(nil), c.ExposeHeaders...),
+		AllowHeaders:     c.AllowHeaders,
+		ExposeHeaders:    c.ExposeHeaders,
 		MaxAge:           c.MaxAge,
 		AllowCredentials: c.AllowCredentials,
-	}
-	m.AllowOrigin = m.origin()
-	return m
+	}).WithDefaults()
 }

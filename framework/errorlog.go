@@ -8,6 +8,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Error lines. Every uncaught error or panic writes one JSON object on one
@@ -73,8 +75,8 @@ func (a *App) logUncaught(route *Route, req *Request, err error, stack []byte) {
 		msg = "panic"
 	}
 	attrs := make([]slog.Attr, 0, 9)
-	if id := LambdaRequestID(ctx); id != "" {
-		attrs = append(attrs, slog.String(RequestIDKey, id))
+	if id := lambdaRequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String(names.RequestIDKey, id))
 	}
 	if id := req.GatewayContext.RequestID; id != "" {
 		attrs = append(attrs, slog.String("api_request_id", id))
@@ -93,22 +95,22 @@ func (a *App) logUncaught(route *Route, req *Request, err error, stack []byte) {
 }
 
 // logEventPanic writes the error line of an event handler's panic.
-func (a *App) logEventPanic(ctx context.Context, f *Function, pe *PanicError) {
+func (a *App) logEventPanic(ctx context.Context, f *function, pe *PanicError) {
 	a.logEvent(ctx, "panic", f, pe, pe.Stack)
 }
 
 // logEventError writes the error line of an event handler's error: the
 // whole invocation failed (Lambda retries it or sends it to its
 // destination), and nothing else would say why in the function's log.
-func (a *App) logEventError(ctx context.Context, f *Function, err error) {
+func (a *App) logEventError(ctx context.Context, f *function, err error) {
 	a.logEvent(ctx, "uncaught error", f, err, nil)
 }
 
 // logEvent writes an event handler's error line; stack only for a panic.
-func (a *App) logEvent(ctx context.Context, msg string, f *Function, err error, stack []byte) {
+func (a *App) logEvent(ctx context.Context, msg string, f *function, err error, stack []byte) {
 	attrs := make([]slog.Attr, 0, 5)
-	if id := LambdaRequestID(ctx); id != "" {
-		attrs = append(attrs, slog.String(RequestIDKey, id))
+	if id := lambdaRequestID(ctx); id != "" {
+		attrs = append(attrs, slog.String(names.RequestIDKey, id))
 	}
 	attrs = append(attrs,
 		slog.String("kind", string(f.Kind)),

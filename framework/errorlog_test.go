@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/framework"
@@ -78,19 +80,19 @@ func crashApp(debug bool, log io.Writer) *framework.App {
 		return framework.Response{Body: []byte("caf\xe9"), Headers: map[string]string{"Content-Type": "text/plain"}}, nil
 	}, framework.Name("latin1"))
 	app.Route("/guarded", func(r *framework.Request) (any, error) { return "never", nil },
-		framework.Name("guarded"), framework.WithMiddleware(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
+		framework.Name("guarded"), framework.WithMiddleware(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
 			panic(errors.New("no token store"))
 		}))
 	app.Route("/missing", func(r *framework.Request) (any, error) {
 		return nil, framework.NotFoundError{Message: "no such thing"}
 	}, framework.Name("missing"))
-	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
+	app.OnSchedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
 		panic("nightly boom")
 	})
 	app.OnSQSMessage("orders", "orders", func(ctx context.Context, ev events.SQSEvent) error {
 		return fmt.Errorf("saving %d orders: %w", len(ev.Records), errors.New("table not found"))
 	})
-	app.OnSQSMessage("payments", "payments", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	app.OnSQSPartialBatch("payments", "payments", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		return events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{{ItemIdentifier: "m1"}}}, nil
 	})
 	return app
@@ -104,7 +106,7 @@ func TestErrorLineEventError(t *testing.T) {
 	var log bytes.Buffer
 	app := crashApp(false, &log)
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-2"})
-	if _, err := app.Invoke(ctx, "orders", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`)); err == nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "orders", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`)); err == nil {
 		t.Fatal("the failing SQS handler did not fail")
 	}
 	lines := errorLines(t, log.String())
@@ -122,7 +124,7 @@ func TestErrorLineEventError(t *testing.T) {
 	}
 
 	log.Reset()
-	out, err := app.Invoke(ctx, "payments", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`))
+	out, err := apphook.Of(app).Invoke(ctx, "payments", []byte(`{"Records":[{"messageId":"m1","body":"{}"}]}`))
 	if err != nil || !bytes.Contains(out, []byte(`"m1"`)) {
 		t.Fatalf("Invoke(payments) = %s, %v", out, err)
 	}
@@ -214,7 +216,7 @@ func TestErrorLineLambdaIDs(t *testing.T) {
 	app := crashApp(false, &log)
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "lambda-req-1"})
 	ev, _ := json.Marshal(frameworktest.New(app).Event("GET", "/panic/1", nil, nil))
-	out, err := app.Invoke(ctx, "", ev)
+	out, err := apphook.Of(app).Invoke(ctx, "", ev)
 	if err != nil || !bytes.Contains(out, []byte(`"statusCode":500`)) {
 		t.Fatalf("Invoke = %s, %v", out, err)
 	}
@@ -224,7 +226,7 @@ func TestErrorLineLambdaIDs(t *testing.T) {
 	}
 
 	log.Reset()
-	if _, err := app.Invoke(ctx, "nightly", []byte(`{}`)); err == nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "nightly", []byte(`{}`)); err == nil {
 		t.Fatal("the panicking event handler did not fail")
 	}
 	lines = errorLines(t, log.String())
@@ -247,7 +249,7 @@ func TestErrorLineLambdaIDs(t *testing.T) {
 // request, even to a writer that is not safe for concurrent use.
 func TestErrorLineHTTPServer(t *testing.T) {
 	var log bytes.Buffer
-	srv := httptest.NewServer(crashApp(false, &log).Handler(""))
+	srv := httptest.NewServer(apphook.Of(crashApp(false, &log)).Handler(""))
 	defer srv.Close()
 	const n = 16
 	ids := make([]string, n)

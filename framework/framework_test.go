@@ -15,9 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
+	"github.com/framework-dev/framework/manifest"
 )
 
 func ok(r *framework.Request) (any, error)            { return "ok", nil }
@@ -92,7 +95,7 @@ func TestDeclarationErrors(t *testing.T) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
 			}
-			if _, merr := a.Manifest(); merr == nil {
+			if _, merr := apphook.Of(a).Manifest(); merr == nil {
 				t.Error("Manifest() succeeded on an invalid app")
 			}
 			resp := frameworktest.New(a).Get("/x", nil)
@@ -184,7 +187,7 @@ func TestRequestFields(t *testing.T) {
 	ev := c.Event("GET", "/r/a%20b", nil, nil)
 	ev.StageVariables = map[string]string{"color": "blue"}
 	ev.RequestContext.Identity.UserArn = "arn:aws:iam::1:user/x"
-	if _, err := a.HandleEvent(t.Context(), ev); err != nil {
+	if _, err := apphook.Of(a).HandleEvent(t.Context(), ev); err != nil {
 		t.Fatal(err)
 	}
 	if seen.URIParams["id"] != "a b" || seen.StageVars["color"] != "blue" || *seen.GatewayContext.Identity.UserArn != "arn:aws:iam::1:user/x" || seen.GatewayContext.Identity.AccessKey != nil {
@@ -277,7 +280,7 @@ func TestGatewayEmulation(t *testing.T) {
 	a.Route("/pool", ok, framework.WithAuthorizer(framework.UserPoolAuthorizer{Name: "pool", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_abc"}}))
 	a.Route("/custom", ok, framework.WithAuthorizer(framework.CustomAuthorizer{Name: "tok", Header: "X-Token",
 		AuthorizerURI: "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"}))
-	a.DefineAuthorizer("legacy", "Authorization", framework.AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
+	a.DefineAuthorizer("legacy", "Authorization", manifest.AuthorizerUserPool, "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_x")
 	a.Route("/legacy", ok, framework.AuthorizerName("legacy"))
 	c := frameworktest.New(a)
 	cases := []struct {
@@ -305,24 +308,24 @@ func TestGatewayEmulation(t *testing.T) {
 	if got := c.Get("/key", nil).Header("Access-Control-Allow-Origin"); len(got) != 1 {
 		t.Errorf("the API key 403 of a CORS route lacks Access-Control-Allow-Origin")
 	}
-	m, err := a.Manifest()
+	m, err := apphook.Of(a).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPath := map[string]framework.ManifestRoute{}
+	byPath := map[string]manifest.Route{}
 	for _, r := range m.Routes {
 		byPath[r.Path] = r
 	}
 	if !byPath["/key"].APIKeyRequired || byPath["/key"].CORS == nil {
 		t.Errorf("manifest /key: %+v", byPath["/key"])
 	}
-	if au := byPath["/custom"].Authorizer; au == nil || au.Type != framework.AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
+	if au := byPath["/custom"].Authorizer; au == nil || au.Type != manifest.AuthorizerCustom || au.Header != "X-Token" || au.TTLSeconds != 300 {
 		t.Errorf("manifest /custom authorizer: %+v", au)
 	}
-	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != framework.AuthorizerUserPool || len(au.ProviderARNs) != 1 {
+	if au := byPath["/legacy"].Authorizer; au == nil || au.Type != manifest.AuthorizerUserPool || len(au.ProviderARNs) != 1 {
 		t.Errorf("manifest /legacy authorizer: %+v", au)
 	}
-	if au := byPath["/iam"].Authorizer; au == nil || au.Type != framework.AuthorizerIAM {
+	if au := byPath["/iam"].Authorizer; au == nil || au.Type != manifest.AuthorizerIAM {
 		t.Errorf("manifest /iam authorizer: %+v", au)
 	}
 }
@@ -333,7 +336,7 @@ func TestManifestOrderAndGlobalCORS(t *testing.T) {
 	a.Route("/b", otherOK, framework.Name("b_get"))
 	a.Route("/a", ok)
 	a.API.CORS = true // set after registration, still applies
-	m, err := a.Manifest()
+	m, err := apphook.Of(a).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +350,7 @@ func TestManifestOrderAndGlobalCORS(t *testing.T) {
 	if strings.Join(got, "; ") != "/a GET ok; /b GET b_get; /b POST b_post" {
 		t.Errorf("manifest order: %v", got)
 	}
-	if m.Version != framework.ManifestVersion || m.App != "m" || len(m.BinaryTypes) != 16 {
+	if m.Version != manifest.Version || m.App != "m" || len(m.BinaryTypes) != 16 {
 		t.Errorf("manifest header: %+v", m)
 	}
 }
@@ -359,7 +362,7 @@ func TestBodyLimitAndChunked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: a.Handler("dev")}
+	srv := &http.Server{Handler: apphook.Of(a).Handler("dev")}
 	go srv.Serve(l)
 	defer srv.Close()
 	url := "http://" + l.Addr().String() + "/up"
@@ -384,10 +387,10 @@ func TestBodyLimitAndChunked(t *testing.T) {
 	if code, body := post(bytes.NewReader(make([]byte, 3<<20)), true); code != 200 || body != fmt.Sprint(3<<20) {
 		t.Errorf("chunked 3 MB: %d %s", code, body)
 	}
-	if code, body := post(bytes.NewReader(make([]byte, framework.MaxBodyBytes+1)), false); code != 413 || body != `{"message":"Request Too Long"}` {
+	if code, body := post(bytes.NewReader(make([]byte, maxBodyBytes+1)), false); code != 413 || body != `{"message":"Request Too Long"}` {
 		t.Errorf("over 10 MB: %d %s", code, body)
 	}
-	if code, _ := post(bytes.NewReader(make([]byte, framework.MaxBodyBytes+1)), true); code != 413 {
+	if code, _ := post(bytes.NewReader(make([]byte, maxBodyBytes+1)), true); code != 413 {
 		t.Errorf("chunked over 10 MB: %d", code)
 	}
 }
@@ -410,7 +413,7 @@ func TestBrokenBody(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- a.Serve(ctx, l, "dev") }()
+	go func() { served <- apphook.Of(a).Serve(ctx, l, "dev") }()
 	defer func() { cancel(); <-served }()
 
 	const head = "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
@@ -501,17 +504,17 @@ func TestConcurrentRequestsDoNotShareState(t *testing.T) {
 func TestLambdaEventEdgeCases(t *testing.T) {
 	a := framework.New("t")
 	a.Route("/x", func(r *framework.Request) (any, error) { return string(r.RawBody), nil }, framework.Methods("POST"), framework.ContentTypes("text/plain"))
-	out, _ := a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
+	out, _ := apphook.Of(a).HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
 		Headers: map[string]string{"Content-Type": "text/plain"}, Body: "!!!", IsBase64Encoded: true})
 	if out.StatusCode != 400 {
 		t.Errorf("invalid base64 body: %d %s", out.StatusCode, out.Body)
 	}
-	out, _ = a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
+	out, _ = apphook.Of(a).HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "POST", Resource: "/x", Path: "/x",
 		Headers: map[string]string{"Content-Type": "text/plain"}, Body: "aGk=", IsBase64Encoded: true})
 	if out.StatusCode != 200 || out.Body != `"hi"` {
 		t.Errorf("base64 body: %d %s", out.StatusCode, out.Body)
 	}
-	out, _ = a.HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "GET", Resource: "/nope", Path: "/nope"})
+	out, _ = apphook.Of(a).HandleEvent(t.Context(), events.APIGatewayProxyRequest{HTTPMethod: "GET", Resource: "/nope", Path: "/nope"})
 	if out.StatusCode != 403 {
 		t.Errorf("unknown resource: %d", out.StatusCode)
 	}
@@ -584,7 +587,7 @@ func TestRequestGoSurface(t *testing.T) {
 	ev := c.Event("GET", "/r?q=1&Q=2", nil, hdr)
 	ev.RequestContext.DomainName = "abc.execute-api.eu-west-1.amazonaws.com"
 	ctx := context.WithValue(t.Context(), ctxKey{}, "lambda")
-	if out, err := a.HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 {
+	if out, err := apphook.Of(a).HandleEvent(ctx, ev); err != nil || out.StatusCode != 200 {
 		t.Fatalf("HandleEvent = %d %s, %v", out.StatusCode, out.Body, err)
 	}
 	check("event")
@@ -634,3 +637,6 @@ func TestAcceptQuotedShort(t *testing.T) {
 		}
 	})
 }
+
+// maxBodyBytes is API Gateway's payload limit, which the app applies too.
+const maxBodyBytes = 10 << 20

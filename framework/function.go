@@ -10,22 +10,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// Function is a registered event handler or plain function: it runs in a
+// function is a registered event handler or plain function: it runs in a
 // Lambda function of its own, built from the same package as the REST API's.
-type Function struct {
-	// Name is the handler's name, as given at registration.
-	Name string
-	// Kind is the kind of event it answers.
-	Kind HandlerKind
+type function struct {
+	Name string      // the handler's name, as given at registration
+	Kind HandlerKind // the kind of event it answers
 
-	spec    ManifestFunction
-	handler any
-	call    eventFunc
-	errs    []error
-	chain   Handler // the handler behind the middleware of its kind; nil without middleware
+	spec  manifest.Function
+	call  eventFunc
+	errs  []error
+	chain Next // the handler behind the middleware of its kind; nil without middleware
 }
 
 // eventFunc runs a handler on a raw JSON event and returns its raw JSON result.
@@ -37,27 +36,27 @@ type eventFunc func(ctx context.Context, event []byte) ([]byte, error)
 type FunctionOption struct {
 	name  string
 	kinds []HandlerKind // nil: every kind
-	apply func(*ManifestFunction)
+	apply func(*manifest.Function)
 }
 
 var batchKinds = []HandlerKind{KindSQS, KindDynamoDB, KindKinesis}
 
 // Description describes the function; it becomes the Lambda function's description.
 func Description(text string) FunctionOption {
-	return FunctionOption{name: "Description", apply: func(m *ManifestFunction) { m.Description = text }}
+	return FunctionOption{name: "Description", apply: func(m *manifest.Function) { m.Description = text }}
 }
 
 // BatchSize sets the largest number of messages or records per invocation
 // of an SQS, DynamoDB stream or Kinesis handler (the service's default
 // when not set: 10 for SQS, 100 for streams).
 func BatchSize(n int) FunctionOption {
-	return FunctionOption{name: "BatchSize", kinds: batchKinds, apply: func(m *ManifestFunction) { m.BatchSize = n }}
+	return FunctionOption{name: "BatchSize", kinds: batchKinds, apply: func(m *manifest.Function) { m.BatchSize = n }}
 }
 
 // MaxBatchingWindow sets how long an SQS queue or a stream gathers records
 // before invoking the handler (whole seconds, up to 5 minutes).
 func MaxBatchingWindow(d time.Duration) FunctionOption {
-	return FunctionOption{name: "MaxBatchingWindow", kinds: batchKinds, apply: func(m *ManifestFunction) {
+	return FunctionOption{name: "MaxBatchingWindow", kinds: batchKinds, apply: func(m *manifest.Function) {
 		m.MaxBatchingWindowSeconds = int(d / time.Second)
 		if d%time.Second != 0 {
 			m.MaxBatchingWindowSeconds = -1 // reported as out of range
@@ -68,30 +67,29 @@ func MaxBatchingWindow(d time.Duration) FunctionOption {
 // StartingPosition sets where a DynamoDB or Kinesis handler starts reading
 // its stream: StartLatest (the default) or StartTrimHorizon.
 func StartingPosition(p string) FunctionOption {
-	return FunctionOption{name: "StartingPosition", kinds: []HandlerKind{KindDynamoDB, KindKinesis}, apply: func(m *ManifestFunction) { m.StartingPosition = p }}
+	return FunctionOption{name: "StartingPosition", kinds: []HandlerKind{KindDynamoDB, KindKinesis}, apply: func(m *manifest.Function) { m.StartingPosition = p }}
 }
 
 // S3Events sets the S3 event types an S3 handler receives (default
 // s3:ObjectCreated:*).
 func S3Events(types ...string) FunctionOption {
-	return FunctionOption{name: "S3Events", kinds: []HandlerKind{KindS3}, apply: func(m *ManifestFunction) { m.Events = slices.Clone(types) }}
+	return FunctionOption{name: "S3Events", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Events = slices.Clone(types) }}
 }
 
-// Prefix limits an S3 handler to the object keys starting with prefix.
-func Prefix(prefix string) FunctionOption {
-	return FunctionOption{name: "Prefix", kinds: []HandlerKind{KindS3}, apply: func(m *ManifestFunction) { m.Prefix = prefix }}
+// S3Prefix limits an S3 handler to the object keys starting with prefix.
+func S3Prefix(prefix string) FunctionOption {
+	return FunctionOption{name: "S3Prefix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Prefix = prefix }}
 }
 
-// Suffix limits an S3 handler to the object keys ending with suffix.
-func Suffix(suffix string) FunctionOption {
-	return FunctionOption{name: "Suffix", kinds: []HandlerKind{KindS3}, apply: func(m *ManifestFunction) { m.Suffix = suffix }}
+// S3Suffix limits an S3 handler to the object keys ending with suffix.
+func S3Suffix(suffix string) FunctionOption {
+	return FunctionOption{name: "S3Suffix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Suffix = suffix }}
 }
 
-// Schedule runs handler on a schedule built by Rate or Cron. The handler is
-// func(context.Context, events.EventBridgeEvent) error; the event is
+// OnSchedule runs handler on a schedule built by Rate or Cron; the event is
 // EventBridge's "Scheduled Event".
-func (a *App) Schedule(name string, when ScheduleExpression, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindSchedule, handler, opts)
+func (a *App) OnSchedule(name string, when ScheduleExpression, handler func(context.Context, events.EventBridgeEvent) error, opts ...FunctionOption) {
+	f := a.newFunction(name, KindSchedule, handler == nil, noResult(handler), opts)
 	f.spec.Schedule = when.expr
 	if when.err != nil {
 		f.errs = append(f.errs, when.err)
@@ -102,44 +100,49 @@ func (a *App) Schedule(name string, when ScheduleExpression, handler any, opts .
 }
 
 // OnSQSMessage runs handler on the messages of an SQS queue, given by name
-// (in the stack's account and region) or ARN. The handler is
-// func(context.Context, events.SQSEvent) error, where an error fails the
-// whole batch, or func(context.Context, events.SQSEvent)
-// (events.SQSEventResponse, error), which reports the messages that failed
-// (by MessageId) so that only those are retried.
-func (a *App) OnSQSMessage(name, queue string, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindSQS, handler, opts)
-	f.spec.Source = queue
-	a.addFunction(f)
+// (in the stack's account and region) or ARN. An error fails the whole
+// batch, which Lambda retries; OnSQSPartialBatch reports the messages that
+// failed instead.
+func (a *App) OnSQSMessage(name, queue string, handler func(context.Context, events.SQSEvent) error, opts ...FunctionOption) {
+	a.addSource(a.newFunction(name, KindSQS, handler == nil, noResult(handler), opts), queue)
+}
+
+// OnSQSPartialBatch is OnSQSMessage for a handler that reports the
+// messages that failed (by MessageId) so that only those are retried; an
+// error still fails the whole batch.
+func (a *App) OnSQSPartialBatch(name, queue string, handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), opts ...FunctionOption) {
+	call := withResult(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		r, err := handler(ctx, ev)
+		if r.BatchItemFailures == nil {
+			r.BatchItemFailures = []events.SQSBatchItemFailure{}
+		}
+		return r, err
+	})
+	a.addSource(a.newPartial(name, KindSQS, handler == nil, call, opts), queue)
 }
 
 // OnSNSMessage runs handler on the messages of an SNS topic, given by name
-// (in the stack's account and region) or ARN. The handler is
-// func(context.Context, events.SNSEvent) error.
-func (a *App) OnSNSMessage(name, topic string, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindSNS, handler, opts)
-	f.spec.Source = topic
-	a.addFunction(f)
+// (in the stack's account and region) or ARN.
+func (a *App) OnSNSMessage(name, topic string, handler func(context.Context, events.SNSEvent) error, opts ...FunctionOption) {
+	a.addSource(a.newFunction(name, KindSNS, handler == nil, noResult(handler), opts), topic)
 }
 
 // OnS3Event runs handler on the object events of an S3 bucket, given by
-// name or ARN; S3Events, Prefix and Suffix narrow them. The handler is
-// func(context.Context, events.S3Event) error.
-func (a *App) OnS3Event(name, bucket string, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindS3, handler, opts)
-	f.spec.Source = bucket
+// name or ARN; S3Events, S3Prefix and S3Suffix narrow them (by default
+// every object created).
+func (a *App) OnS3Event(name, bucket string, handler func(context.Context, events.S3Event) error, opts ...FunctionOption) {
+	f := a.newFunction(name, KindS3, handler == nil, noResult(handler), opts)
 	if f.spec.Events == nil {
 		f.spec.Events = []string{"s3:ObjectCreated:*"}
 	}
-	a.addFunction(f)
+	a.addSource(f, bucket)
 }
 
 // OnEventBridge runs handler on the events of the default event bus that
 // match pattern, an EventBridge event pattern such as
-// {"source": ["shop.orders"], "detail-type": ["OrderPlaced"]}. The handler
-// is func(context.Context, events.EventBridgeEvent) error.
-func (a *App) OnEventBridge(name string, pattern map[string]any, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindEventBridge, handler, opts)
+// {"source": ["shop.orders"], "detail-type": ["OrderPlaced"]}.
+func (a *App) OnEventBridge(name string, pattern map[string]any, handler func(context.Context, events.EventBridgeEvent) error, opts ...FunctionOption) {
+	f := a.newFunction(name, KindEventBridge, handler == nil, noResult(handler), opts)
 	if len(pattern) > 0 {
 		b, err := json.Marshal(pattern)
 		if err != nil {
@@ -151,42 +154,80 @@ func (a *App) OnEventBridge(name string, pattern map[string]any, handler any, op
 }
 
 // OnDynamoDBRecord runs handler on the records of a DynamoDB table's
-// stream, given by its ARN. The handler is func(context.Context,
-// events.DynamoDBEvent) error, or returns (events.DynamoDBEventResponse,
-// error) to report the records that failed (by sequence number).
-func (a *App) OnDynamoDBRecord(name, streamARN string, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindDynamoDB, handler, opts)
-	f.spec.Source = streamARN
-	a.addFunction(f)
+// stream, given by its ARN. An error fails the whole batch;
+// OnDynamoDBPartialBatch reports the records that failed instead.
+func (a *App) OnDynamoDBRecord(name, streamARN string, handler func(context.Context, events.DynamoDBEvent) error, opts ...FunctionOption) {
+	a.addSource(a.newFunction(name, KindDynamoDB, handler == nil, noResult(handler), opts), streamARN)
+}
+
+// OnDynamoDBPartialBatch is OnDynamoDBRecord for a handler that reports
+// the records that failed (by sequence number) so that Lambda retries
+// from the first of them.
+func (a *App) OnDynamoDBPartialBatch(name, streamARN string, handler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error), opts ...FunctionOption) {
+	call := withResult(func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		r, err := handler(ctx, ev)
+		if r.BatchItemFailures == nil {
+			r.BatchItemFailures = []events.DynamoDBBatchItemFailure{}
+		}
+		return r, err
+	})
+	a.addSource(a.newPartial(name, KindDynamoDB, handler == nil, call, opts), streamARN)
 }
 
 // OnKinesisRecord runs handler on the records of a Kinesis data stream,
-// given by name (in the stack's account and region) or ARN. The handler is
-// func(context.Context, events.KinesisEvent) error, or returns
-// (events.KinesisEventResponse, error) to report the records that failed
-// (by sequence number).
-func (a *App) OnKinesisRecord(name, stream string, handler any, opts ...FunctionOption) {
-	f := a.newFunction(name, KindKinesis, handler, opts)
-	f.spec.Source = stream
-	a.addFunction(f)
+// given by name (in the stack's account and region) or ARN. An error fails
+// the whole batch; OnKinesisPartialBatch reports the records that failed
+// instead.
+func (a *App) OnKinesisRecord(name, stream string, handler func(context.Context, events.KinesisEvent) error, opts ...FunctionOption) {
+	a.addSource(a.newFunction(name, KindKinesis, handler == nil, noResult(handler), opts), stream)
 }
 
-// LambdaFunction registers a plain function: any JSON in, any JSON out,
-// invoked directly (aws lambda invoke, `framework invoke`, another service).
-// The handler is func(context.Context, In) (Out, error) for any types In
-// and Out that encoding/json reads and writes.
-func (a *App) LambdaFunction(name string, handler any, opts ...FunctionOption) {
-	a.addFunction(a.newFunction(name, KindFunction, handler, opts))
+// OnKinesisPartialBatch is OnKinesisRecord for a handler that reports the
+// records that failed (by sequence number) so that Lambda retries from the
+// first of them.
+func (a *App) OnKinesisPartialBatch(name, stream string, handler func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error), opts ...FunctionOption) {
+	call := withResult(func(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
+		r, err := handler(ctx, ev)
+		if r.BatchItemFailures == nil {
+			r.BatchItemFailures = []events.KinesisBatchItemFailure{}
+		}
+		return r, err
+	})
+	a.addSource(a.newPartial(name, KindKinesis, handler == nil, call, opts), stream)
 }
 
-func (a *App) newFunction(name string, kind HandlerKind, handler any, opts []FunctionOption) *Function {
-	f := &Function{Name: name, Kind: kind, handler: handler, spec: ManifestFunction{Name: name, Kind: kind}}
+// LambdaFunction registers on app a plain function: JSON in, decoded into
+// In, and Out back as JSON, invoked directly (aws lambda invoke,
+// `framework invoke`, another service). It is a function rather than a
+// method of App because Go methods cannot have type parameters.
+func LambdaFunction[In, Out any](app *App, name string, handler func(context.Context, In) (Out, error), opts ...FunctionOption) {
+	call := func(ctx context.Context, event []byte) ([]byte, error) {
+		var in In
+		if err := json.Unmarshal(event, &in); err != nil {
+			return nil, &EventError{Kind: KindFunction, Type: reflect.TypeFor[In]().String(), Err: err}
+		}
+		out, err := handler(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
+	app.addFunction(app.newFunction(name, KindFunction, handler == nil, call, opts))
+}
+
+// newFunction is a function of kind that call runs, with its options
+// applied; nilHandler records a nil handler as a declaration error.
+func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call eventFunc, opts []FunctionOption) *function {
+	f := &function{Name: name, Kind: kind, call: call, spec: manifest.Function{Name: name, Kind: kind}}
+	if nilHandler {
+		f.errs = append(f.errs, errors.New("the handler is nil: pass a function"))
+	}
 	if kind == KindDynamoDB || kind == KindKinesis {
 		f.spec.StartingPosition = StartLatest
 	}
 	for _, o := range opts {
 		if o.apply == nil {
-			f.errs = append(f.errs, errors.New("an option is the zero FunctionOption: build options with the framework's functions (BatchSize, Prefix, ...)"))
+			f.errs = append(f.errs, errors.New("an option is the zero FunctionOption: build options with the framework's functions (BatchSize, S3Prefix, ...)"))
 			continue
 		}
 		if o.kinds != nil && !slices.Contains(o.kinds, kind) {
@@ -198,6 +239,19 @@ func (a *App) newFunction(name string, kind HandlerKind, handler any, opts []Fun
 	return f
 }
 
+// newPartial is newFunction for a handler that reports its failed items.
+func (a *App) newPartial(name string, kind HandlerKind, nilHandler bool, call eventFunc, opts []FunctionOption) *function {
+	f := a.newFunction(name, kind, nilHandler, call, opts)
+	f.spec.ReportBatchItemFailures = true
+	return f
+}
+
+// addSource adds f, which reads from source (a queue, topic, bucket or stream).
+func (a *App) addSource(f *function, source string) {
+	f.spec.Source = source
+	a.addFunction(f)
+}
+
 func kindList(kinds []HandlerKind) string {
 	s := make([]string, len(kinds))
 	for i, k := range kinds {
@@ -206,156 +260,50 @@ func kindList(kinds []HandlerKind) string {
 	return strings.Join(s, ", ")
 }
 
-func (a *App) addFunction(f *Function) {
+func (a *App) addFunction(f *function) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.table != nil {
-		a.regErrs = append(a.regErrs, fmt.Errorf("%s: registered after the app started serving; register every handler before Run", f.spec.label()))
+		a.regErrs = append(a.regErrs, fmt.Errorf("%s: registered after the app started serving; register every handler before Run", f.spec.Label()))
 		return
 	}
 	a.functions = append(a.functions, f)
 }
 
-// validateFunctions checks what the manifest does not show (options, the
-// handler's signature) and binds each handler; Manifest.Validate checks the rest.
+// validateFunctions reports what the manifest does not show: options that
+// do not apply and nil handlers; Manifest.Validate checks the rest.
 func (a *App) validateFunctions() []error {
 	var errs []error
 	for _, f := range a.functions {
 		for _, e := range f.errs {
-			errs = append(errs, fmt.Errorf("%s: %w", f.spec.label(), e))
+			errs = append(errs, fmt.Errorf("%s: %w", f.spec.Label(), e))
 		}
-		call, partial, err := bindHandler(f.Kind, f.handler)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", f.spec.label(), err))
-		}
-		f.call, f.spec.ReportBatchItemFailures = call, partial
 	}
 	return errs
 }
 
 // manifestFunctions describes the registered functions, sorted by name.
-func (a *App) manifestFunctions() []ManifestFunction {
+func (a *App) manifestFunctions() []manifest.Function {
 	if len(a.functions) == 0 {
 		return nil
 	}
-	out := make([]ManifestFunction, len(a.functions))
+	out := make([]manifest.Function, len(a.functions))
 	for i, f := range a.functions {
 		out[i] = f.spec
 		out[i].Events = slices.Clone(f.spec.Events)
 	}
-	slices.SortStableFunc(out, func(x, y ManifestFunction) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortStableFunc(out, func(x, y manifest.Function) int { return strings.Compare(x.Name, y.Name) })
 	return out
 }
 
 // function returns the registered function named name, or nil.
-func (a *App) function(name string) *Function {
+func (a *App) function(name string) *function {
 	for _, f := range a.functions {
 		if f.Name == name {
 			return f
 		}
 	}
 	return nil
-}
-
-// signatures lists, per kind, the handler signatures it takes, for error messages.
-var signatures = map[HandlerKind][]string{
-	KindSchedule:    {"func(context.Context, events.EventBridgeEvent) error"},
-	KindEventBridge: {"func(context.Context, events.EventBridgeEvent) error"},
-	KindSQS:         {"func(context.Context, events.SQSEvent) error", "func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)"},
-	KindSNS:         {"func(context.Context, events.SNSEvent) error"},
-	KindS3:          {"func(context.Context, events.S3Event) error"},
-	KindDynamoDB:    {"func(context.Context, events.DynamoDBEvent) error", "func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)"},
-	KindKinesis:     {"func(context.Context, events.KinesisEvent) error", "func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error)"},
-	KindFunction:    {"func(context.Context, In) (Out, error) for JSON types In and Out"},
-}
-
-// bindHandler checks a handler's signature against its kind and returns
-// its caller; partial is true when it reports batch item failures.
-func bindHandler(kind HandlerKind, h any) (call eventFunc, partial bool, err error) {
-	if h == nil || (reflect.ValueOf(h).Kind() == reflect.Func && reflect.ValueOf(h).IsNil()) {
-		return nil, false, fmt.Errorf("the handler is nil: pass a %s", strings.Join(signatures[kind], " or "))
-	}
-	switch kind {
-	case KindSchedule, KindEventBridge:
-		if f, ok := h.(func(context.Context, events.EventBridgeEvent) error); ok {
-			return noResult(f), false, nil
-		}
-	case KindSQS:
-		switch f := h.(type) {
-		case func(context.Context, events.SQSEvent) error:
-			return noResult(f), false, nil
-		case func(context.Context, events.SQSEvent) (events.SQSEventResponse, error):
-			return withResult(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-				r, err := f(ctx, ev)
-				if r.BatchItemFailures == nil {
-					r.BatchItemFailures = []events.SQSBatchItemFailure{}
-				}
-				return r, err
-			}), true, nil
-		}
-	case KindSNS:
-		if f, ok := h.(func(context.Context, events.SNSEvent) error); ok {
-			return noResult(f), false, nil
-		}
-	case KindS3:
-		if f, ok := h.(func(context.Context, events.S3Event) error); ok {
-			return noResult(f), false, nil
-		}
-	case KindDynamoDB:
-		switch f := h.(type) {
-		case func(context.Context, events.DynamoDBEvent) error:
-			return noResult(f), false, nil
-		case func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error):
-			return withResult(func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-				r, err := f(ctx, ev)
-				if r.BatchItemFailures == nil {
-					r.BatchItemFailures = []events.DynamoDBBatchItemFailure{}
-				}
-				return r, err
-			}), true, nil
-		}
-	case KindKinesis:
-		switch f := h.(type) {
-		case func(context.Context, events.KinesisEvent) error:
-			return noResult(f), false, nil
-		case func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error):
-			return withResult(func(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
-				r, err := f(ctx, ev)
-				if r.BatchItemFailures == nil {
-					r.BatchItemFailures = []events.KinesisBatchItemFailure{}
-				}
-				return r, err
-			}), true, nil
-		}
-	case KindFunction:
-		if call := plainFunction(h); call != nil {
-			return call, false, nil
-		}
-	}
-	return nil, false, fmt.Errorf("the handler's type %T is not a %s handler: use %s", h, kind, strings.Join(signatures[kind], " or "))
-}
-
-var contextType = reflect.TypeOf((*context.Context)(nil)).Elem()
-
-// plainFunction binds func(context.Context, In) (Out, error), or returns nil.
-func plainFunction(h any) eventFunc {
-	v := reflect.ValueOf(h)
-	t := v.Type()
-	if t.Kind() != reflect.Func || t.IsVariadic() || t.NumIn() != 2 || t.NumOut() != 2 || t.In(0) != contextType || t.Out(1) != errorType {
-		return nil
-	}
-	in := t.In(1)
-	return func(ctx context.Context, event []byte) ([]byte, error) {
-		arg := reflect.New(in)
-		if err := json.Unmarshal(event, arg.Interface()); err != nil {
-			return nil, &EventError{Kind: KindFunction, Type: in.String(), Err: err}
-		}
-		out := v.Call([]reflect.Value{reflect.ValueOf(ctx), arg.Elem()})
-		if err, _ := out[1].Interface().(error); err != nil {
-			return nil, err
-		}
-		return json.Marshal(out[0].Interface())
-	}
 }
 
 func noResult[E any](f func(context.Context, E) error) eventFunc {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 )
@@ -25,15 +27,15 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 		declare func(a *framework.App)
 		want    []string
 	}{
-		{"rate under a minute", func(a *framework.App) { a.Schedule("tick", framework.Rate(30*time.Second), okSchedule) },
+		{"rate under a minute", func(a *framework.App) { a.OnSchedule("tick", framework.Rate(30*time.Second), okSchedule) },
 			[]string{`schedule handler "tick": rate 30s`, "whole minutes"}},
-		{"cron with five fields", func(a *framework.App) { a.Schedule("tick", framework.Cron("0 12 * * ?"), okSchedule) },
+		{"cron with five fields", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 12 * * ?"), okSchedule) },
 			[]string{`schedule handler "tick": cron "0 12 * * ?" has 5 fields`}},
-		{"cron without ?", func(a *framework.App) { a.Schedule("tick", framework.Cron("0 12 * * * *"), okSchedule) },
+		{"cron without ?", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 12 * * * *"), okSchedule) },
 			[]string{`schedule handler "tick"`, `exactly one of day-of-month`}},
-		{"cron out of range", func(a *framework.App) { a.Schedule("tick", framework.Cron("0 25 * * ? *"), okSchedule) },
+		{"cron out of range", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 25 * * ? *"), okSchedule) },
 			[]string{`field hours is 25`}},
-		{"no schedule", func(a *framework.App) { a.Schedule("tick", framework.ScheduleExpression{}, okSchedule) },
+		{"no schedule", func(a *framework.App) { a.OnSchedule("tick", framework.ScheduleExpression{}, okSchedule) },
 			[]string{`schedule handler "tick": no schedule`}},
 		{"missing queue", func(a *framework.App) { a.OnSQSMessage("orders", "", okSQS) },
 			[]string{`sqs handler "orders": no queue: give the queue's name or ARN`}},
@@ -70,29 +72,22 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 		{"batch over 10 without window", func(a *framework.App) { a.OnSQSMessage("orders", "q", okSQS, framework.BatchSize(50)) },
 			[]string{`batch size 50 needs a maximum batching window`}},
 		{"option of another kind", func(a *framework.App) {
-			a.Schedule("tick", framework.Rate(time.Hour), okSchedule, framework.BatchSize(5))
+			a.OnSchedule("tick", framework.Rate(time.Hour), okSchedule, framework.BatchSize(5))
 		},
 			[]string{`schedule handler "tick": option BatchSize does not apply to a schedule handler`}},
-		{"wrong signature", func(a *framework.App) {
-			a.OnSQSMessage("orders", "q", func(events.SQSEvent) error { return nil })
-		}, []string{`sqs handler "orders": the handler's type func(events.SQSEvent) error is not a sqs handler: use func(context.Context, events.SQSEvent) error or`}},
-		{"wrong event type", func(a *framework.App) { a.Schedule("tick", framework.Rate(time.Hour), okSQS) },
-			[]string{`schedule handler "tick": the handler's type`, "events.EventBridgeEvent"}},
-		{"nil handler", func(a *framework.App) { a.LambdaFunction("fn", nil) },
+		{"nil handler", func(a *framework.App) { framework.LambdaFunction[int, int](a, "fn", nil) },
 			[]string{`function handler "fn": the handler is nil`}},
-		{"plain function signature", func(a *framework.App) { a.LambdaFunction("fn", func(int) int { return 0 }) },
-			[]string{`function handler "fn": the handler's type func(int) int is not a function handler`}},
 		{"duplicate name", func(a *framework.App) {
-			a.LambdaFunction("fn", func(context.Context, int) (int, error) { return 0, nil })
-			a.Schedule("fn", framework.Rate(time.Hour), okSchedule)
+			framework.LambdaFunction(a, "fn", func(context.Context, int) (int, error) { return 0, nil })
+			a.OnSchedule("fn", framework.Rate(time.Hour), okSchedule)
 		}, []string{`two functions are named "fn"`}},
 		{"name of a route handler", func(a *framework.App) {
 			a.Route("/x", func(*framework.Request) (any, error) { return nil, nil }, framework.Name("fn"))
-			a.LambdaFunction("fn", func(context.Context, int) (int, error) { return 0, nil })
+			framework.LambdaFunction(a, "fn", func(context.Context, int) (int, error) { return 0, nil })
 		}, []string{`a route handler is also named "fn": names are unique across routes and functions`}},
-		{"reserved name", func(a *framework.App) { a.Schedule("api", framework.Rate(time.Hour), okSchedule) },
+		{"reserved name", func(a *framework.App) { a.OnSchedule("api", framework.Rate(time.Hour), okSchedule) },
 			[]string{`the name "api" is the REST API's function`}},
-		{"bad name", func(a *framework.App) { a.Schedule("nightly cleanup", framework.Rate(time.Hour), okSchedule) },
+		{"bad name", func(a *framework.App) { a.OnSchedule("nightly cleanup", framework.Rate(time.Hour), okSchedule) },
 			[]string{`schedule handler "nightly cleanup": the name must be 1 to 64 letters, digits, - and _`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -130,7 +125,7 @@ func TestScheduleExpressions(t *testing.T) {
 		}
 	}
 	app := framework.New("ev")
-	app.Schedule("weekdays", framework.Cron("15 10 ? * MON-FRI *"), okSchedule)
+	app.OnSchedule("weekdays", framework.Cron("15 10 ? * MON-FRI *"), okSchedule)
 	if err := app.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +137,7 @@ func TestScheduleExpressions(t *testing.T) {
 func TestInvokeKinds(t *testing.T) {
 	app := framework.New("ev")
 	app.Route("/", func(*framework.Request) (any, error) { return map[string]string{"ok": "yes"}, nil })
-	app.OnSQSMessage("partial", "q", func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	app.OnSQSPartialBatch("partial", "q", func(_ context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var r events.SQSEventResponse
 		for _, m := range ev.Records {
 			if m.Body == "bad" {
@@ -152,53 +147,51 @@ func TestInvokeKinds(t *testing.T) {
 		return r, nil
 	})
 	app.OnSQSMessage("whole", "q", func(context.Context, events.SQSEvent) error { return errors.New("database down") })
-	app.Schedule("boom", framework.Rate(time.Hour), func(context.Context, events.EventBridgeEvent) error { panic("kaboom") })
-	app.LambdaFunction("add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
+	app.OnSchedule("boom", framework.Rate(time.Hour), func(context.Context, events.EventBridgeEvent) error { panic("kaboom") })
+	framework.LambdaFunction(app, "add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
 		return map[string]int{"sum": in.A + in.B}, nil
 	})
 	var wrapped []string
-	app.WrapInvoke(func(next framework.Invoker) framework.Invoker {
-		return func(ctx context.Context, inv *framework.Invocation) ([]byte, error) {
-			wrapped = append(wrapped, string(inv.Kind)+":"+inv.Name)
-			return next(ctx, inv)
-		}
+	app.UseFor(framework.KindAll, func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		wrapped = append(wrapped, string(c.Kind)+":"+c.Handler)
+		return next(c)
 	})
 	ctx := context.Background()
 
-	out, err := app.Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"},{"messageId":"m2","body":"bad"}]}`))
+	out, err := apphook.Of(app).Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"},{"messageId":"m2","body":"bad"}]}`))
 	if err != nil || string(out) != `{"batchItemFailures":[{"itemIdentifier":"m2"}]}` {
 		t.Errorf("partial = %s, %v", out, err)
 	}
-	out, err = app.Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"}]}`))
+	out, err = apphook.Of(app).Invoke(ctx, "partial", []byte(`{"Records":[{"messageId":"m1","body":"ok"}]}`))
 	if err != nil || string(out) != `{"batchItemFailures":[]}` {
 		t.Errorf("partial, no failure = %s, %v", out, err)
 	}
-	if _, err := app.Invoke(ctx, "whole", []byte(`{"Records":[]}`)); err == nil || err.Error() != "database down" {
+	if _, err := apphook.Of(app).Invoke(ctx, "whole", []byte(`{"Records":[]}`)); err == nil || err.Error() != "database down" {
 		t.Errorf("whole batch error = %v", err)
 	}
 	var pe *framework.PanicError
-	if _, err := app.Invoke(ctx, "boom", []byte(`{}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), `handler "boom" panicked: kaboom`) {
+	if _, err := apphook.Of(app).Invoke(ctx, "boom", []byte(`{}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), `handler "boom" panicked: kaboom`) {
 		t.Errorf("panic = %v", err)
 	}
-	out, err = app.Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
+	out, err = apphook.Of(app).Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
 	if err != nil || string(out) != `{"sum":5}` {
 		t.Errorf("add = %s, %v", out, err)
 	}
-	if _, err := app.Invoke(ctx, "add", []byte(`"text"`)); err == nil || !strings.Contains(err.Error(), `function handler "add": the event is not a struct`) {
+	if _, err := apphook.Of(app).Invoke(ctx, "add", []byte(`"text"`)); err == nil || !strings.Contains(err.Error(), `function handler "add": the event is not a struct`) {
 		t.Errorf("bad event = %v", err)
 	}
 	ev, _ := json.Marshal(events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/", Resource: "/"})
-	out, err = app.Invoke(ctx, "", ev)
+	out, err = apphook.Of(app).Invoke(ctx, "", ev)
 	if err != nil || !bytes.Contains(out, []byte(`"statusCode":200`)) || !bytes.Contains(out, []byte(`{\"ok\":\"yes\"}`)) {
 		t.Errorf("api = %s, %v", out, err)
 	}
-	if _, err := app.Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
+	if _, err := apphook.Of(app).Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
 		t.Errorf("unknown = %v", err)
 	}
-	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:api" {
+	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:TestInvokeKinds.func1" {
 		t.Errorf("middleware saw %s", got)
 	}
-	m, err := app.Manifest()
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

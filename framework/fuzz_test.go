@@ -140,11 +140,11 @@ func FuzzEventRequest(f *testing.F) {
 				target = e.pattern
 			}
 		}
-		out, err := app.HandleEvent(context.Background(), ev)
+		out, err := app.handleEvent(context.Background(), ev)
 		if err != nil {
 			t.Fatalf("HandleEvent returned an error: %v", err)
 		}
-		if again, _ := app.HandleEvent(context.Background(), ev); !reflect.DeepEqual(again, out) {
+		if again, _ := app.handleEvent(context.Background(), ev); !reflect.DeepEqual(again, out) {
 			t.Fatalf("the same event answered differently:\n%+v\n%+v", out, again)
 		}
 		if out.StatusCode < 100 || out.StatusCode > 599 {
@@ -326,7 +326,7 @@ func FuzzRouteMatch(f *testing.F) {
 		f.Fatal(err)
 	}
 	tbl, _ := app.compiled()
-	local := app.Handler("dev")
+	local := app.httpHandler("dev")
 
 	f.Fuzz(func(t *testing.T, path string) {
 		e, args := tbl.match(path)
@@ -405,7 +405,7 @@ func FuzzRouteMatch(f *testing.F) {
 				ev.PathParameters[strings.Trim(ps, "{}")] = esegs[i]
 			}
 		}
-		out, _ := app.HandleEvent(context.Background(), ev)
+		out, _ := app.handleEvent(context.Background(), ev)
 		if out.StatusCode != 200 || out.Body != rec.Body.String() {
 			t.Fatalf("GET %q: Lambda answered %d %s, local %d %s", path, out.StatusCode, out.Body, rec.Code, rec.Body)
 		}
@@ -418,7 +418,7 @@ func FuzzRouteMatch(f *testing.F) {
 			}
 		}
 		ev.Resource, ev.PathParameters = "", nil
-		out, _ = app.HandleEvent(context.Background(), ev)
+		out, _ = app.handleEvent(context.Background(), ev)
 		if out.StatusCode != 200 || out.Body != rec.Body.String() {
 			t.Fatalf("GET %q routed by its path %q: Lambda answered %d %s, local %d %s", path, ev.Path, out.StatusCode, out.Body, rec.Code, rec.Body)
 		}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -31,17 +33,17 @@ import (
 //   - a route with a UserPoolAuthorizer or CustomAuthorizer and no token
 //     header: 401 {"message":"Unauthorized"}; the token itself is not
 //     validated locally (no user pool or authorizer function is called);
-//   - a body over MaxBodyBytes: 413 {"message":"Request Too Long"};
+//   - a body over maxBodyBytes: 413 {"message":"Request Too Long"};
 //   - locally, a body the server cannot read to its end (a malformed chunk,
 //     fewer bytes than Content-Length, the connection closed mid-body): 400
 //     {"message":"Bad Request: the request body could not be read: ..."}
 //     and the connection is closed. The handler does not run: API Gateway
 //     never passes such a request on.
 
-// MaxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
-const MaxBodyBytes = 10 << 20
+// maxBodyBytes is the largest request body accepted, as in API Gateway (10 MB).
+const maxBodyBytes = 10 << 20
 
-// tooLarge is the answer to a body over MaxBodyBytes.
+// tooLarge is the answer to a body over maxBodyBytes.
 func tooLarge() *result {
 	return jsonResult(413, map[string]string{"message": "Request Too Long"})
 }
@@ -80,7 +82,7 @@ func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
 	}
 	if a := route.authorizerDecl; a != nil {
 		switch a.Type {
-		case AuthorizerIAM:
+		case manifest.AuthorizerIAM:
 			if req.Headers.Get("authorization") == "" {
 				return withCORS(e, missingAuthToken()), nil
 			}
@@ -109,7 +111,7 @@ func withCORS(e *pathEntry, res *result) *result {
 // preflight is the answer to OPTIONS on a CORS path: the route's methods
 // followed by OPTIONS, and the CORS headers.
 func preflight(e *pathEntry) *result {
-	return &result{status: 200, headers: append([]HeaderField(nil), e.preflightHeaders...)}
+	return &result{status: 200, headers: append([]manifest.HeaderField(nil), e.preflightHeaders...)}
 }
 
 // eventEntry finds the path entry of an event and its decoded capture
@@ -137,7 +139,7 @@ func (t *routeTable) eventEntry(ev *events.APIGatewayProxyRequest) (*pathEntry, 
 // table (left empty when no route matches or the declarations are invalid),
 // a body whose Content-Type is one of App.API.BinaryTypes is
 // base64-encoded, and the request context carries stage and sample IDs.
-func (a *App) GatewayEvent(method, target string, body []byte, headers map[string]string, stage string) events.APIGatewayProxyRequest {
+func (a *App) gatewayEvent(method, target string, body []byte, headers map[string]string, stage string) events.APIGatewayProxyRequest {
 	u, err := url.Parse(target)
 	if err != nil {
 		u = &url.URL{Path: target}
@@ -192,14 +194,14 @@ func (a *App) GatewayEvent(method, target string, body []byte, headers map[strin
 // function (and to HandleEvent). The answers are the 403 of an unknown
 // route or method, the CORS preflight, and the 403 or 401 of a route whose
 // API key or authorizer header is missing (the key, signature or token
-// itself is not checked), and the 413 of a body over MaxBodyBytes. With invalid declarations it returns false:
+// itself is not checked), and the 413 of a body over maxBodyBytes. With invalid declarations it returns false:
 // HandleEvent answers 500 with the errors.
-func (a *App) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
+func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
 	t, err := a.compiled()
 	if err != nil {
 		return nil, false
 	}
-	if n := len(ev.Body); n > MaxBodyBytes && (!ev.IsBase64Encoded || base64.StdEncoding.DecodedLen(n) > MaxBodyBytes) {
+	if n := len(ev.Body); n > maxBodyBytes && (!ev.IsBase64Encoded || base64.StdEncoding.DecodedLen(n) > maxBodyBytes) {
 		out := toProxyResponse(tooLarge())
 		return &out, true
 	}
@@ -217,7 +219,7 @@ func (a *App) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewa
 // ev with out: API Gateway decodes a base64-encoded body when the request's
 // Accept header names one of App.API.BinaryTypes (or */*), and passes the
 // base64 text on otherwise.
-func (a *App) GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
+func (a *App) gatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	if !out.IsBase64Encoded {
 		return []byte(out.Body)
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Group is a set of routes and middleware declared apart from the app,
@@ -155,7 +157,7 @@ func (a *App) expandGroups() []error {
 		byName[g.name] = reg
 		if reg.prefix != "" && reg.prefix != "/" {
 			// A capture in the prefix is the handlers' first capture argument.
-			if _, err := ParsePath(reg.prefix); err != nil {
+			if _, err := manifest.ParsePath(reg.prefix); err != nil {
 				errs = append(errs, fmt.Errorf("%s: prefix %q: %w", reg.label(), reg.prefix, err))
 				g.mu.Unlock()
 				continue
@@ -198,7 +200,7 @@ func conflicts(routes []*Route) ([]error, []*Route) {
 	for _, r := range routes {
 		clash := false
 		for _, m := range r.Methods {
-			o, ok := owner[key{shapeOf(r.Path), m}]
+			o, ok := owner[key{manifest.Shape(r.Path), m}]
 			if !ok || o == r || (o.group == nil && r.group == nil) {
 				continue
 			}
@@ -210,8 +212,8 @@ func conflicts(routes []*Route) ([]error, []*Route) {
 			continue
 		}
 		for _, m := range r.Methods {
-			if _, ok := owner[key{shapeOf(r.Path), m}]; !ok {
-				owner[key{shapeOf(r.Path), m}] = r
+			if _, ok := owner[key{manifest.Shape(r.Path), m}]; !ok {
+				owner[key{manifest.Shape(r.Path), m}] = r
 			}
 		}
 		kept = append(kept, r)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 )
@@ -31,7 +33,7 @@ func TestGroups(t *testing.T) {
 	root.Route("/about", func(r *framework.Request) (any, error) { return "about", nil }, framework.Name("about"))
 	app.Register("", root)
 
-	m, err := app.Manifest()
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

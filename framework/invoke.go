@@ -9,45 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/names"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
-
-// APIHandlerName is the handler name of the REST API's function: Invoke
-// and the function's FRAMEWORK_HANDLER variable use it (an empty name means
-// it too).
-const APIHandlerName = "api"
-
-// Invocation is one event delivered to one handler.
-type Invocation struct {
-	// Kind is the handler's kind; KindHTTP for the REST API's function.
-	Kind HandlerKind
-	// Name is the handler's name; APIHandlerName for the REST API's function.
-	Name string
-	// Event is the event as Lambda delivers it, JSON.
-	Event []byte
-}
-
-// Invoker answers an Invocation with the result Lambda returns, JSON, or an
-// error, which Lambda reports as the invocation's error.
-type Invoker func(ctx context.Context, inv *Invocation) ([]byte, error)
-
-// InvokeMiddleware wraps the dispatch of every invocation, routes and event
-// handlers alike: it may look at the invocation, call next (or not), and
-// change the result.
-type InvokeMiddleware func(next Invoker) Invoker
-
-// WrapInvoke adds middleware around the app's one dispatch point, Invoke.
-// The first added is the outermost. Add them before the app serves.
-func (a *App) WrapInvoke(mw ...InvokeMiddleware) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.table != nil {
-		a.regErrs = append(a.regErrs, fmt.Errorf("invoke middleware: added after the app started serving; add it before Run"))
-		return
-	}
-	a.invokeMW = append(a.invokeMW, mw...)
-}
 
 // PanicError is a panic in an event handler, recovered: it writes an error
 // line with its stack (App.ErrorLog), Lambda reports it as the invocation's
@@ -65,38 +31,30 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("handler %q panicked: %v", e.Handler, e.Value)
 }
 
-// Invoke delivers one event to the handler named name (APIHandlerName or
+// Invoke delivers one event to the handler named name (names.APIHandlerName or
 // "" for the REST API's function, whose event is an API Gateway proxy
 // event) and returns its JSON result: the one dispatch point of every
 // kind, which the Lambda adapter, `framework invoke --local` and
 // frameworktest all go through. An error is the invocation's error: an
 // SQS, DynamoDB or Kinesis handler's error fails its whole batch (Lambda
 // retries it), unless the handler reports its failed items instead.
-func (a *App) Invoke(ctx context.Context, name string, event []byte) ([]byte, error) {
+func (a *App) invokeNamed(ctx context.Context, name string, event []byte) ([]byte, error) {
 	if _, err := a.compiled(); err != nil {
 		return nil, err
 	}
-	inv := &Invocation{Kind: KindHTTP, Name: APIHandlerName, Event: event}
-	if name != "" && name != APIHandlerName {
-		f := a.function(name)
-		if f == nil {
-			return nil, a.unknownHandler(name)
-		}
-		inv.Kind, inv.Name = f.Kind, f.Name
+	if name == "" || name == names.APIHandlerName {
+		return a.dispatchAPI(ctx, event)
 	}
-	a.invokeOnce.Do(func() {
-		h := a.dispatch
-		for _, mw := range slices.Backward(a.invokeMW) {
-			h = mw(h)
-		}
-		a.invoker = h
-	})
-	return a.invoker(ctx, inv)
+	f := a.function(name)
+	if f == nil {
+		return nil, a.unknownHandler(name)
+	}
+	return a.dispatch(ctx, f, event)
 }
 
 // unknownHandler is the error for a name that is not a handler of the app.
 func (a *App) unknownHandler(name string) error {
-	known := []string{APIHandlerName}
+	known := []string{names.APIHandlerName}
 	for _, f := range a.functions {
 		known = append(known, f.Name)
 	}
@@ -104,29 +62,27 @@ func (a *App) unknownHandler(name string) error {
 	return fmt.Errorf("the app %s has no handler named %q; its handlers are: %s", a.Name, name, strings.Join(known, ", "))
 }
 
-// dispatch is the innermost Invoker: it runs the handler.
-func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err error) {
-	if inv.Kind == KindHTTP {
-		var ev events.APIGatewayProxyRequest
-		if err := json.Unmarshal(inv.Event, &ev); err != nil {
-			// The decoding error as is, as aws-lambda-go reports it for a
-			// typed handler: Lambda shows its type (UnmarshalTypeError).
-			return nil, err
-		}
-		serve := a.HandleEvent
-		if a.apiEvents != nil {
-			serve = a.apiEvents
-		}
-		res, err := serve(ctx, ev)
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(res)
+// dispatchAPI answers one event of the REST API's function.
+func (a *App) dispatchAPI(ctx context.Context, event []byte) ([]byte, error) {
+	var ev events.APIGatewayProxyRequest
+	if err := json.Unmarshal(event, &ev); err != nil {
+		// The decoding error as is, as aws-lambda-go reports it for a
+		// typed handler: Lambda shows its type (UnmarshalTypeError).
+		return nil, err
 	}
-	f := a.function(inv.Name)
-	if f == nil {
-		return nil, a.unknownHandler(inv.Name)
+	serve := a.handleEvent
+	if a.apiEvents != nil {
+		serve = a.apiEvents
 	}
+	res, err := serve(ctx, ev)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
+
+// dispatch runs the event handler or plain function f on event.
+func (a *App) dispatch(ctx context.Context, f *function, event []byte) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Handler: f.Name, Value: p, Stack: debug.Stack()}
@@ -135,13 +91,13 @@ func (a *App) dispatch(ctx context.Context, inv *Invocation) (out []byte, err er
 		}
 	}()
 	if f.chain != nil {
-		out, err = f.callChain(ctx, inv)
+		out, err = f.callChain(ctx, event)
 	} else {
-		out, err = f.call(ctx, inv.Event)
+		out, err = f.call(ctx, event)
 	}
 	if ee := (*EventError)(nil); errors.As(err, &ee) {
 		ee.Kind = f.Kind
-		err = fmt.Errorf("%s: %w", f.spec.label(), ee)
+		err = fmt.Errorf("%s: %w", f.spec.Label(), ee)
 	}
 	if err != nil {
 		a.logEventError(ctx, f, err)
@@ -165,15 +121,15 @@ func (h lambdaHandler) Invoke(ctx context.Context, payload []byte) ([]byte, erro
 		setCurrent(lc.AwsRequestID)
 		defer setCurrent("")
 	}
-	return h.app.Invoke(ctx, h.name, payload)
+	return h.app.invokeNamed(ctx, h.name, payload)
 }
 
 // lambdaHandler returns the Lambda handler of the function serving the
 // handler named name (FRAMEWORK_HANDLER), or an error naming the app's
 // handlers when there is none.
 func (a *App) lambdaHandler(name string) (lambdaHandler, error) {
-	if name != "" && name != APIHandlerName && a.function(name) == nil {
-		return lambdaHandler{}, fmt.Errorf("%s=%q: %w", EnvHandler, name, a.unknownHandler(name))
+	if name != "" && name != names.APIHandlerName && a.function(name) == nil {
+		return lambdaHandler{}, fmt.Errorf("%s=%q: %w", names.EnvHandler, name, a.unknownHandler(name))
 	}
 	return lambdaHandler{app: a, name: name}, nil
 }
@@ -191,9 +147,9 @@ func (a *App) chainFunctionMiddleware() {
 
 // finalHandler is the function's handler as the innermost step of its
 // middleware chain: its JSON result is the Response's Body.
-func (f *Function) finalHandler() Handler {
-	return func(req *Request) (*Response, error) {
-		out, err := f.call(req.Context(), req.invocation.Event)
+func (f *function) finalHandler() Next {
+	return func(c *Call) (*Response, error) {
+		out, err := f.call(c.Context(), c.Event)
 		if err != nil {
 			return nil, err
 		}
@@ -203,12 +159,12 @@ func (f *Function) finalHandler() Handler {
 
 // callChain runs the function's middleware chain for one invocation and
 // returns the result Lambda sends back: the Body of the Response, as JSON.
-func (f *Function) callChain(ctx context.Context, inv *Invocation) ([]byte, error) {
-	req := &Request{ctx: ctx, invocation: inv}
+func (f *function) callChain(ctx context.Context, event []byte) ([]byte, error) {
+	c := &Call{Kind: f.Kind, Handler: f.Name, Event: event, ctx: ctx}
 	if lc, ok := lambdacontext.FromContext(ctx); ok {
-		req.GatewayContext.RequestID = lc.AwsRequestID
+		c.RequestID = lc.AwsRequestID
 	}
-	resp, err := f.chain(req)
+	resp, err := f.chain(c)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // side of the app. It translates the event into a Request, runs the same
 // pipeline as local serving and translates the result back; a binary
 // response is returned base64-encoded with IsBase64Encoded set.
-func (a *App) HandleEvent(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+func (a *App) handleEvent(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	t, err := a.compiled()
 	if err != nil {
 		return events.APIGatewayProxyResponse{StatusCode: 500, Headers: map[string]string{"Content-Type": "text/plain; charset=utf-8"}, Body: err.Error()}, nil

@@ -13,24 +13,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/framework-dev/framework/internal/names"
 )
 
-// Handler returns an http.Handler that serves the app as the deployed API
-// would at stage: API Gateway's own answers (unknown routes, preflights,
-// missing API keys or tokens, bodies over MaxBodyBytes) given as it gives
-// them, a 400 for a body that cannot be read to its end, then the same
-// pipeline the Lambda adapter runs.
-func (a *App) Handler(stage string) http.Handler {
+// httpHandler serves the app as the deployed API would at stage: API
+// Gateway's own answers (unknown routes, preflights, missing API keys or
+// tokens, bodies over maxBodyBytes) given as it gives them, a 400 for a body
+// that cannot be read to its end, then the same pipeline the Lambda adapter
+// runs.
+func (a *App) httpHandler(stage string) http.Handler {
 	if stage == "" {
 		stage = names.DefaultStage
 	}
 	return &localHandler{app: a, stage: stage}
-}
-
-// ServeHTTP serves the app at stage "dev"; see Handler.
-func (a *App) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	(&localHandler{app: a, stage: names.DefaultStage}).ServeHTTP(w, r)
 }
 
 type localHandler struct {
@@ -41,16 +38,16 @@ type localHandler struct {
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	t, err := h.app.compiled()
 	if err != nil {
-		writeResult(w, &result{status: 500, headers: []HeaderField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
+		writeResult(w, &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
 		return
 	}
-	if r.ContentLength > MaxBodyBytes {
+	if r.ContentLength > maxBodyBytes {
 		writeResult(w, tooLarge())
 		return
 	}
 	var body []byte
 	if r.Body != nil && r.Body != http.NoBody {
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeResult(w, tooLarge())
@@ -123,19 +120,15 @@ func writeResult(w http.ResponseWriter, res *result) {
 	}
 }
 
-// Serve serves the app over HTTP on l until ctx is done, then shuts down
-// gracefully, letting requests in flight finish (up to 10 s).
-func (a *App) Serve(ctx context.Context, l net.Listener, stage string) error {
-	return a.serve(ctx, l, stage, nil)
-}
-
-// serve is Serve calling ready, when not nil, once the server accepts.
+// serve serves the app over HTTP on l until ctx is done, calling ready,
+// when not nil, once the server accepts; then it shuts down gracefully,
+// letting requests in flight finish (up to 10 s).
 func (a *App) serve(ctx context.Context, l net.Listener, stage string, ready func()) error {
 	if err := a.Validate(); err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           a.Handler(stage),
+		Handler:           a.httpHandler(stage),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -24,7 +24,7 @@ func RequestLogger(logger *slog.Logger) Middleware {
 	if logger == nil {
 		logger = defaultRequestLogger()
 	}
-	return func(r *Request, next Handler) (resp *Response, err error) {
+	return func(c *Call, next Next) (resp *Response, err error) {
 		start := time.Now()
 		status := 500
 		defer func() {
@@ -33,19 +33,20 @@ func RequestLogger(logger *slog.Logger) Middleware {
 				level = slog.LevelError
 			}
 			duration := slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000)
-			if inv := r.Invocation(); inv != nil {
+			r := c.Request
+			if r == nil {
 				// An event handler (UseFor an event kind or KindAll).
-				logger.LogAttrs(r.Context(), level, "invocation",
-					slog.String("request_id", r.GatewayContext.RequestID),
-					slog.String("kind", string(inv.Kind)),
-					slog.String("handler", inv.Name),
+				logger.LogAttrs(c.Context(), level, "invocation",
+					slog.String("request_id", c.RequestID),
+					slog.String("kind", string(c.Kind)),
+					slog.String("handler", c.Handler),
 					slog.Bool("ok", status < 500),
 					duration,
 				)
 				return
 			}
 			logger.LogAttrs(r.Context(), level, "request",
-				slog.String("request_id", r.GatewayContext.RequestID),
+				slog.String("request_id", c.RequestID),
 				slog.String("method", r.Method),
 				slog.String("path", r.Path),
 				slog.String("route", r.GatewayContext.ResourcePath),
@@ -53,7 +54,7 @@ func RequestLogger(logger *slog.Logger) Middleware {
 				duration,
 			)
 		}()
-		resp, err = next(r)
+		resp, err = next(c)
 		status = statusOf(resp, err)
 		return resp, err
 	}
@@ -67,24 +68,26 @@ func defaultRequestLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, nil))
 }
 
-// DefaultRequestIDHeader is the header RequestID echoes by default.
-const DefaultRequestIDHeader = "X-Request-Id"
+// defaultRequestIDHeader is the header RequestID echoes by default.
+const defaultRequestIDHeader = "X-Request-Id"
 
 // RequestID returns middleware that sets the response header header
-// (DefaultRequestIDHeader when empty) on every answer of the function,
+// (defaultRequestIDHeader when empty) on every answer of the function,
 // errors included: the request's own value of that header when the client
 // sent one, else API Gateway's request ID (the local server makes one up
 // the same way). Clients and logs can then name the same request.
 func RequestID(header string) Middleware {
 	if header == "" {
-		header = DefaultRequestIDHeader
+		header = defaultRequestIDHeader
 	}
-	return func(r *Request, next Handler) (*Response, error) {
-		id := r.Headers.Get(header)
-		if id == "" {
-			id = r.GatewayContext.RequestID
+	return func(c *Call, next Next) (*Response, error) {
+		if r := c.Request; r != nil {
+			id := r.Headers.Get(header)
+			if id == "" {
+				id = c.RequestID
+			}
+			r.SetResponseHeader(header, id)
 		}
-		r.SetResponseHeader(header, id)
-		return next(r)
+		return next(c)
 	}
 }

@@ -1,43 +1,84 @@
 package framework
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
-// Handler is one step of a request's handling as middleware sees it: the
-// route's handler, or the rest of the middleware chain in front of it. It
-// returns the response, or the error the handler returned, before that
-// error becomes a response.
-type Handler func(r *Request) (*Response, error)
+// Call is one call of a handler as middleware sees it: an HTTP request to
+// a route, or an event to an event handler or plain function.
+type Call struct {
+	// Kind is the handler's kind: KindHTTP for a route.
+	Kind HandlerKind
+	// Handler is the handler's name.
+	Handler string
+	// RequestID is API Gateway's request ID for a route (the local server
+	// makes one up the same way) and the Lambda request ID for an event
+	// ("" when the event is delivered outside Lambda).
+	RequestID string
+	// Request is the HTTP request of a route; nil for an event handler.
+	Request *Request
+	// Event is the event of an event handler or plain function as Lambda
+	// delivers it, JSON; nil for a route.
+	Event json.RawMessage
 
-// Middleware wraps the handling of a request. It may look at or change the
+	ctx context.Context
+}
+
+// Context returns the call's context.Context: the request's for a route
+// (Request.Context), the Lambda context for an event.
+func (c *Call) Context() context.Context {
+	if c.Request != nil {
+		return c.Request.Context()
+	}
+	if c.ctx == nil {
+		return context.Background()
+	}
+	return c.ctx
+}
+
+// Next runs the rest of a call's handling as middleware sees it: the
+// next middleware, or the handler. It returns the response, or the error
+// the handler returned before that error becomes an answer.
+type Next func(c *Call) (*Response, error)
+
+// Middleware wraps the handling of a call. It may look at or change the
 // request, answer early without calling next (an auth check returning
 // UnauthorizedError, say), call next and change the response it returns,
 // or see the error the handler returned and answer something else. Its
-// errors become responses as a handler's do, and a panic in it is a 500 as
+// errors become answers as a handler's do, and a panic in it is a 500 as
 // in a handler.
 //
-// A handler that returns a plain value (not a Response) reaches middleware
-// as a *Response whose Body is that value; it is sent as JSON whatever its
-// Go type, as the handler's value would be. A middleware may change the
+// For a route, a handler that returns a plain value (not a Response)
+// reaches middleware as a *Response whose Body is that value and whose
+// StatusCode is the one that will be sent (200, or the route's Status); it
+// is sent as JSON whatever its Go type. A middleware may change the
 // response's StatusCode and Headers in place.
 //
-//	func requireToken(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-//		if r.Headers.Get("X-Token") == "" {
+// For an event handler or plain function, the Response holds the
+// handler's result in Body (a json.RawMessage, "null" for a handler
+// without one); a middleware may replace the Body, which is then sent as
+// JSON, and an error it returns is the invocation's error.
+//
+//	func requireToken(c *framework.Call, next framework.Next) (*framework.Response, error) {
+//		if c.Request.Headers.Get("X-Token") == "" {
 //			return nil, framework.UnauthorizedError{Message: "send X-Token"}
 //		}
-//		return next(r)
+//		return next(c)
 //	}
-type Middleware func(r *Request, next Handler) (*Response, error)
+type Middleware func(c *Call, next Next) (*Response, error)
 
 // KindAll selects every handler kind in App.UseFor: the HTTP routes and
 // every event handler and plain function.
 const KindAll HandlerKind = "all"
 
 // middlewareKinds are the kinds UseFor accepts.
-var middlewareKinds = append([]HandlerKind{KindAll, KindHTTP}, FunctionKinds()...)
+var middlewareKinds = append([]HandlerKind{KindAll, KindHTTP}, manifest.FunctionKinds()...)
 
 // kindMiddleware is one middleware registered on the app for a kind.
 type kindMiddleware struct {
@@ -56,13 +97,8 @@ func (a *App) Use(mw ...Middleware) { a.useFor(KindHTTP, mw) }
 // handler of the app. Middleware of the kind's list and of KindAll's run in
 // their common order of registration.
 //
-// For an event handler or plain function, the middleware's Request carries
-// no HTTP method, path or headers: Invocation returns the handler's kind,
-// name and event, Context the Lambda context, and GatewayContext.RequestID
-// the Lambda request ID. The Response that next returns holds the
-// handler's result in Body (a json.RawMessage); a middleware may replace
-// the Body, which is then sent as JSON, and an error it returns is the
-// invocation's error.
+// Middleware registered for an event kind sees a Call whose Request is nil
+// and whose Event is the event; see Middleware.
 func (a *App) UseFor(kind HandlerKind, mw ...Middleware) { a.useFor(kind, mw) }
 
 func (a *App) useFor(kind HandlerKind, mws []Middleware) {
@@ -113,11 +149,11 @@ func WithMiddleware(mw ...Middleware) RouteOption {
 
 // chainHandlers returns final wrapped by mws, the first outermost. The
 // chain is built once, at start-up: a request pays one call per middleware.
-func chainHandlers(mws []Middleware, final Handler) Handler {
+func chainHandlers(mws []Middleware, final Next) Next {
 	h := final
 	for _, m := range slices.Backward(mws) {
 		next := h
-		h = func(r *Request) (*Response, error) { return m(r, next) }
+		h = func(c *Call) (*Response, error) { return m(c, next) }
 	}
 	return h
 }
@@ -161,13 +197,13 @@ func (r *Request) SetResponseHeader(name, value string) {
 			return
 		}
 	}
-	r.respHeaders = append(r.respHeaders, HeaderField{name, value})
+	r.respHeaders = append(r.respHeaders, manifest.HeaderField{Name: name, Value: value})
 }
 
 // withResponseHeaders sets the headers of SetResponseHeader on res.
 func withResponseHeaders(req *Request, res *result) *result {
 	for _, h := range req.respHeaders {
-		res.headers = slices.DeleteFunc(res.headers, func(f HeaderField) bool { return strings.EqualFold(f.Name, h.Name) })
+		res.headers = slices.DeleteFunc(res.headers, func(f manifest.HeaderField) bool { return strings.EqualFold(f.Name, h.Name) })
 		res.headers = append(res.headers, h)
 	}
 	return res
@@ -193,8 +229,9 @@ func (a *App) chainMiddleware() {
 }
 
 // finalHandler is the route's handler as the innermost step of its chain.
-func (r *Route) finalHandler() Handler {
-	return func(req *Request) (*Response, error) {
+func (r *Route) finalHandler() Next {
+	return func(c *Call) (*Response, error) {
+		req := c.Request
 		v, err := r.call(req, req.args)
 		if req.jsonFailed {
 			err = errParsingJSON
@@ -203,8 +240,11 @@ func (r *Route) finalHandler() Handler {
 			return nil, err
 		}
 		resp := valueResponse(v)
-		if resp.jsonValue && r.status != 0 {
+		switch {
+		case resp.jsonValue && r.status != 0:
 			resp.StatusCode = r.status
+		case resp.StatusCode == 0:
+			resp.StatusCode = 200
 		}
 		return resp, nil
 	}

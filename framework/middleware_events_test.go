@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/framework"
@@ -24,22 +26,21 @@ import (
 func TestMiddlewareForEventKinds(t *testing.T) {
 	var seen []string
 	note := func(label string) framework.Middleware {
-		return func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-			inv := r.Invocation()
-			if inv == nil {
-				seen = append(seen, label+":http "+r.Method+" "+r.Path)
+		return func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+			if c.Request != nil {
+				seen = append(seen, label+":http "+c.Request.Method+" "+c.Request.Path)
 			} else {
-				seen = append(seen, label+":"+string(inv.Kind)+" "+inv.Name+" "+r.GatewayContext.RequestID)
+				seen = append(seen, label+":"+string(c.Kind)+" "+c.Handler+" "+c.RequestID)
 			}
-			return next(r)
+			return next(c)
 		}
 	}
 	app := framework.New("mw")
 	app.Route("/", func(*framework.Request) (any, error) { return "root", nil })
 	app.UseFor(framework.KindAll, note("all"))
 	app.UseFor(framework.KindSQS, note("sqs"))
-	app.UseFor(framework.KindFunction, func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-		resp, err := next(r)
+	app.UseFor(framework.KindFunction, func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		resp, err := next(c)
 		if err != nil {
 			return nil, err
 		}
@@ -50,38 +51,38 @@ func TestMiddlewareForEventKinds(t *testing.T) {
 		v["seen_by_middleware"] = 1
 		return &framework.Response{Body: v}, nil
 	})
-	app.UseFor(framework.KindSchedule, func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-		if strings.Contains(string(r.Invocation().Event), "skip") {
+	app.UseFor(framework.KindSchedule, func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		if strings.Contains(string(c.Event), "skip") {
 			return nil, errors.New("refused by middleware")
 		}
-		if strings.Contains(string(r.Invocation().Event), "panic") {
+		if strings.Contains(string(c.Event), "panic") {
 			panic("middleware broke")
 		}
-		return next(r)
+		return next(c)
 	})
 	app.OnSQSMessage("orders", "orders", func(context.Context, events.SQSEvent) error { return nil })
-	app.LambdaFunction("add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
+	framework.LambdaFunction(app, "add", func(_ context.Context, in struct{ A, B int }) (map[string]int, error) {
 		return map[string]int{"sum": in.A + in.B}, nil
 	})
 	ticks := 0
-	app.Schedule("tick", framework.Rate(time.Minute), func(context.Context, events.EventBridgeEvent) error { ticks++; return nil })
+	app.OnSchedule("tick", framework.Rate(time.Minute), func(context.Context, events.EventBridgeEvent) error { ticks++; return nil })
 	if err := app.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-1"})
 
-	if _, err := app.Invoke(ctx, "orders", []byte(`{"Records":[]}`)); err != nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "orders", []byte(`{"Records":[]}`)); err != nil {
 		t.Fatal(err)
 	}
-	out, err := app.Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
+	out, err := apphook.Of(app).Invoke(ctx, "add", []byte(`{"A":2,"B":3}`))
 	if err != nil || string(out) != `{"seen_by_middleware":1,"sum":5}` {
 		t.Errorf("add through middleware = %s, %v; want the middleware's changed result", out, err)
 	}
-	if _, err := app.Invoke(ctx, "tick", []byte(`{"detail":"skip"}`)); err == nil || err.Error() != "refused by middleware" || ticks != 0 {
+	if _, err := apphook.Of(app).Invoke(ctx, "tick", []byte(`{"detail":"skip"}`)); err == nil || err.Error() != "refused by middleware" || ticks != 0 {
 		t.Errorf("early answer = %v (handler ran %d times); want the middleware's error and no run", err, ticks)
 	}
 	var pe *framework.PanicError
-	if _, err := app.Invoke(ctx, "tick", []byte(`{"detail":"panic"}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), "middleware broke") {
+	if _, err := apphook.Of(app).Invoke(ctx, "tick", []byte(`{"detail":"panic"}`)); !errors.As(err, &pe) || !strings.Contains(err.Error(), "middleware broke") {
 		t.Errorf("panic in middleware = %v; want a PanicError", err)
 	}
 	frameworktest.New(app).Get("/", nil)
@@ -104,7 +105,7 @@ func TestRequestLoggerForEvents(t *testing.T) {
 	app.UseFor(framework.KindAll, framework.RequestLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
 	app.OnSNSMessage("alerts", "alerts", func(context.Context, events.SNSEvent) error { return errors.New("mail server down") })
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-9"})
-	if _, err := app.Invoke(ctx, "alerts", []byte(`{"Records":[]}`)); err == nil {
+	if _, err := apphook.Of(app).Invoke(ctx, "alerts", []byte(`{"Records":[]}`)); err == nil {
 		t.Fatal("the handler's error was lost")
 	}
 	var line map[string]any

@@ -3,6 +3,7 @@ package framework_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -22,9 +23,9 @@ func doors(t *testing.T, app *framework.App, method, path string, body []byte, h
 
 // trace appends name to the X-Trace header of the response on its way out.
 func trace(name string) framework.Middleware {
-	return func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-		r.SetResponseHeader("X-In-"+name, "1")
-		resp, err := next(r)
+	return func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		c.Request.SetResponseHeader("X-In-"+name, "1")
+		resp, err := next(c)
 		if err != nil {
 			return nil, err
 		}
@@ -36,11 +37,11 @@ func trace(name string) framework.Middleware {
 	}
 }
 
-func requireToken(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-	if r.Headers.Get("X-Token") == "" {
+func requireToken(c *framework.Call, next framework.Next) (*framework.Response, error) {
+	if c.Request.Headers.Get("X-Token") == "" {
 		return nil, framework.UnauthorizedError{Message: "send X-Token"}
 	}
-	return next(r)
+	return next(c)
 }
 
 func TestMiddleware(t *testing.T) {
@@ -78,18 +79,18 @@ func TestMiddleware(t *testing.T) {
 			a.Route("/", ok)
 		}, "GET", "/", map[string]string{"X-Token": "t"}, want{200, `"ok"`, nil}},
 		{"sees the handler's error", func(a *framework.App) {
-			a.Use(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-				resp, err := next(r)
+			a.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+				resp, err := next(c)
 				if err != nil {
-					r.SetResponseHeader("X-Error", err.Error())
+					c.Request.SetResponseHeader("X-Error", err.Error())
 				}
 				return resp, err
 			})
 			a.Route("/", func(r *framework.Request) (any, error) { return nil, framework.NotFoundError{Message: "gone"} })
 		}, "GET", "/", nil, want{404, `{"Code":"NotFoundError","Message":"gone"}`, map[string]string{"X-Error": "gone"}}},
 		{"turns an error into a response", func(a *framework.App) {
-			a.Use(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-				if _, err := next(r); err != nil {
+			a.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+				if _, err := next(c); err != nil {
 					return &framework.Response{StatusCode: 503, Body: map[string]string{"retry": "later"}}, nil
 				}
 				return nil, nil
@@ -97,8 +98,8 @@ func TestMiddleware(t *testing.T) {
 			a.Route("/", func(r *framework.Request) (any, error) { return nil, framework.ConflictError{Message: "busy"} })
 		}, "GET", "/", nil, want{503, `{"retry":"later"}`, nil}},
 		{"changes the status, the body stays JSON", func(a *framework.App) {
-			a.Use(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-				resp, err := next(r)
+			a.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+				resp, err := next(c)
 				if err == nil {
 					resp.StatusCode = 201
 				}
@@ -113,16 +114,16 @@ func TestMiddleware(t *testing.T) {
 			})
 		}, "GET", "/", nil, want{200, "plain", map[string]string{"X-Own": "1", "X-Trace": "A>", "Content-Type": "text/plain; charset=utf-8"}}},
 		{"panic in middleware is a 500", func(a *framework.App) {
-			a.Use(framework.RequestID(""), func(r *framework.Request, next framework.Handler) (*framework.Response, error) { panic("boom") })
+			a.Use(framework.RequestID(""), func(c *framework.Call, next framework.Next) (*framework.Response, error) { panic("boom") })
 			a.Route("/", ok)
 		}, "GET", "/", map[string]string{"X-Request-Id": "abc"}, want{500, `{"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`, map[string]string{"X-Request-Id": "abc"}}},
 		{"panic in middleware with Debug", func(a *framework.App) {
 			a.Debug = true
-			a.Use(func(r *framework.Request, next framework.Handler) (*framework.Response, error) { panic("boom") })
+			a.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) { panic("boom") })
 			a.Route("/", ok)
 		}, "GET", "/", nil, want{500, "Uncaught error in handler \"ok\" for GET /\n\n*errors.errorString: panic: boom…", nil}},
 		{"middleware error is a 500", func(a *framework.App) {
-			a.Use(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
+			a.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
 				return nil, bytes.ErrTooLarge
 			})
 			a.Route("/", ok)
@@ -141,9 +142,9 @@ func TestMiddleware(t *testing.T) {
 			a.Route("/", ok)
 		}, "GET", "/", nil, want{200, `"ok"`, map[string]string{"X-Trace": "ALL>H>"}}},
 		{"JSON parse error reaches middleware as an error", func(a *framework.App) {
-			a.Use(func(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-				_, err := next(r)
-				r.SetResponseHeader("X-Saw", strings.ReplaceAll(err.Error(), " ", "_"))
+			a.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+				_, err := next(c)
+				c.Request.SetResponseHeader("X-Saw", strings.ReplaceAll(err.Error(), " ", "_"))
 				return nil, err
 			})
 			a.Route("/", func(r *framework.Request) (any, error) { _, _ = r.JSONBody(); return "ignored", nil }, framework.Methods("POST"))
@@ -256,5 +257,32 @@ func TestRequestLogger(t *testing.T) {
 		if id, _ := line["request_id"].(string); id == "" || (tc.reqID != "" && id != tc.reqID) {
 			t.Errorf("log line %s: request_id %q, want %q", buf.String(), id, tc.reqID)
 		}
+	}
+}
+
+// TestMiddlewareSeesTheStatusSent: a handler's plain value reaches
+// middleware with the status that will be sent, so a logging middleware
+// logs 200 (or the route's Status), never 0.
+func TestMiddlewareSeesTheStatusSent(t *testing.T) {
+	var seen []int
+	app := framework.New("status")
+	app.Use(func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		resp, err := next(c)
+		if resp != nil {
+			seen = append(seen, resp.StatusCode)
+		}
+		return resp, err
+	})
+	app.Route("/plain", func(*framework.Request) (any, error) { return map[string]int{"a": 1}, nil })
+	app.Route("/created", func(*framework.Request) (any, error) { return "made", nil }, framework.Methods("POST"), framework.Status(201))
+	app.Route("/response", func(*framework.Request) (any, error) { return &framework.Response{Body: "x"}, nil })
+	c := frameworktest.New(app)
+	for _, r := range []struct{ method, path string }{{"GET", "/plain"}, {"POST", "/created"}, {"GET", "/response"}} {
+		if got := c.Do(r.method, r.path, nil, nil); got.StatusCode != map[string]int{"/plain": 200, "/created": 201, "/response": 200}[r.path] {
+			t.Errorf("%s %s answered %d", r.method, r.path, got.StatusCode)
+		}
+	}
+	if fmt.Sprint(seen) != "[200 201 200]" {
+		t.Errorf("middleware saw statuses %v, want [200 201 200]", seen)
 	}
 }

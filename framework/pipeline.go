@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // The request pipeline: the one path every request takes, whether it came
@@ -50,7 +52,7 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 	var err error
 	if route.chain != nil {
 		req.args = args
-		v, err = route.chain(req)
+		v, err = route.chain(&Call{Kind: KindHTTP, Handler: route.Name, RequestID: req.GatewayContext.RequestID, Request: req})
 	} else {
 		v, err = route.call(req, args)
 		if req.jsonFailed {
@@ -103,7 +105,7 @@ func (a *App) internalError(route *Route, req *Request, err error, stack []byte)
 	}
 	b.WriteString("\nTraceback:\n")
 	b.Write(stack)
-	return &result{status: 500, headers: []HeaderField{{"Content-Type", "text/plain; charset=utf-8"}}, body: []byte(b.String())}
+	return &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(b.String())}
 }
 
 func (r *Route) contentTypes() typeSet { return r.ctSet }

@@ -7,6 +7,8 @@ import (
 	"mime"
 	"strings"
 
+	"github.com/framework-dev/framework/manifest"
+
 	"github.com/aws/aws-lambda-go/events"
 )
 
@@ -44,7 +46,7 @@ func (m MultiDict) Single() map[string]string {
 
 // Headers are request headers: each lower-case name with all of its values,
 // in the order received. Ranging over Headers gives the lower-case names.
-// Get, Values and GetAll take a name in any case ("X-Token", "x-token").
+// Get and Values take a name in any case ("X-Token", "x-token").
 type Headers map[string][]string
 
 // Get returns the last value of the header name (in any case), or "" when
@@ -61,9 +63,6 @@ func (h Headers) Get(name string) string {
 // Values returns every value of the header name (in any case), in the
 // order received, or nil when it is absent.
 func (h Headers) Values(name string) []string { return h[strings.ToLower(name)] }
-
-// GetAll is Values, named like MultiDict.GetAll.
-func (h Headers) GetAll(name string) []string { return h.Values(name) }
 
 // Single returns the single-value view (the last value of each header,
 // names lower-case), or nil when h is nil.
@@ -128,9 +127,8 @@ type Request struct {
 	jsonBody   any
 	jsonFailed bool
 
-	args        []string      // the captures, for the middleware chain
-	respHeaders []HeaderField // SetResponseHeader
-	invocation  *Invocation   // the event handler's invocation (UseFor an event kind)
+	args        []string               // the captures, for the middleware chain
+	respHeaders []manifest.HeaderField // SetResponseHeader
 }
 
 // Context returns the request's context.Context: cancelled when the client
@@ -148,12 +146,6 @@ func (r *Request) Context() context.Context {
 // requestContext fields such as domainName); nil when the app is served
 // locally. Treat it as read-only.
 func (r *Request) Event() *events.APIGatewayProxyRequest { return r.event }
-
-// Invocation returns the invocation of an event handler or plain function
-// (its kind, name and raw event) when the request is the one middleware
-// registered with App.UseFor sees for such a handler; nil for an HTTP
-// request.
-func (r *Request) Invocation() *Invocation { return r.invocation }
 
 // ContentType returns the media type of the request's Content-Type header,
 // lower-case and without parameters, or "" when there is none.

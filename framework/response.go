@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Response sets a response's status, headers and body exactly. Return it (or
@@ -35,7 +37,7 @@ type Response struct {
 // connection or turned into an API Gateway proxy response.
 type result struct {
 	status  int
-	headers []HeaderField
+	headers []manifest.HeaderField
 	body    []byte
 	binary  bool
 }
@@ -52,7 +54,7 @@ func (r *result) header(name string) (string, bool) {
 // setDefault adds a header unless one of that name is present.
 func (r *result) setDefault(name, value string) {
 	if _, ok := r.header(name); !ok {
-		r.headers = append(r.headers, HeaderField{name, value})
+		r.headers = append(r.headers, manifest.HeaderField{Name: name, Value: value})
 	}
 }
 
@@ -77,7 +79,7 @@ func jsonResult(status int, v any) *result {
 	if err != nil {
 		body = []byte(`null`)
 	}
-	return &result{status: status, headers: []HeaderField{{"Content-Type", "application/json"}}, body: body}
+	return &result{status: status, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}, body: body}
 }
 
 // toResult turns a handler's return value into a result.
@@ -98,7 +100,7 @@ func toResult(v any) (*result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the handler's return value (%T) cannot be encoded as JSON: %w", v, err)
 	}
-	return &result{status: 200, headers: []HeaderField{{"Content-Type", "application/json"}}, body: body}, nil
+	return &result{status: 200, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}, body: body}, nil
 }
 
 func (resp *Response) toResult() (*result, error) {
@@ -126,11 +128,11 @@ func (resp *Response) toResult() (*result, error) {
 	}
 	var buf [8]string
 	for _, k := range sortedKeysInto(buf[:0], resp.Headers) {
-		res.headers = append(res.headers, HeaderField{k, resp.Headers[k]})
+		res.headers = append(res.headers, manifest.HeaderField{Name: k, Value: resp.Headers[k]})
 	}
 	for _, k := range sortedKeysInto(buf[:0], resp.MultiValueHeaders) {
 		for _, v := range resp.MultiValueHeaders[k] {
-			res.headers = append(res.headers, HeaderField{k, v})
+			res.headers = append(res.headers, manifest.HeaderField{Name: k, Value: v})
 		}
 	}
 	if defaultType != "" {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Route is one registered handler and its declaration.
@@ -31,13 +33,13 @@ type Route struct {
 	corsSet        bool
 	authorizer     Authorizer
 	authorizerName string
-	authorizerDecl *ManifestAuthorizer
+	authorizerDecl *manifest.Authorizer
 	optErrs        []error
 	where          string        // file:line of the registration
 	group          *registration // nil for the app's own routes
 	groupMW        []Middleware
 	mw             []Middleware // WithMiddleware
-	chain          Handler      // the middleware chain, nil without middleware
+	chain          Next         // the middleware chain, nil without middleware
 	input          *typedInput  // a typed handler's body parameter
 	output         reflect.Type // the handler's result type
 	status         int          // Status, 0 when not set
@@ -143,7 +145,7 @@ func funcName(fn any) string {
 
 // validate checks what the manifest does not show (the options' own
 // errors, the authorizer, the handler's signature) and prepares the handler;
-// Manifest.Validate checks the rest.
+// manifest.Manifest.Validate checks the rest.
 func (r *Route) validate() []error {
 	var errs []error
 	bad := func(format string, args ...any) {
@@ -154,13 +156,13 @@ func (r *Route) validate() []error {
 	}
 	r.ctSet = newTypeSet(r.ContentTypes)
 	if r.authorizer != nil {
-		// Manifest.Validate checks the declaration, as for every route.
+		// manifest.Manifest.Validate checks the declaration, as for every route.
 		r.authorizerDecl = r.authorizer.manifest()
 	}
-	captures, perr := ParsePath(r.Path)
+	captures, perr := manifest.ParsePath(r.Path)
 	r.captures = captures
 	if perr != nil {
-		return errs // Manifest.Validate reports the path
+		return errs // manifest.Manifest.Validate reports the path
 	}
 	call, herr := r.makeCall(len(captures))
 	if herr != nil {
@@ -171,8 +173,8 @@ func (r *Route) validate() []error {
 }
 
 // manifestRoute is the route as the manifest describes it.
-func (r *Route) manifestRoute() ManifestRoute {
-	return ManifestRoute{
+func (r *Route) manifestRoute() manifest.Route {
+	return manifest.Route{
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
@@ -241,9 +243,9 @@ type pathEntry struct {
 	methods  map[string]*Route
 	// cors is the shared CORS setting of the path's routes, nil when off;
 	// corsHeaders and preflightHeaders are its headers, computed once.
-	cors             *ManifestCORS
-	corsHeaders      []HeaderField
-	preflightHeaders []HeaderField
+	cors             *manifest.CORS
+	corsHeaders      []manifest.HeaderField
+	preflightHeaders []manifest.HeaderField
 }
 
 // routeTable is the fixed route table: lookup by pattern (Lambda, where API
@@ -260,7 +262,7 @@ type node struct {
 	entry   *pathEntry
 }
 
-// buildTable builds the table of routes that Manifest.Validate and
+// buildTable builds the table of routes that manifest.Manifest.Validate and
 // Route.validate found valid.
 func buildTable(routes []*Route, binary typeSet) *routeTable {
 	t := &routeTable{byPattern: map[string]*pathEntry{}, root: &node{}, binary: binary}

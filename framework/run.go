@@ -16,26 +16,7 @@ import (
 	"github.com/framework-dev/framework/internal/names"
 )
 
-// Environment variables that select how Run runs the app.
-const (
-	// EnvMode set to "manifest" makes Run print the route manifest and exit.
-	EnvMode = names.EnvMode
-	// EnvListenFD names an inherited listening socket to serve on (set by `framework local`).
-	EnvListenFD = names.EnvListenFD
-	// EnvAddr is the address to serve on when no socket is inherited (default 127.0.0.1:8000).
-	EnvAddr = names.EnvAddr
-	// EnvStage is the stage reported in the request context when serving locally (default dev).
-	EnvStage = names.EnvStage
-	// EnvReadyFD names an inherited pipe that the app writes "ready\n" to
-	// and closes once it serves HTTP (set by `framework local`, which keeps
-	// the previous version answering until the new one is ready).
-	EnvReadyFD = names.EnvReadyFD
-	// EnvHandler names the handler a deployed function serves (see
-	// App.Invoke); absent for the REST API's function.
-	EnvHandler = names.EnvHandler
-)
-
-// Run runs app in the mode its environment selects, and exits:
+// Run runs the app in the mode its environment selects, and exits:
 //
 //   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
 //     named bootstrap): serves the events of the handler FRAMEWORK_HANDLER
@@ -49,12 +30,9 @@ const (
 //   - otherwise: serves HTTP for local development on the socket inherited
 //     as FRAMEWORK_LISTEN_FD, else on FRAMEWORK_ADDR or --port (default
 //     127.0.0.1:8000), until SIGINT or SIGTERM.
-func Run(app *App) {
-	os.Exit(app.run(os.Args[1:], os.Stdout, os.Stderr))
+func (a *App) Run() {
+	os.Exit(a.run(os.Args[1:], os.Stdout, os.Stderr))
 }
-
-// Run is shorthand for framework.Run(a).
-func (a *App) Run() { Run(a) }
 
 func (a *App) run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(a.Name, flag.ContinueOnError)
@@ -64,8 +42,8 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *manifest || os.Getenv(EnvMode) == names.ModeManifest {
-		m, err := a.Manifest()
+	if *manifest || os.Getenv(names.EnvMode) == names.ModeManifest {
+		m, err := a.routeManifest()
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 			return 2
@@ -88,7 +66,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 			return 2
 		}
-		a.apiEvents = a.lambdaServe(stdout, os.Getenv(EnvAccessLog))
+		a.apiEvents = a.lambdaServe(stdout, os.Getenv(names.EnvAccessLog))
 		lambda.Start(h)
 		return 0
 	}
@@ -102,7 +80,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 	if announce {
 		fmt.Fprintf(stdout, "Serving on localhost:%d\n", l.Addr().(*net.TCPAddr).Port)
 	}
-	stage := os.Getenv(EnvStage)
+	stage := os.Getenv(names.EnvStage)
 	ready, err := readyPipe()
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
@@ -118,13 +96,13 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 // readyPipe returns a function that signals readiness on the pipe inherited
 // as FRAMEWORK_READY_FD, or nil when there is none.
 func readyPipe() (func(), error) {
-	fdText := os.Getenv(EnvReadyFD)
+	fdText := os.Getenv(names.EnvReadyFD)
 	if fdText == "" {
 		return nil, nil
 	}
 	fd, err := strconv.Atoi(fdText)
 	if err != nil || fd < 3 {
-		return nil, fmt.Errorf("%s=%q is not an inherited file descriptor number", EnvReadyFD, fdText)
+		return nil, fmt.Errorf("%s=%q is not an inherited file descriptor number", names.EnvReadyFD, fdText)
 	}
 	f := os.NewFile(uintptr(fd), "ready")
 	return func() {
@@ -136,20 +114,20 @@ func readyPipe() (func(), error) {
 // listener returns the inherited socket, or a new one; announce is true when
 // the app opened it itself.
 func listener(port int) (net.Listener, bool, error) {
-	if fdText := os.Getenv(EnvListenFD); fdText != "" {
+	if fdText := os.Getenv(names.EnvListenFD); fdText != "" {
 		fd, err := strconv.Atoi(fdText)
 		if err != nil || fd < 3 {
-			return nil, false, fmt.Errorf("%s=%q is not an inherited file descriptor number", EnvListenFD, fdText)
+			return nil, false, fmt.Errorf("%s=%q is not an inherited file descriptor number", names.EnvListenFD, fdText)
 		}
 		f := os.NewFile(uintptr(fd), "listener")
 		l, err := net.FileListener(f)
 		f.Close()
 		if err != nil {
-			return nil, false, fmt.Errorf("using inherited socket %s=%d: %w", EnvListenFD, fd, err)
+			return nil, false, fmt.Errorf("using inherited socket %s=%d: %w", names.EnvListenFD, fd, err)
 		}
 		return l, false, nil
 	}
-	addr := os.Getenv(EnvAddr)
+	addr := os.Getenv(names.EnvAddr)
 	if port != 0 {
 		addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	}
@@ -158,7 +136,7 @@ func listener(port int) (net.Listener, bool, error) {
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, false, fmt.Errorf("cannot listen on %s: %w (choose another with --port or %s)", addr, err, EnvAddr)
+		return nil, false, fmt.Errorf("cannot listen on %s: %w (choose another with --port or %s)", addr, err, names.EnvAddr)
 	}
 	return l, true, nil
 }

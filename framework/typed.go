@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Typed handlers.
@@ -135,7 +137,7 @@ func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
 }
 
 // schemas sets the request and response schemas of a typed route.
-func (r *Route) schemas(s *schemaSet, mr *ManifestRoute) {
+func (r *Route) schemas(s *schemaSet, mr *manifest.Route) {
 	if r.input != nil {
 		mr.RequestSchema = s.schema(r.input.param)
 	}

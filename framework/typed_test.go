@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
+	"github.com/framework-dev/framework/manifest"
 )
 
 type author struct {
@@ -105,7 +108,7 @@ func TestTypedHandlers(t *testing.T) {
 
 func TestTypedOversizedBody(t *testing.T) {
 	app := typedApp()
-	big := `{"title":"` + strings.Repeat("x", framework.MaxBodyBytes) + `","price":1,"author":{"name":"A"}}`
+	big := `{"title":"` + strings.Repeat("x", maxBodyBytes) + `","price":1,"author":{"name":"A"}}`
 	doors(t, app, "PUT", "/orders/1", []byte(big), map[string]string{"Content-Type": "application/json"}, func(t *testing.T, resp *frameworktest.Response) {
 		if resp.StatusCode != 413 || string(resp.Body) != `{"message":"Request Too Long"}` {
 			t.Errorf("= %d %.200s, want 413", resp.StatusCode, resp.Body)
@@ -150,11 +153,11 @@ func TestTypedDeclarationErrors(t *testing.T) {
 }
 
 func TestTypedManifestSchemas(t *testing.T) {
-	m, err := typedApp().Manifest()
+	m, err := apphook.Of(typedApp()).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	byPath := map[string]framework.ManifestRoute{}
+	byPath := map[string]manifest.Route{}
 	for _, r := range m.Routes {
 		byPath[r.Path] = r
 	}
@@ -176,7 +179,7 @@ func TestTypedManifestSchemas(t *testing.T) {
 	// An app without typed handlers prints the manifest it always did.
 	plain := framework.New("plain")
 	plain.Route("/", ok)
-	pm, err := plain.Manifest()
+	pm, err := apphook.Of(plain).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}

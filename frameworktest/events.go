@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Invoke sends event (JSON bytes, or any value encoding/json writes) to
@@ -22,21 +24,21 @@ func (c *Client) Invoke(name string, event any) ([]byte, error) {
 			return nil, fmt.Errorf("frameworktest: encode the event for %s: %w", name, err)
 		}
 	}
-	return c.app.Invoke(context.Background(), name, payload)
+	return apphook.Of(c.app).Invoke(context.Background(), name, payload)
 }
 
 // spec returns the manifest entry of the function named name.
-func (c *Client) spec(name string) (framework.ManifestFunction, error) {
-	m, err := c.app.Manifest()
+func (c *Client) spec(name string) (manifest.Function, error) {
+	m, err := apphook.Of(c.app).Manifest()
 	if err != nil {
-		return framework.ManifestFunction{}, err
+		return manifest.Function{}, err
 	}
 	for _, f := range m.Functions {
 		if f.Name == name {
 			return f, nil
 		}
 	}
-	return framework.ManifestFunction{}, fmt.Errorf("frameworktest: the app %s has no function named %q", m.App, name)
+	return manifest.Function{}, fmt.Errorf("frameworktest: the app %s has no function named %q", m.App, name)
 }
 
 // Schedule sends the scheduled handler name one tick: the "Scheduled

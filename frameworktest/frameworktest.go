@@ -19,6 +19,8 @@ import (
 	"net/http/httptest"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/names"
@@ -78,7 +80,7 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	c.app.Handler(c.Stage).ServeHTTP(rec, req)
+	apphook.Of(c.app).Handler(c.Stage).ServeHTTP(rec, req)
 	return &Response{StatusCode: rec.Code, Headers: rec.Header(), Body: rec.Body.Bytes()}
 }
 
@@ -89,17 +91,17 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 // when the Accept header names a binary type, as API Gateway does.
 func (c *Client) Lambda(method, path string, body []byte, headers map[string]string) *Response {
 	ev := c.Event(method, path, body, headers)
-	if out, ok := c.app.GatewayAnswer(ev); ok {
+	if out, ok := apphook.Of(c.app).GatewayAnswer(ev); ok {
 		return proxyResponse(*out, []byte(out.Body))
 	}
-	out, _ := c.app.HandleEvent(context.Background(), ev)
-	return proxyResponse(out, c.app.GatewayBody(ev, out))
+	out, _ := apphook.Of(c.app).HandleEvent(context.Background(), ev)
+	return proxyResponse(out, apphook.Of(c.app).GatewayBody(ev, out))
 }
 
 // Event returns the API Gateway REST API proxy event the deployed API would
 // send the function for a request (see framework.App.GatewayEvent).
 func (c *Client) Event(method, path string, body []byte, headers map[string]string) events.APIGatewayProxyRequest {
-	return c.app.GatewayEvent(method, path, body, headers, c.Stage)
+	return apphook.Of(c.app).GatewayEvent(method, path, body, headers, c.Stage)
 }
 
 func proxyResponse(out events.APIGatewayProxyResponse, body []byte) *Response {

@@ -71,13 +71,13 @@ func TestDeployLifecycle(t *testing.T) {
 	// A new route: diff shows it, deploy carries it, diff is then clean.
 	mainGo := filepath.Join(proj, "main.go")
 	src, _ := os.ReadFile(mainGo)
-	withRoute := strings.Replace(string(src), "\tframework.Run(app)", `	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
+	withRoute := strings.Replace(string(src), "\tapp.Run()", `	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
 		return map[string]string{"name": name}, nil
 	}, framework.Methods("POST"))
 
-	framework.Run(app)`, 1)
+	app.Run()`, 1)
 	if withRoute == string(src) {
-		t.Fatalf("main.go of new-project has no framework.Run(app) line:\n%s", src)
+		t.Fatalf("main.go of new-project has no app.Run() line:\n%s", src)
 	}
 	writeFile(t, mainGo, withRoute)
 	out = run(0, "diff")

@@ -181,13 +181,13 @@ func addUsersRoute(t testing.TB, proj string) {
 	t.Helper()
 	path := filepath.Join(proj, "main.go")
 	src, _ := os.ReadFile(path)
-	out := strings.Replace(string(src), "\tframework.Run(app)", `	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
+	out := strings.Replace(string(src), "\tapp.Run()", `	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
 		return map[string]string{"name": name}, nil
 	}, framework.Methods("POST"))
 
-	framework.Run(app)`, 1)
+	app.Run()`, 1)
 	if out == string(src) {
-		t.Fatalf("main.go of new-project has no framework.Run(app) line:\n%s", src)
+		t.Fatalf("main.go of new-project has no app.Run() line:\n%s", src)
 	}
 	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		t.Fatal(err)

@@ -93,7 +93,7 @@ func TestLocalFirstBuildBroken(t *testing.T) {
 	proj := filepath.Join(work, "broken")
 	main := filepath.Join(proj, "main.go")
 	src, _ := os.ReadFile(main)
-	writeFile(t, main, strings.Replace(string(src), "framework.Run(app)", "framework.Run(app) +", 1))
+	writeFile(t, main, strings.Replace(string(src), "app.Run()", "app.Run() +", 1))
 
 	s := startLocal(t, proj, env)
 	got := get(t, s.URL+"/", nil)
@@ -447,7 +447,7 @@ func main() {
 	app.Route("/", func(r *framework.Request) (any, error) {
 		return map[string]string{"table": os.Getenv("TABLE"), "color": os.Getenv("COLOR"), "keep": os.Getenv("KEEP"), "stage": r.GatewayContext.Stage, "tmp": os.TempDir()}, nil
 	})
-	framework.Run(app)
+	app.Run()
 }
 `)
 	for _, tc := range []struct{ stage, want string }{

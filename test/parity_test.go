@@ -19,6 +19,7 @@ import (
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // gatewayAnswered are the kitchensink cases API Gateway answers itself in
@@ -118,7 +119,7 @@ func proxyResponse(t *testing.T, pr events.APIGatewayProxyResponse) response {
 // methods, content types, handler names, binary types) and handlers that do
 // nothing: the test client uses it only to build the events API Gateway
 // would send for the real app (resource, path parameters, base64 bodies).
-func routeTwin(t *testing.T, m *framework.Manifest) *framework.App {
+func routeTwin(t *testing.T, m *manifest.Manifest) *framework.App {
 	t.Helper()
 	app := framework.New(m.App)
 	app.API.BinaryTypes = append([]string(nil), m.BinaryTypes...)

@@ -108,7 +108,7 @@ func TestDeployWatch(t *testing.T) {
 
 	mainGo := filepath.Join(proj, "main.go")
 	src, _ := os.ReadFile(mainGo)
-	writeFile(t, mainGo, strings.Replace(string(src), "framework.Run(app)", "framework.Run(app", 1))
+	writeFile(t, mainGo, strings.Replace(string(src), "app.Run()", "app.Run(", 1))
 	w.waitFor(t, "Still watching: fix the cause and save to try again.", 1, false)
 	writeFile(t, mainGo, string(src))
 	editGreeting(t, proj, "fixed")

@@ -27,14 +27,14 @@ func newApp() *framework.App {
 	})
 
 	// A scheduled job: every day at 03:00 UTC.
-	app.Schedule("nightly-cleanup", framework.Cron("0 3 * * ? *"), func(ctx context.Context, ev events.EventBridgeEvent) error {
+	app.OnSchedule("nightly-cleanup", framework.Cron("0 3 * * ? *"), func(ctx context.Context, ev events.EventBridgeEvent) error {
 		log.Printf("cleanup at %s (rule %v)", ev.Time.Format(time.RFC3339), ev.Resources)
 		return nil
 	}, framework.Description("Deletes expired carts"))
 
 	// A queue consumer that reports the messages it could not handle, so
 	// that only those are retried.
-	app.OnSQSMessage("orders", "orders", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	app.OnSQSPartialBatch("orders", "orders", func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var res events.SQSEventResponse
 		for _, m := range ev.Records {
 			if err := placeOrder(m.Body); err != nil {
@@ -59,7 +59,7 @@ func newApp() *framework.App {
 			log.Printf("%s s3://%s/%s (%d bytes)", r.EventName, r.S3.Bucket.Name, r.S3.Object.Key, r.S3.Object.Size)
 		}
 		return nil
-	}, framework.S3Events("s3:ObjectCreated:*"), framework.Prefix("incoming/"), framework.Suffix(".csv"))
+	}, framework.S3Events("s3:ObjectCreated:*"), framework.S3Prefix("incoming/"), framework.S3Suffix(".csv"))
 
 	// EventBridge events matching a pattern.
 	app.OnEventBridge("order-shipped", map[string]any{
@@ -79,7 +79,7 @@ func newApp() *framework.App {
 	}, framework.StartingPosition(framework.StartTrimHorizon), framework.BatchSize(100))
 
 	// A Kinesis stream, reporting the records that failed.
-	app.OnKinesisRecord("clicks", "clicks", func(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
+	app.OnKinesisPartialBatch("clicks", "clicks", func(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
 		var res events.KinesisEventResponse
 		for _, r := range ev.Records {
 			if len(r.Kinesis.Data) == 0 {
@@ -90,7 +90,7 @@ func newApp() *framework.App {
 	})
 
 	// A plain function: any JSON in, any JSON out.
-	app.LambdaFunction("quote", func(ctx context.Context, in QuoteRequest) (Quote, error) {
+	framework.LambdaFunction(app, "quote", func(ctx context.Context, in QuoteRequest) (Quote, error) {
 		if in.Quantity <= 0 {
 			return Quote{}, fmt.Errorf("quantity %d: order at least one", in.Quantity)
 		}
@@ -120,4 +120,4 @@ func placeOrder(body string) error {
 	return nil
 }
 
-func main() { framework.Run(newApp()) }
+func main() { newApp().Run() }

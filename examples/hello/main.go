@@ -11,4 +11,4 @@ func newApp() *framework.App {
 	return app
 }
 
-func main() { framework.Run(newApp()) }
+func main() { newApp().Run() }

@@ -163,4 +163,4 @@ func errorOfKind(kind string) error {
 	return nil
 }
 
-func main() { framework.Run(newApp()) }
+func main() { newApp().Run() }

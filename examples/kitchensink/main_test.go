@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"github.com/framework-dev/framework/internal/apphook"
 	"io"
 	"strings"
 	"testing"
@@ -228,7 +229,7 @@ func TestGzipJSON(t *testing.T) {
 func TestLambdaBinaryIsBase64(t *testing.T) {
 	client := frameworktest.New(newApp())
 	ev := client.Event("GET", "/binary-out", nil, map[string]string{"Accept": "application/octet-stream"})
-	out, err := newApp().HandleEvent(t.Context(), ev)
+	out, err := apphook.Of(newApp()).HandleEvent(t.Context(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // repoRoot is the root of this repository (two levels up from internal/build).
@@ -117,14 +117,14 @@ func TestManifest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := framework.ManifestRoute{Path: "/users/{name}", Methods: []string{"GET", "PUT"}, Handler: "user",
+	want := manifest.Route{Path: "/users/{name}", Methods: []string{"GET", "PUT"}, Handler: "user",
 		ContentTypes: []string{"application/json"}, APIKeyRequired: true}
 	if m.App != "hello" || len(m.Routes) != 1 || len(m.BinaryTypes) != 1 {
 		t.Fatalf("Manifest = %+v", m)
 	}
 	r := m.Routes[0]
 	if r.Path != want.Path || strings.Join(r.Methods, ",") != "GET,PUT" || r.Handler != want.Handler ||
-		!r.APIKeyRequired || r.CORS == nil || r.CORS.AllowOrigin != "*" || r.Authorizer == nil || r.Authorizer.Type != framework.AuthorizerIAM {
+		!r.APIKeyRequired || r.CORS == nil || r.CORS.AllowOrigin != "*" || r.Authorizer == nil || r.Authorizer.Type != manifest.AuthorizerIAM {
 		t.Errorf("route = %+v, want %+v with CORS and the IAM authorizer", r, want)
 	}
 }
@@ -158,7 +158,7 @@ import (
 )
 
 func main() {
-	json.NewEncoder(os.Stdout).Encode(framework.Manifest{Version: framework.ManifestVersion, App: "replaced"})
+	json.NewEncoder(os.Stdout).Encode(manifest.Manifest{Version: manifest.Version, App: "replaced"})
 }
 `)
 	m, err := b.Manifest(context.Background(), dir)
@@ -539,7 +539,7 @@ func main() {
 	h := func(r *framework.Request) (any, error) { return nil, nil }
 	app.Route("/things", h, framework.Name("a"))
 	app.Route("/things", h, framework.Name("b"))
-	framework.Run(app)
+	app.Run()
 }
 `)
 	_, err := b.Manifest(context.Background(), dir)

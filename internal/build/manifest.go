@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // RoutesError reports route declarations the app itself refused in manifest
@@ -35,12 +35,12 @@ func (e *RoutesError) Error() string {
 //
 // The binary is kept in the user's cache directory, keyed by the project's
 // path, so a call with nothing changed neither compiles nor links again.
-func Manifest(ctx context.Context, projectDir string) (*framework.Manifest, error) {
+func Manifest(ctx context.Context, projectDir string) (*manifest.Manifest, error) {
 	return new(Builder).Manifest(ctx, projectDir)
 }
 
 // Manifest is the package-level Manifest with the Builder's settings.
-func (b *Builder) Manifest(ctx context.Context, projectDir string) (*framework.Manifest, error) {
+func (b *Builder) Manifest(ctx context.Context, projectDir string) (*manifest.Manifest, error) {
 	abs, bin, release, err := b.hostBuild(ctx, projectDir, "host", "app")
 	if err != nil {
 		return nil, err
@@ -50,7 +50,7 @@ func (b *Builder) Manifest(ctx context.Context, projectDir string) (*framework.M
 }
 
 // runManifest runs bin in manifest mode in dir and decodes what it prints.
-func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*framework.Manifest, error) {
+func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*manifest.Manifest, error) {
 	parent := ctx
 	timeout := b.manifestTimeout()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -69,7 +69,7 @@ func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*framework.
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("read route manifest of %s: %w", dir, parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call framework.Run(app) (or app.Run()) before doing anything else?", dir, timeout)
+		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call app.Run() (or app.Run()) before doing anything else?", dir, timeout)
 	case err != nil:
 		var ee *exec.ExitError
 		crashed := goCrash(stderr.Bytes())
@@ -90,13 +90,13 @@ func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*framework.
 }
 
 // decodeManifest parses and checks the JSON an app printed in manifest mode.
-func decodeManifest(dir string, out []byte) (*framework.Manifest, error) {
-	var m framework.Manifest
+func decodeManifest(dir string, out []byte) (*manifest.Manifest, error) {
+	var m manifest.Manifest
 	if err := json.Unmarshal(out, &m); err != nil {
-		return nil, fmt.Errorf("the app in %s did not print a route manifest on stdout (%v); got %s: does its main function call framework.Run(app), and does nothing else print to stdout at start-up?", dir, err, excerpt(out))
+		return nil, fmt.Errorf("the app in %s did not print a route manifest on stdout (%v); got %s: does its main function call app.Run(), and does nothing else print to stdout at start-up?", dir, err, excerpt(out))
 	}
-	if m.Version != framework.ManifestVersion {
-		return nil, fmt.Errorf("the app in %s printed a route manifest of version %d, but this CLI reads version %d: build the app and the CLI from the same framework version", dir, m.Version, framework.ManifestVersion)
+	if m.Version != manifest.Version {
+		return nil, fmt.Errorf("the app in %s printed a route manifest of version %d, but this CLI reads version %d: build the app and the CLI from the same framework version", dir, m.Version, manifest.Version)
 	}
 	if m.App == "" {
 		return nil, fmt.Errorf("the app in %s printed a route manifest without an app name: pass one to framework.New", dir)

@@ -37,12 +37,12 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/constructs"
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
+	"github.com/framework-dev/framework/manifest"
 	"github.com/framework-dev/framework/stacks"
 )
 
@@ -93,7 +93,7 @@ func (in *inputs) key() (string, error) {
 	}
 	b, err := json.Marshal(struct {
 		Format, Exe, Stage, Zip string
-		Manifest                *framework.Manifest
+		Manifest                *manifest.Manifest
 		Config                  *constructs.Config
 		FromSource              bool
 		Policy                  *constructs.PolicyDocument

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // settingCases are config.json stages, each using production keys; the
@@ -82,7 +82,7 @@ func TestSynthSettings(t *testing.T) {
 		t.Fatal("cfn-lint is not installed: this test checks the templates with it (pip install cfn-lint)")
 	}
 	ctx := context.Background()
-	m := &framework.Manifest{Version: framework.ManifestVersion, App: "shop", Routes: []framework.ManifestRoute{route("/", "GET"), route("/users/{name}", "GET")}}
+	m := &manifest.Manifest{Version: manifest.Version, App: "shop", Routes: []manifest.Route{route("/", "GET"), route("/users/{name}", "GET")}}
 	templates := map[string]string{}
 	outs := t.TempDir() // outlives the subtests, for cfn-lint
 	var base map[string]any

@@ -22,10 +22,10 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden templates under testdata/")
@@ -367,7 +367,7 @@ func writeConfig(t testing.TB, dir, body string) {
 
 // prebuilt returns synthesis inputs for a manifest, with a stand-in package,
 // prepared as Synth prepares a project's (constructs.Prepare).
-func prebuilt(t *testing.T, m *framework.Manifest, stage string, cfg *constructs.Config, pol *policy.Document) *inputs {
+func prebuilt(t *testing.T, m *manifest.Manifest, stage string, cfg *constructs.Config, pol *policy.Document) *inputs {
 	t.Helper()
 	zip := filepath.Join(t.TempDir(), "function.zip")
 	if err := os.WriteFile(zip, []byte("stand-in package of "+m.App), 0o644); err != nil {
@@ -394,36 +394,36 @@ func prebuilt(t *testing.T, m *framework.Manifest, stage string, cfg *constructs
 	return &inputs{Prepared: p}
 }
 
-func route(path string, methods ...string) framework.ManifestRoute {
-	return framework.ManifestRoute{Path: path, Methods: methods, Handler: strings.ToLower(methods[0]) + strings.ReplaceAll(path, "/", "_"), ContentTypes: []string{"application/json"}}
+func route(path string, methods ...string) manifest.Route {
+	return manifest.Route{Path: path, Methods: methods, Handler: strings.ToLower(methods[0]) + strings.ReplaceAll(path, "/", "_"), ContentTypes: []string{"application/json"}}
 }
 
 // TestStackFeatures synthesizes stacks for manifests using each route
 // feature and checks what API Gateway, Lambda and IAM get.
 func TestStackFeatures(t *testing.T) {
 	ctx := context.Background()
-	cors := &framework.ManifestCORS{AllowOrigin: "*", AllowHeaders: framework.DefaultCORSHeaders}
+	cors := &manifest.CORS{AllowOrigin: "*", AllowHeaders: manifest.DefaultCORSHeaders}
 	const authURI = "arn:aws:apigateway:eu-west-1:lambda:path/2015-03-31/functions/arn:aws:lambda:eu-west-1:123456789012:function:check-token/invocations"
-	m := &framework.Manifest{Version: framework.ManifestVersion, App: "features", BinaryTypes: []string{"application/octet-stream", "image/png"}}
-	add := func(r framework.ManifestRoute, f func(*framework.ManifestRoute)) {
+	m := &manifest.Manifest{Version: manifest.Version, App: "features", BinaryTypes: []string{"application/octet-stream", "image/png"}}
+	add := func(r manifest.Route, f func(*manifest.Route)) {
 		f(&r)
 		m.Routes = append(m.Routes, r)
 	}
-	add(route("/", "GET"), func(r *framework.ManifestRoute) {})
-	add(route("/items/{id}", "GET", "PUT"), func(r *framework.ManifestRoute) { r.CORS = cors })
-	add(route("/keyed", "POST"), func(r *framework.ManifestRoute) { r.APIKeyRequired = true })
-	add(route("/iam", "GET"), func(r *framework.ManifestRoute) {
-		r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerIAM}
+	add(route("/", "GET"), func(r *manifest.Route) {})
+	add(route("/items/{id}", "GET", "PUT"), func(r *manifest.Route) { r.CORS = cors })
+	add(route("/keyed", "POST"), func(r *manifest.Route) { r.APIKeyRequired = true })
+	add(route("/iam", "GET"), func(r *manifest.Route) {
+		r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerIAM}
 	})
-	add(route("/pool", "GET"), func(r *framework.ManifestRoute) {
-		r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization",
+	add(route("/pool", "GET"), func(r *manifest.Route) {
+		r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization",
 			ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_abc"}}
 	})
-	add(route("/custom", "GET"), func(r *framework.ManifestRoute) {
-		r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerCustom, Name: "token", Header: "X-Token", AuthorizerURI: authURI, TTLSeconds: 60}
+	add(route("/custom", "GET"), func(r *manifest.Route) {
+		r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: "token", Header: "X-Token", AuthorizerURI: authURI, TTLSeconds: 60}
 	})
-	add(route("/custom2", "DELETE"), func(r *framework.ManifestRoute) {
-		r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerCustom, Name: "token", Header: "X-Token", AuthorizerURI: authURI, TTLSeconds: 60}
+	add(route("/custom2", "DELETE"), func(r *manifest.Route) {
+		r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: "token", Header: "X-Token", AuthorizerURI: authURI, TTLSeconds: 60}
 	})
 	cfg := &constructs.Config{
 		EnvironmentVariables: map[string]string{"TABLE": "orders", "MODE": "prod"},
@@ -586,7 +586,7 @@ func TestStackRolePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatalf("generate the fixture's policy (make test-deps downloads its modules): %v", err)
 	}
-	m := &framework.Manifest{Version: framework.ManifestVersion, App: "fixture", Routes: []framework.ManifestRoute{route("/", "GET")}}
+	m := &manifest.Manifest{Version: manifest.Version, App: "fixture", Routes: []manifest.Route{route("/", "GET")}}
 	res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, pol), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -628,7 +628,7 @@ func TestStackRolePolicy(t *testing.T) {
 func TestStackExistingRole(t *testing.T) {
 	for _, roleID := range []string{"arn:aws:iam::123456789012:role/app-role", "app-role"} {
 		t.Run(roleID, func(t *testing.T) {
-			m := &framework.Manifest{Version: framework.ManifestVersion, App: "byorole", Routes: []framework.ManifestRoute{route("/", "GET")}}
+			m := &manifest.Manifest{Version: manifest.Version, App: "byorole", Routes: []manifest.Route{route("/", "GET")}}
 			res, err := assemble(context.Background(), prebuilt(t, m, "dev", &constructs.Config{RoleID: roleID}, nil), t.TempDir(), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -786,7 +786,7 @@ func TestSynthAppNameMismatch(t *testing.T) {
 // check with one line, before anything is written.
 func TestSynthWithoutNode(t *testing.T) {
 	t.Setenv("JSII_NODE", filepath.Join(t.TempDir(), "no-node-here"))
-	m := &framework.Manifest{Version: framework.ManifestVersion, App: "nonode", Routes: []framework.ManifestRoute{route("/", "GET")}}
+	m := &manifest.Manifest{Version: manifest.Version, App: "nonode", Routes: []manifest.Route{route("/", "GET")}}
 	out := t.TempDir()
 	_, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), out, nil)
 	var ne *NodeError
@@ -814,9 +814,9 @@ func sha256Sum(b []byte) [32]byte { return sha256.Sum256(b) }
 // only through a new deployment, so the Deployment's logical ID must change
 // with the body (a new route) and stay put when nothing changed.
 func TestDeploymentFollowsTheRoutes(t *testing.T) {
-	deployment := func(routes ...framework.ManifestRoute) string {
+	deployment := func(routes ...manifest.Route) string {
 		t.Helper()
-		m := &framework.Manifest{Version: framework.ManifestVersion, App: "deploys", Routes: routes}
+		m := &manifest.Manifest{Version: manifest.Version, App: "deploys", Routes: routes}
 		res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), t.TempDir(), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Region and Account are where sample sources live when a handler names
@@ -161,7 +162,7 @@ func KinesisSequence(i int) string {
 
 // For returns a realistic event for the handler f describes, JSON: what
 // its source would send it.
-func For(f framework.ManifestFunction) ([]byte, error) {
+func For(f manifest.Function) ([]byte, error) {
 	var ev any
 	switch f.Kind {
 	case framework.KindSchedule:

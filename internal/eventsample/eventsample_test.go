@@ -2,11 +2,13 @@ package eventsample
 
 import (
 	"context"
+	"github.com/framework-dev/framework/internal/apphook"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // TestSamplesFitTheirKind: the sample of every kind decodes into the
@@ -14,7 +16,7 @@ import (
 func TestSamplesFitTheirKind(t *testing.T) {
 	app := framework.New("s")
 	got := map[string]string{}
-	app.Schedule("tick", framework.Rate(time.Hour), func(_ context.Context, ev events.EventBridgeEvent) error {
+	app.OnSchedule("tick", framework.Rate(time.Hour), func(_ context.Context, ev events.EventBridgeEvent) error {
 		got["tick"] = ev.DetailType
 		return nil
 	})
@@ -33,7 +35,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 	app.OnS3Event("b", "arn:aws:s3:::bkt", func(_ context.Context, ev events.S3Event) error {
 		got["b"] = ev.Records[0].EventName + " " + ev.Records[0].S3.Bucket.Name + "/" + ev.Records[0].S3.Object.Key
 		return nil
-	}, framework.S3Events("s3:ObjectRemoved:*"), framework.Prefix("in/"), framework.Suffix(".csv"))
+	}, framework.S3Events("s3:ObjectRemoved:*"), framework.S3Prefix("in/"), framework.S3Suffix(".csv"))
 	const stream = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2024"
 	app.OnDynamoDBRecord("d", stream, func(_ context.Context, ev events.DynamoDBEvent) error {
 		got["d"] = ev.Records[0].EventName + " " + ev.Records[0].Change.Keys["id"].String()
@@ -43,8 +45,8 @@ func TestSamplesFitTheirKind(t *testing.T) {
 		got["k"] = ev.Records[0].EventSourceArn + " " + string(ev.Records[0].Kinesis.Data)
 		return nil
 	})
-	app.LambdaFunction("f", func(_ context.Context, in map[string]any) (int, error) { return len(in), nil })
-	m, err := app.Manifest()
+	framework.LambdaFunction(app, "f", func(_ context.Context, in map[string]any) (int, error) { return len(in), nil })
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}
-		if _, err := app.Invoke(context.Background(), f.Name, ev); err != nil {
+		if _, err := apphook.Of(app).Invoke(context.Background(), f.Name, ev); err != nil {
 			t.Errorf("%s: %v\n%s", f.Name, err, ev)
 		}
 	}
@@ -66,7 +68,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", name, got[name], want)
 		}
 	}
-	if _, err := For(framework.ManifestFunction{Kind: framework.KindHTTP}); err == nil {
+	if _, err := For(manifest.Function{Kind: framework.KindHTTP}); err == nil {
 		t.Error("a sample for the REST API's function: want an error saying to give an event")
 	}
 }

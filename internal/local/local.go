@@ -374,7 +374,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 		return nil, fmt.Errorf("the new version exited at start-up (%s); see its message above", exitText(c.err))
 	case <-time.After(s.o.StartTimeout):
 		s.stop(c)
-		return nil, fmt.Errorf("the new version did not start serving within %s: does main call framework.Run(app)?", s.o.StartTimeout)
+		return nil, fmt.Errorf("the new version did not start serving within %s: does main call app.Run()?", s.o.StartTimeout)
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/remote"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Options are the inputs of Run.
@@ -49,7 +50,7 @@ type Options struct {
 type Invocation struct {
 	// Function is the handler's manifest entry (Kind framework.KindHTTP
 	// and Name "api" for the REST API's function).
-	Function framework.ManifestFunction
+	Function manifest.Function
 	// Event is the event sent: Options.Event or the sample.
 	Event []byte
 	// Result is the outcome, as `framework invoke` reports a deployed one:
@@ -78,12 +79,12 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	inv := &Invocation{Function: framework.ManifestFunction{Name: framework.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
+	inv := &Invocation{Function: manifest.Function{Name: names.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
 	handler := ""
-	if o.Name != "" && o.Name != framework.APIHandlerName && o.Name != m.App {
-		i := slices.IndexFunc(m.Functions, func(f framework.ManifestFunction) bool { return f.Name == o.Name })
+	if o.Name != "" && o.Name != names.APIHandlerName && o.Name != m.App {
+		i := slices.IndexFunc(m.Functions, func(f manifest.Function) bool { return f.Name == o.Name })
 		if i < 0 {
-			known := []string{framework.APIHandlerName}
+			known := []string{names.APIHandlerName}
 			for _, f := range m.Functions {
 				known = append(known, f.Name)
 			}

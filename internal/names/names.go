@@ -94,3 +94,17 @@ const (
 	// long-lived caches this one instead.
 	EnvUserTempDir = "FRAMEWORK_USER_TMPDIR"
 )
+
+// Access lines: the JSON line the REST API's function writes for each
+// request it answers has "type" AccessLogType; RequestIDKey is the
+// attribute carrying the Lambda request id in access lines and in the
+// app's slog records.
+const (
+	AccessLogType = "access"
+	RequestIDKey  = "request_id"
+)
+
+// APIHandlerName is the handler name of the REST API's function, in its
+// FRAMEWORK_HANDLER variable and in `framework invoke`; an empty name means
+// it too.
+const APIHandlerName = "api"

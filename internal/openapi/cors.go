@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Prefixes of the header keys in API Gateway's parameter mappings.
@@ -69,8 +69,8 @@ func preflightOperation(it *pathItem, methods []string) (map[string]any, error) 
 // CORS routes differ, since gateway responses are set for the whole API and
 // no single set of headers fits every path (see the package documentation).
 // It does not check the routes; Build does.
-func SharedCORS(m *framework.Manifest) *framework.ManifestCORS {
-	var shared *framework.ManifestCORS
+func SharedCORS(m *manifest.Manifest) *manifest.CORS {
+	var shared *manifest.CORS
 	for i := range m.Routes {
 		c := m.Routes[i].CORS
 		if c == nil {
@@ -87,7 +87,7 @@ func SharedCORS(m *framework.Manifest) *framework.ManifestCORS {
 
 // gatewayResponses returns x-amazon-apigateway-gateway-responses for m, or
 // nil when the API keeps API Gateway's defaults.
-func gatewayResponses(m *framework.Manifest) (map[string]any, error) {
+func gatewayResponses(m *manifest.Manifest) (map[string]any, error) {
 	c := SharedCORS(m)
 	if c == nil {
 		return nil, nil

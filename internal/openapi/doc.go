@@ -1,6 +1,6 @@
 // Package openapi generates the whole definition of an app's API Gateway
 // REST API, as one OpenAPI body with API Gateway's x-amazon-apigateway-*
-// extensions, from the app's route manifest (framework.Manifest).
+// extensions, from the app's route manifest (manifest.Manifest).
 //
 // The construct hands the body to CDK in one piece (SpecRestApi with
 // ApiDefinition.fromInline). One value for the whole API costs one jsii call

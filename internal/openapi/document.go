@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // DocumentVersion is the OpenAPI version of the document Document returns.
@@ -42,12 +42,12 @@ type DocOptions struct {
 // answers (400 for a typed body, 401 and 403 for protected routes, 500),
 // the CORS preflights and the security schemes of API keys and
 // authorizers. Deterministic, and JSON-ready like Build's value.
-func Document(m *framework.Manifest, o DocOptions) (map[string]any, error) {
+func Document(m *manifest.Manifest, o DocOptions) (map[string]any, error) {
 	if m == nil {
 		return nil, errors.New("openapi: no manifest")
 	}
-	if m.Version != framework.ManifestVersion {
-		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, framework.ManifestVersion)
+	if m.Version != manifest.Version {
+		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, manifest.Version)
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("openapi: the manifest's routes: %w", err)
@@ -139,7 +139,7 @@ type opKey struct{ path, method string }
 // operationIDs names every operation after its handler: the name alone
 // when the handler serves one method and no other route has it, else the
 // name and the method, else also the path.
-func operationIDs(routes []framework.ManifestRoute) map[opKey]string {
+func operationIDs(routes []manifest.Route) map[opKey]string {
 	count := map[string]int{}
 	for _, r := range routes {
 		count[r.Handler] += len(r.Methods)
@@ -187,7 +187,7 @@ func errorResponse(description, schema string) map[string]any {
 }
 
 // operation is the document's operation of route r for method.
-func operation(r *framework.ManifestRoute, method string, captures []string, sec *security, id string) (map[string]any, error) {
+func operation(r *manifest.Route, method string, captures []string, sec *security, id string) (map[string]any, error) {
 	op := map[string]any{"operationId": id}
 	if group, _, ok := strings.Cut(r.Handler, "."); ok {
 		op["tags"] = []any{group}
@@ -222,10 +222,10 @@ func operation(r *framework.ManifestRoute, method string, captures []string, sec
 	}
 	if req != nil {
 		op["security"] = []any{req}
-		if r.APIKeyRequired || (r.Authorizer != nil && r.Authorizer.Type == framework.AuthorizerIAM) {
+		if r.APIKeyRequired || (r.Authorizer != nil && r.Authorizer.Type == manifest.AuthorizerIAM) {
 			responses["403"] = errorResponse("API Gateway's answer to a missing API key or signature.", SchemaGatewayError)
 		}
-		if r.Authorizer != nil && r.Authorizer.Type != framework.AuthorizerIAM {
+		if r.Authorizer != nil && r.Authorizer.Type != manifest.AuthorizerIAM {
 			responses["401"] = errorResponse("API Gateway's answer to a missing or refused token.", SchemaGatewayError)
 		}
 	}
@@ -266,7 +266,7 @@ func (s *security) docSchemes() map[string]any {
 	}
 	for _, def := range s.byName {
 		desc := "A Cognito user pool token."
-		if def.decl.Type == framework.AuthorizerCustom {
+		if def.decl.Type == manifest.AuthorizerCustom {
 			desc = "A token checked by a Lambda authorizer."
 		}
 		out[def.scheme] = map[string]any{"type": "apiKey", "name": def.decl.Header, "in": "header", "description": desc}

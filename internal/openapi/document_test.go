@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // validateOpenAPI runs the independent checker openapi-spec-validator on
@@ -80,11 +80,11 @@ func TestBuildValidates(t *testing.T) {
 }
 
 func TestDocumentOperations(t *testing.T) {
-	m := &framework.Manifest{Version: framework.ManifestVersion, App: "ops", Routes: []framework.ManifestRoute{
+	m := &manifest.Manifest{Version: manifest.Version, App: "ops", Routes: []manifest.Route{
 		{Path: "/items/{id}", Methods: []string{"GET", "PUT"}, Handler: "item", ContentTypes: []string{"application/json"}},
 		{Path: "/other", Methods: []string{"GET"}, Handler: "item", ContentTypes: []string{"application/json"}},
 		{Path: "/secure", Methods: []string{"POST"}, Handler: "g.secure", ContentTypes: []string{"application/json"}, APIKeyRequired: true,
-			Authorizer:    &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization", ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_x"}},
+			Authorizer:    &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization", ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_x"}},
 			RequestSchema: map[string]any{"type": "object"}, Status: 201},
 	}}
 	doc, err := Document(m, DocOptions{})

@@ -3,6 +3,8 @@ package openapi_test
 import (
 	"fmt"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/openapi"
 )
@@ -11,7 +13,7 @@ func ExampleBuild() {
 	app := framework.New("shop")
 	app.Route("/items/{id}", func(r *framework.Request, id string) (any, error) { return id, nil },
 		framework.Methods("GET", "PUT"), framework.CORS(true), framework.APIKeyRequired())
-	m, err := app.Manifest()
+	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		panic(err)
 	}

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/apphook"
+
 	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // testURI is the integration URI of the tests, with a CDK token marker as
@@ -58,20 +61,20 @@ func compact(v any) string {
 }
 
 // route is a short way to write a ManifestRoute in a test.
-func route(path, handler string, methods ...string) framework.ManifestRoute {
+func route(path, handler string, methods ...string) manifest.Route {
 	if len(methods) == 0 {
 		methods = []string{"GET"}
 	}
-	return framework.ManifestRoute{Path: path, Methods: methods, Handler: handler, ContentTypes: []string{"application/json"}}
+	return manifest.Route{Path: path, Methods: methods, Handler: handler, ContentTypes: []string{"application/json"}}
 }
 
-func manifest(routes ...framework.ManifestRoute) *framework.Manifest {
-	return &framework.Manifest{Version: framework.ManifestVersion, App: "demo", BinaryTypes: []string{}, Routes: routes}
+func newManifest(routes ...manifest.Route) *manifest.Manifest {
+	return &manifest.Manifest{Version: manifest.Version, App: "demo", BinaryTypes: []string{}, Routes: routes}
 }
 
 // defaultCORS is CORS(true) as framework writes it in a manifest.
-func defaultCORS() *framework.ManifestCORS {
-	return &framework.ManifestCORS{AllowOrigin: "*", AllowHeaders: append([]string(nil), framework.DefaultCORSHeaders...)}
+func defaultCORS() *manifest.CORS {
+	return &manifest.CORS{AllowOrigin: "*", AllowHeaders: append([]string(nil), manifest.DefaultCORSHeaders...)}
 }
 
 var (
@@ -102,12 +105,12 @@ func handlerFor(name string, n int) any {
 // manifest is m, so that tests can ask framework's local server what it
 // answers for the routes of m. It fails the test when the app's manifest
 // is not m.
-func appFromManifest(t testing.TB, m *framework.Manifest) *framework.App {
+func appFromManifest(t testing.TB, m *manifest.Manifest) *framework.App {
 	t.Helper()
 	app := framework.New(m.App)
 	app.API.BinaryTypes = append([]string(nil), m.BinaryTypes...)
 	for _, r := range m.Routes {
-		captures, err := framework.ParsePath(r.Path)
+		captures, err := manifest.ParsePath(r.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,11 +128,11 @@ func appFromManifest(t testing.TB, m *framework.Manifest) *framework.App {
 		}
 		if a := r.Authorizer; a != nil {
 			switch a.Type {
-			case framework.AuthorizerIAM:
+			case manifest.AuthorizerIAM:
 				opts = append(opts, framework.WithAuthorizer(framework.RoleAuthorizer{}))
-			case framework.AuthorizerUserPool:
+			case manifest.AuthorizerUserPool:
 				opts = append(opts, framework.WithAuthorizer(framework.UserPoolAuthorizer{Name: a.Name, Header: a.Header, ProviderARNs: a.ProviderARNs}))
-			case framework.AuthorizerCustom:
+			case manifest.AuthorizerCustom:
 				opts = append(opts, framework.WithAuthorizer(framework.CustomAuthorizer{Name: a.Name, Header: a.Header, AuthorizerURI: a.AuthorizerURI, TTLSeconds: a.TTLSeconds}))
 			default:
 				t.Fatalf("route %s: authorizer kind %q", r.Path, a.Type)
@@ -137,7 +140,7 @@ func appFromManifest(t testing.TB, m *framework.Manifest) *framework.App {
 		}
 		app.Route(r.Path, handlerFor(r.Handler, len(captures)), opts...)
 	}
-	got, err := app.Manifest()
+	got, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatalf("the app rebuilt from the manifest does not declare: %v", err)
 	}
@@ -159,8 +162,8 @@ func concretePath(pattern string) string {
 }
 
 // bigManifest returns a valid manifest of n routes that uses every feature.
-func bigManifest(n int) *framework.Manifest {
-	m := manifest()
+func bigManifest(n int) *manifest.Manifest {
+	m := newManifest()
 	m.App = "big"
 	m.BinaryTypes = []string{"application/octet-stream", "image/png"}
 	for i := range n {
@@ -182,12 +185,12 @@ func bigManifest(n int) *framework.Manifest {
 		}
 		switch i % 7 {
 		case 1:
-			r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerIAM}
+			r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerIAM}
 		case 2:
-			r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerCustom, Name: fmt.Sprintf("custom%d", i%3), Header: "Authorization",
+			r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: fmt.Sprintf("custom%d", i%3), Header: "Authorization",
 				AuthorizerURI: "arn:aws:apigateway:eu-west-1:lambda:path/2015-03-31/functions/arn:aws:lambda:eu-west-1:123456789012:function:auth/invocations", TTLSeconds: 300}
 		case 3:
-			r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization",
+			r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization",
 				ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_ABC"}}
 		}
 		m.Routes = append(m.Routes, r)
@@ -206,8 +209,8 @@ func bigManifest(n int) *framework.Manifest {
 // API: two handlers per path (a reader, GET; a writer, POST on collections
 // and PUT, DELETE on items), CORS on a third of the paths, API keys and
 // authorizers on some.
-func typicalManifest(n int) *framework.Manifest {
-	m := manifest()
+func typicalManifest(n int) *manifest.Manifest {
+	m := newManifest()
 	m.App = "typical"
 	m.BinaryTypes = []string{"application/octet-stream"}
 	for i := range n {
@@ -230,7 +233,7 @@ func typicalManifest(n int) *framework.Manifest {
 			r.APIKeyRequired = true
 		}
 		if p%4 == 1 {
-			r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization",
+			r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization",
 				ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_ABC"}}
 		}
 		m.Routes = append(m.Routes, r)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Version is the OpenAPI version of the body Build returns.
@@ -47,20 +47,20 @@ type Options struct {
 type pathItem struct {
 	path     string
 	captures []string
-	methods  map[string]*framework.ManifestRoute
-	cors     *framework.ManifestCORS // the CORS setting every route of the path shares
-	first    *framework.ManifestRoute
+	methods  map[string]*manifest.Route
+	cors     *manifest.CORS // the CORS setting every route of the path shares
+	first    *manifest.Route
 }
 
 // Build returns the OpenAPI definition of the REST API for m: a JSON-ready value (maps, slices, strings,
 // numbers, bools only) that the construct hands to CDK whole. Deterministic: the same manifest and options
 // give the same value. Errors name the route at fault (for example an authorizer kind it does not know).
-func Build(m *framework.Manifest, o Options) (map[string]any, error) {
+func Build(m *manifest.Manifest, o Options) (map[string]any, error) {
 	if m == nil {
 		return nil, errors.New("openapi: no manifest")
 	}
-	if m.Version != framework.ManifestVersion {
-		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, framework.ManifestVersion)
+	if m.Version != manifest.Version {
+		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, manifest.Version)
 	}
 	title := o.Title
 	if title == "" {
@@ -149,21 +149,21 @@ func Marshal(doc map[string]any) ([]byte, error) {
 }
 
 // routeLabel names a route in error messages.
-func routeLabel(r *framework.ManifestRoute) string {
+func routeLabel(r *manifest.Route) string {
 	return fmt.Sprintf("route %s %s (handler %q)", strings.Join(r.Methods, ","), r.Path, r.Handler)
 }
 
 // groupPaths gathers the routes of a manifest that Validate accepted by
 // path; order is the sorted list of paths.
-func groupPaths(routes []framework.ManifestRoute) (map[string]*pathItem, []string) {
+func groupPaths(routes []manifest.Route) (map[string]*pathItem, []string) {
 	items := map[string]*pathItem{}
 	var order []string
 	for i := range routes {
 		r := &routes[i]
 		it := items[r.Path]
 		if it == nil {
-			captures, _ := framework.ParsePath(r.Path) // Validate checked it
-			it = &pathItem{path: r.Path, captures: captures, methods: map[string]*framework.ManifestRoute{}, cors: r.CORS, first: r}
+			captures, _ := manifest.ParsePath(r.Path) // Validate checked it
+			it = &pathItem{path: r.Path, captures: captures, methods: map[string]*manifest.Route{}, cors: r.CORS, first: r}
 			items[r.Path] = it
 			order = append(order, r.Path)
 		}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -22,10 +22,10 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 // exampleManifests builds each example app once per test binary.
 var exampleManifests = struct {
 	sync.Mutex
-	m map[string]*framework.Manifest
-}{m: map[string]*framework.Manifest{}}
+	m map[string]*manifest.Manifest
+}{m: map[string]*manifest.Manifest{}}
 
-func exampleManifest(t *testing.T, name string) *framework.Manifest {
+func exampleManifest(t *testing.T, name string) *manifest.Manifest {
 	t.Helper()
 	exampleManifests.Lock()
 	defer exampleManifests.Unlock()
@@ -143,30 +143,30 @@ type check struct {
 }
 
 func TestFeatures(t *testing.T) {
-	custom := func(name string, ttl int) *framework.ManifestAuthorizer {
-		return &framework.ManifestAuthorizer{Type: framework.AuthorizerCustom, Name: name, Header: "X-Token", TTLSeconds: ttl,
+	custom := func(name string, ttl int) *manifest.Authorizer {
+		return &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: name, Header: "X-Token", TTLSeconds: ttl,
 			AuthorizerURI: "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"}
 	}
-	pool := &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization",
+	pool := &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization",
 		ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_B", "arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_A"}}
-	with := func(r framework.ManifestRoute, f func(*framework.ManifestRoute)) framework.ManifestRoute {
+	with := func(r manifest.Route, f func(*manifest.Route)) manifest.Route {
 		f(&r)
 		return r
 	}
-	fullCORS := &framework.ManifestCORS{AllowOrigin: "https://foo.example.com", AllowHeaders: append(append([]string(nil), framework.DefaultCORSHeaders...), "X-Special-Header"),
+	fullCORS := &manifest.CORS{AllowOrigin: "https://foo.example.com", AllowHeaders: append(append([]string(nil), manifest.DefaultCORSHeaders...), "X-Special-Header"),
 		ExposeHeaders: []string{"X-Total", "X-Next"}, MaxAge: 600, AllowCredentials: true}
 	proxy := `{"type":"aws_proxy","httpMethod":"POST","uri":"` + testURI + `","passthroughBehavior":"when_no_match"}`
 	defaultAllowHeaders := "Authorization,Content-Type,X-Amz-Date,X-Amz-Security-Token,X-Api-Key"
 
 	cases := []struct {
 		name   string
-		m      *framework.Manifest
+		m      *manifest.Manifest
 		opts   Options
 		checks []check
 	}{
 		{
 			name: "plain route: proxy integration, nothing else",
-			m:    manifest(route("/", "index")),
+			m:    newManifest(route("/", "index")),
 			checks: []check{
 				{[]string{"openapi"}, `"3.0.1"`},
 				{[]string{"info"}, `{"title":"demo","version":"1.0"}`},
@@ -180,14 +180,14 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name:   "title from the options",
-			m:      manifest(route("/", "index")),
+			m:      newManifest(route("/", "index")),
 			opts:   Options{Title: "demo-prod", IntegrationURI: testURI},
 			checks: []check{{[]string{"info", "title"}, `"demo-prod"`}},
 		},
 		{
 			name: "binary types with a plain slash, in order, without duplicates",
-			m: func() *framework.Manifest {
-				m := manifest(route("/", "index"))
+			m: func() *manifest.Manifest {
+				m := newManifest(route("/", "index"))
 				m.BinaryTypes = []string{"image/png", "application/octet-stream", "*/*", "image/png"}
 				return m
 			}(),
@@ -195,7 +195,7 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "captures become path parameters, in order",
-			m:    manifest(route("/users/{name}/posts/{post}", "post", "GET", "PUT"), route("/users", "users")),
+			m:    newManifest(route("/users/{name}/posts/{post}", "post", "GET", "PUT"), route("/users", "users")),
 			checks: []check{
 				{[]string{"paths", "/users/{name}/posts/{post}", "get", "parameters"}, `[{"name":"name","in":"path","required":true,"schema":{"type":"string"}},{"name":"post","in":"path","required":true,"schema":{"type":"string"}}]`},
 				{[]string{"paths", "/users/{name}/posts/{post}", "put", "parameters", "1", "name"}, `"post"`},
@@ -204,7 +204,7 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "a shared path with two handlers",
-			m:    manifest(route("/shared", "shared_get"), route("/shared", "shared_post", "POST")),
+			m:    newManifest(route("/shared", "shared_get"), route("/shared", "shared_post", "POST")),
 			checks: []check{
 				{[]string{"paths", "/shared", "get", ExtIntegration}, proxy},
 				{[]string{"paths", "/shared", "post", ExtIntegration}, proxy},
@@ -213,8 +213,8 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "CORS(true) on a shared path: one preflight with both handlers' methods",
-			m: manifest(with(route("/shared", "a", "GET", "PUT"), func(r *framework.ManifestRoute) { r.CORS = defaultCORS() }),
-				with(route("/shared", "b", "DELETE"), func(r *framework.ManifestRoute) { r.CORS = defaultCORS() })),
+			m: newManifest(with(route("/shared", "a", "GET", "PUT"), func(r *manifest.Route) { r.CORS = defaultCORS() }),
+				with(route("/shared", "b", "DELETE"), func(r *manifest.Route) { r.CORS = defaultCORS() })),
 			checks: []check{
 				{[]string{"paths", "/shared", "options", ExtIntegration}, `{"type":"mock","requestTemplates":{"application/json":"{\"statusCode\": 200}"},"passthroughBehavior":"when_no_match",
 					"responses":{"default":{"statusCode":"200","responseTemplates":{"application/json":""},"responseParameters":{
@@ -230,7 +230,7 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "CORSConfig: every header, on the preflight and the gateway responses",
-			m:    manifest(with(route("/c/{id}", "c", "GET", "PUT"), func(r *framework.ManifestRoute) { r.CORS = fullCORS })),
+			m:    newManifest(with(route("/c/{id}", "c", "GET", "PUT"), func(r *manifest.Route) { r.CORS = fullCORS })),
 			checks: []check{
 				{[]string{"paths", "/c/{id}", "options", ExtIntegration, "responses", "default", "responseParameters"}, `{
 					"method.response.header.Access-Control-Allow-Methods":"'GET,PUT,OPTIONS'",
@@ -250,8 +250,8 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "CORS routes that disagree: no gateway responses",
-			m: manifest(with(route("/a", "a"), func(r *framework.ManifestRoute) { r.CORS = defaultCORS() }),
-				with(route("/b", "b"), func(r *framework.ManifestRoute) { r.CORS = fullCORS }), route("/c", "c")),
+			m: newManifest(with(route("/a", "a"), func(r *manifest.Route) { r.CORS = defaultCORS() }),
+				with(route("/b", "b"), func(r *manifest.Route) { r.CORS = fullCORS }), route("/c", "c")),
 			checks: []check{
 				{[]string{ExtGatewayResponses}, ""},
 				{[]string{"paths", "/a", "options", ExtIntegration, "type"}, `"mock"`},
@@ -261,7 +261,7 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "API key",
-			m:    manifest(with(route("/k", "k", "GET", "POST"), func(r *framework.ManifestRoute) { r.APIKeyRequired = true }), route("/open", "open")),
+			m:    newManifest(with(route("/k", "k", "GET", "POST"), func(r *manifest.Route) { r.APIKeyRequired = true }), route("/open", "open")),
 			checks: []check{
 				{[]string{"paths", "/k", "get", "security"}, `[{"api_key":[]}]`},
 				{[]string{"paths", "/k", "post", "security"}, `[{"api_key":[]}]`},
@@ -272,8 +272,8 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "IAM authorizer",
-			m: manifest(with(route("/iam", "iam"), func(r *framework.ManifestRoute) {
-				r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerIAM}
+			m: newManifest(with(route("/iam", "iam"), func(r *manifest.Route) {
+				r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerIAM}
 			})),
 			checks: []check{
 				{[]string{"paths", "/iam", "get", "security"}, `[{"sigv4":[]}]`},
@@ -283,7 +283,7 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "Cognito user pool authorizer",
-			m:    manifest(with(route("/pool", "p"), func(r *framework.ManifestRoute) { r.Authorizer = pool })),
+			m:    newManifest(with(route("/pool", "p"), func(r *manifest.Route) { r.Authorizer = pool })),
 			checks: []check{
 				{[]string{"paths", "/pool", "get", "security"}, `[{"pool":[]}]`},
 				{[]string{"components", "securitySchemes", "pool"}, `{"type":"apiKey","name":"Authorization","in":"header","x-amazon-apigateway-authtype":"cognito_user_pools",
@@ -293,7 +293,7 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "custom TOKEN authorizer, default TTL",
-			m:    manifest(with(route("/tok", "t"), func(r *framework.ManifestRoute) { r.Authorizer = custom("tok", 0) })),
+			m:    newManifest(with(route("/tok", "t"), func(r *manifest.Route) { r.Authorizer = custom("tok", 0) })),
 			checks: []check{
 				{[]string{"paths", "/tok", "get", "security"}, `[{"tok":[]}]`},
 				{[]string{"components", "securitySchemes", "tok"}, `{"type":"apiKey","name":"X-Token","in":"header","x-amazon-apigateway-authtype":"custom",
@@ -303,20 +303,20 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name:   "custom TOKEN authorizer, its own TTL",
-			m:      manifest(with(route("/tok", "t"), func(r *framework.ManifestRoute) { r.Authorizer = custom("tok", 60) })),
+			m:      newManifest(with(route("/tok", "t"), func(r *manifest.Route) { r.Authorizer = custom("tok", 60) })),
 			checks: []check{{[]string{"components", "securitySchemes", "tok", ExtAuthorizer, "authorizerResultTtlInSeconds"}, `60`}},
 		},
 		{
 			name: "API key and authorizer: one requirement naming both",
-			m: manifest(with(route("/both", "b"), func(r *framework.ManifestRoute) {
+			m: newManifest(with(route("/both", "b"), func(r *manifest.Route) {
 				r.APIKeyRequired, r.Authorizer = true, custom("tok", 0)
 			})),
 			checks: []check{{[]string{"paths", "/both", "get", "security"}, `[{"api_key":[],"tok":[]}]`}},
 		},
 		{
 			name: "routes sharing an authorizer share its scheme",
-			m: manifest(with(route("/a", "a"), func(r *framework.ManifestRoute) { r.Authorizer = custom("tok", 0) }),
-				with(route("/b", "b", "POST"), func(r *framework.ManifestRoute) { r.Authorizer = custom("tok", 300) })),
+			m: newManifest(with(route("/a", "a"), func(r *manifest.Route) { r.Authorizer = custom("tok", 0) }),
+				with(route("/b", "b", "POST"), func(r *manifest.Route) { r.Authorizer = custom("tok", 300) })),
 			checks: []check{
 				{[]string{"paths", "/a", "get", "security"}, `[{"tok":[]}]`},
 				{[]string{"paths", "/b", "post", "security"}, `[{"tok":[]}]`},
@@ -325,13 +325,13 @@ func TestFeatures(t *testing.T) {
 		},
 		{
 			name: "authorizer names that are not component keys, or are taken",
-			m: manifest(with(route("/a", "a"), func(r *framework.ManifestRoute) { r.Authorizer = custom("my auth!", 0) }),
-				with(route("/b", "b"), func(r *framework.ManifestRoute) { r.Authorizer = custom("my_auth_", 0) }),
-				with(route("/c", "c"), func(r *framework.ManifestRoute) {
+			m: newManifest(with(route("/a", "a"), func(r *manifest.Route) { r.Authorizer = custom("my auth!", 0) }),
+				with(route("/b", "b"), func(r *manifest.Route) { r.Authorizer = custom("my_auth_", 0) }),
+				with(route("/c", "c"), func(r *manifest.Route) {
 					r.Authorizer = custom("sigv4", 0)
 				}),
-				with(route("/d", "d"), func(r *framework.ManifestRoute) {
-					r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerIAM}
+				with(route("/d", "d"), func(r *manifest.Route) {
+					r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerIAM}
 				})),
 			checks: []check{
 				{[]string{"paths", "/a", "get", "security"}, `[{"` + SchemeName("my auth!") + `":[]}]`},
@@ -378,20 +378,20 @@ func TestSharedCORS(t *testing.T) {
 	other := defaultCORS()
 	other.AllowOrigin = "https://a.example.com"
 	// The same headers written differently: an unsorted list without the defaults.
-	sameAsDefault := &framework.ManifestCORS{AllowOrigin: "*", AllowHeaders: []string{"X-Api-Key", "Authorization"}}
+	sameAsDefault := &manifest.CORS{AllowOrigin: "*", AllowHeaders: []string{"X-Api-Key", "Authorization"}}
 	for _, tc := range []struct {
 		name  string
-		cors  []*framework.ManifestCORS
-		want  *framework.ManifestCORS
+		cors  []*manifest.CORS
+		want  *manifest.CORS
 		isNil bool
 	}{
-		{"no CORS route", []*framework.ManifestCORS{nil, nil}, nil, true},
-		{"one setting", []*framework.ManifestCORS{nil, defaultCORS(), defaultCORS()}, defaultCORS(), false},
-		{"one setting written two ways", []*framework.ManifestCORS{defaultCORS(), sameAsDefault}, defaultCORS(), false},
-		{"two settings", []*framework.ManifestCORS{defaultCORS(), nil, other}, nil, true},
+		{"no CORS route", []*manifest.CORS{nil, nil}, nil, true},
+		{"one setting", []*manifest.CORS{nil, defaultCORS(), defaultCORS()}, defaultCORS(), false},
+		{"one setting written two ways", []*manifest.CORS{defaultCORS(), sameAsDefault}, defaultCORS(), false},
+		{"two settings", []*manifest.CORS{defaultCORS(), nil, other}, nil, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := manifest()
+			m := newManifest()
 			for i, c := range tc.cors {
 				r := route("/r"+itoa(i), "h")
 				r.CORS = c
@@ -432,80 +432,80 @@ func TestSchemeName(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	with := func(r framework.ManifestRoute, f func(*framework.ManifestRoute)) framework.ManifestRoute {
+	with := func(r manifest.Route, f func(*manifest.Route)) manifest.Route {
 		f(&r)
 		return r
 	}
-	tok := func(name, header, uri string) *framework.ManifestAuthorizer {
-		return &framework.ManifestAuthorizer{Type: framework.AuthorizerCustom, Name: name, Header: header, AuthorizerURI: uri, TTLSeconds: 300}
+	tok := func(name, header, uri string) *manifest.Authorizer {
+		return &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: name, Header: header, AuthorizerURI: uri, TTLSeconds: 300}
 	}
 	const uri = "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:1:function:a/invocations"
 	cases := []struct {
 		name string
-		m    *framework.Manifest
+		m    *manifest.Manifest
 		opts Options
 		want []string // substrings of the error
 	}{
-		{"unknown authorizer kind", manifest(route("/ok", "ok"), with(route("/x", "xh"), func(r *framework.ManifestRoute) {
-			r.Authorizer = &framework.ManifestAuthorizer{Type: "saml", Name: "s"}
+		{"unknown authorizer kind", newManifest(route("/ok", "ok"), with(route("/x", "xh"), func(r *manifest.Route) {
+			r.Authorizer = &manifest.Authorizer{Type: "saml", Name: "s"}
 		})), testOptions, []string{`route GET /x (handler "xh")`, `"saml"`, "unknown"}},
-		{"conflicting authorizer definitions", manifest(
-			with(route("/a", "ah"), func(r *framework.ManifestRoute) { r.Authorizer = tok("auth", "Authorization", uri) }),
-			with(route("/b", "bh", "POST"), func(r *framework.ManifestRoute) { r.Authorizer = tok("auth", "X-Other", uri) }),
+		{"conflicting authorizer definitions", newManifest(
+			with(route("/a", "ah"), func(r *manifest.Route) { r.Authorizer = tok("auth", "Authorization", uri) }),
+			with(route("/b", "bh", "POST"), func(r *manifest.Route) { r.Authorizer = tok("auth", "X-Other", uri) }),
 		), testOptions, []string{`route GET /a (handler "ah")`, `route POST /b (handler "bh")`, `"auth"`, "header Authorization vs X-Other"}},
-		{"authorizer name used by two kinds", manifest(
-			with(route("/a", "ah"), func(r *framework.ManifestRoute) { r.Authorizer = tok("auth", "Authorization", uri) }),
-			with(route("/b", "bh"), func(r *framework.ManifestRoute) {
-				r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "auth", Header: "Authorization", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:1:userpool/p"}}
+		{"authorizer name used by two kinds", newManifest(
+			with(route("/a", "ah"), func(r *manifest.Route) { r.Authorizer = tok("auth", "Authorization", uri) }),
+			with(route("/b", "bh"), func(r *manifest.Route) {
+				r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "auth", Header: "Authorization", ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:1:userpool/p"}}
 			}),
 		), testOptions, []string{`(handler "ah")`, `(handler "bh")`, "kind custom vs cognito_user_pools"}},
-		{"custom authorizer without a Lambda URI", manifest(with(route("/a", "ah"), func(r *framework.ManifestRoute) { r.Authorizer = tok("auth", "Authorization", "https://example.com") })),
+		{"custom authorizer without a Lambda URI", newManifest(with(route("/a", "ah"), func(r *manifest.Route) { r.Authorizer = tok("auth", "Authorization", "https://example.com") })),
 			testOptions, []string{`(handler "ah")`, "not a Lambda invocation URI"}},
-		{"user pool without ARNs", manifest(with(route("/a", "ah"), func(r *framework.ManifestRoute) {
-			r.Authorizer = &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "p", Header: "Authorization"}
+		{"user pool without ARNs", newManifest(with(route("/a", "ah"), func(r *manifest.Route) {
+			r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "p", Header: "Authorization"}
 		})), testOptions, []string{`(handler "ah")`, "no provider ARNs"}},
-		{"authorizer without a name", manifest(with(route("/a", "ah"), func(r *framework.ManifestRoute) { r.Authorizer = tok("", "Authorization", uri) })),
+		{"authorizer without a name", newManifest(with(route("/a", "ah"), func(r *manifest.Route) { r.Authorizer = tok("", "Authorization", uri) })),
 			testOptions, []string{`(handler "ah")`, "no name"}},
-		{"authorizer without a header", manifest(with(route("/a", "ah"), func(r *framework.ManifestRoute) { r.Authorizer = tok("t", "", uri) })),
+		{"authorizer without a header", newManifest(with(route("/a", "ah"), func(r *manifest.Route) { r.Authorizer = tok("t", "", uri) })),
 			testOptions, []string{`(handler "ah")`, "not a request header name"}},
-		{"one method, two handlers", manifest(route("/s", "one", "GET", "POST"), route("/s", "two", "POST")),
+		{"one method, two handlers", newManifest(route("/s", "one", "GET", "POST"), route("/s", "two", "POST")),
 			testOptions, []string{`(handler "one")`, `(handler "two")`, "both declare POST"}},
-		{"different CORS on a shared path", manifest(with(route("/s", "one"), func(r *framework.ManifestRoute) { r.CORS = defaultCORS() }), route("/s", "two", "POST")),
+		{"different CORS on a shared path", newManifest(with(route("/s", "one"), func(r *manifest.Route) { r.CORS = defaultCORS() }), route("/s", "two", "POST")),
 			testOptions, []string{`(handler "one")`, `(handler "two")`, "CORS"}},
-		{"OPTIONS on a CORS path", manifest(with(route("/s", "one", "GET", "OPTIONS"), func(r *framework.ManifestRoute) { r.CORS = defaultCORS() })),
+		{"OPTIONS on a CORS path", newManifest(with(route("/s", "one", "GET", "OPTIONS"), func(r *manifest.Route) { r.CORS = defaultCORS() })),
 			testOptions, []string{`(handler "one")`, "OPTIONS"}},
-		{"a single quote in a CORS value", manifest(with(route("/s", "one"), func(r *framework.ManifestRoute) {
+		{"a single quote in a CORS value", newManifest(with(route("/s", "one"), func(r *manifest.Route) {
 			r.CORS = defaultCORS()
 			r.CORS.ExposeHeaders = []string{"X-It's"}
 		})), testOptions, []string{`(handler "one")`, "single quote"}},
-		{"unknown method", manifest(route("/s", "one", "get")), testOptions, []string{`(handler "one")`, `"get"`}},
-		{"no methods", manifest(framework.ManifestRoute{Path: "/s", Handler: "one"}), testOptions, []string{`(handler "one")`, "no methods"}},
-		{"a path without its slash", manifest(route("s", "one")), testOptions, []string{`(handler "one")`, `does not start with "/"`}},
-		{"a malformed capture", manifest(route("/s/{a}b", "one")), testOptions, []string{`(handler "one")`, "capture"}},
-		{"a greedy capture", manifest(route("/s/{proxy+}", "one")), testOptions, []string{`(handler "one")`, "capture"}},
+		{"unknown method", newManifest(route("/s", "one", "get")), testOptions, []string{`(handler "one")`, `"get"`}},
+		{"no methods", newManifest(manifest.Route{Path: "/s", Handler: "one"}), testOptions, []string{`(handler "one")`, "no methods"}},
+		{"a path without its slash", newManifest(route("s", "one")), testOptions, []string{`(handler "one")`, `does not start with "/"`}},
+		{"a malformed capture", newManifest(route("/s/{a}b", "one")), testOptions, []string{`(handler "one")`, "capture"}},
+		{"a greedy capture", newManifest(route("/s/{proxy+}", "one")), testOptions, []string{`(handler "one")`, "capture"}},
 		// Paths the runtime refuses are refused here too (one ParsePath).
-		{"a capture name starting with a digit", manifest(route("/s/{1d}", "one")), testOptions, []string{`(handler "one")`, "capture"}},
-		{"a character API Gateway refuses in a path", manifest(route("/s/a b", "one")), testOptions, []string{`(handler "one")`, `"a b"`, "characters"}},
-		{"a trailing slash", manifest(route("/s/", "one")), testOptions, []string{`(handler "one")`, `end with "/"`}},
-		{"one path, two capture names", manifest(route("/u/{a}", "one"), route("/u/{b}", "two", "POST")), testOptions, []string{"/u/{a}", "/u/{b}", "capture names"}},
-		{"two handlers of one name on a path", manifest(route("/s", "one"), route("/s", "one", "POST")), testOptions, []string{"route /s", `two handlers named "one"`}},
-		{"a list of origins", manifest(with(route("/s", "one"), func(r *framework.ManifestRoute) {
+		{"a capture name starting with a digit", newManifest(route("/s/{1d}", "one")), testOptions, []string{`(handler "one")`, "capture"}},
+		{"a character API Gateway refuses in a path", newManifest(route("/s/a b", "one")), testOptions, []string{`(handler "one")`, `"a b"`, "characters"}},
+		{"a trailing slash", newManifest(route("/s/", "one")), testOptions, []string{`(handler "one")`, `end with "/"`}},
+		{"one path, two capture names", newManifest(route("/u/{a}", "one"), route("/u/{b}", "two", "POST")), testOptions, []string{"/u/{a}", "/u/{b}", "capture names"}},
+		{"two handlers of one name on a path", newManifest(route("/s", "one"), route("/s", "one", "POST")), testOptions, []string{"route /s", `two handlers named "one"`}},
+		{"a list of origins", newManifest(with(route("/s", "one"), func(r *manifest.Route) {
 			r.CORS = defaultCORS()
 			r.CORS.AllowOrigin = "https://a.example,https://b.example"
 		})), testOptions, []string{`(handler "one")`, "single origin"}},
-		{"content types mixing binary and not", func() *framework.Manifest {
-			m := manifest(with(route("/s", "one", "POST"), func(r *framework.ManifestRoute) { r.ContentTypes = []string{"image/png", "application/json"} }))
+		{"content types mixing binary and not", func() *manifest.Manifest {
+			m := newManifest(with(route("/s", "one", "POST"), func(r *manifest.Route) { r.ContentTypes = []string{"image/png", "application/json"} }))
 			m.BinaryTypes = []string{"image/png"}
 			return m
 		}(), testOptions, []string{`(handler "one")`, "mix binary and non-binary"}},
-		{"binary type escaped with ~1", func() *framework.Manifest {
-			m := manifest(route("/", "index"))
+		{"binary type escaped with ~1", func() *manifest.Manifest {
+			m := newManifest(route("/", "index"))
 			m.BinaryTypes = []string{"image~1png"}
 			return m
 		}(), testOptions, []string{`"image~1png"`, `"image/png"`}},
-		{"no integration URI", manifest(route("/", "index")), Options{}, []string{"IntegrationURI"}},
-		{"no title", func() *framework.Manifest { m := manifest(route("/", "index")); m.App = ""; return m }(), testOptions, []string{"title"}},
-		{"another manifest version", func() *framework.Manifest { m := manifest(route("/", "index")); m.Version = 99; return m }(), testOptions, []string{"version 99"}},
+		{"no integration URI", newManifest(route("/", "index")), Options{}, []string{"IntegrationURI"}},
+		{"no title", func() *manifest.Manifest { m := newManifest(route("/", "index")); m.App = ""; return m }(), testOptions, []string{"title"}},
+		{"another manifest version", func() *manifest.Manifest { m := newManifest(route("/", "index")); m.Version = 99; return m }(), testOptions, []string{"version 99"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -525,7 +525,7 @@ func TestBuildErrors(t *testing.T) {
 // TestDeterministicAndJSONReady builds twice and checks the same bytes come
 // out, and that the value is exactly what JSON decoding gives back.
 func TestDeterministicAndJSONReady(t *testing.T) {
-	for name, m := range map[string]*framework.Manifest{"kitchensink": exampleManifest(t, "kitchensink"), "big": bigManifest(300)} {
+	for name, m := range map[string]*manifest.Manifest{"kitchensink": exampleManifest(t, "kitchensink"), "big": bigManifest(300)} {
 		t.Run(name, func(t *testing.T) {
 			before := compact(m)
 			var outs [][]byte
@@ -574,7 +574,7 @@ func TestLargeManifest(t *testing.T) {
 	const limit = 1 << 20 // CloudFormation's template size limit, bytes
 	for _, tc := range []struct {
 		name string
-		m    *framework.Manifest
+		m    *manifest.Manifest
 		max  int // bytes of compact JSON
 	}{
 		// 1,000 handlers on 500 paths, 1,250 methods (1,417 operations with

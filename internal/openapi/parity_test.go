@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Parity tests: for every route of a manifest, what the body makes API
@@ -17,7 +17,7 @@ import (
 const tokURI = "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:auth/invocations"
 
 // sortRoutes puts routes in framework's manifest order.
-func sortRoutes(m *framework.Manifest) *framework.Manifest {
+func sortRoutes(m *manifest.Manifest) *manifest.Manifest {
 	sort.SliceStable(m.Routes, func(i, j int) bool {
 		if m.Routes[i].Path != m.Routes[j].Path {
 			return m.Routes[i].Path < m.Routes[j].Path
@@ -27,42 +27,42 @@ func sortRoutes(m *framework.Manifest) *framework.Manifest {
 	return m
 }
 
-func parityManifests(t *testing.T) map[string]*framework.Manifest {
-	with := func(r framework.ManifestRoute, f func(*framework.ManifestRoute)) framework.ManifestRoute {
+func parityManifests(t *testing.T) map[string]*manifest.Manifest {
+	with := func(r manifest.Route, f func(*manifest.Route)) manifest.Route {
 		f(&r)
 		return r
 	}
-	iam := &framework.ManifestAuthorizer{Type: framework.AuthorizerIAM}
-	tok := &framework.ManifestAuthorizer{Type: framework.AuthorizerCustom, Name: "tok", Header: "X-Token", AuthorizerURI: tokURI, TTLSeconds: 300}
-	pool := &framework.ManifestAuthorizer{Type: framework.AuthorizerUserPool, Name: "pool", Header: "Authorization",
+	iam := &manifest.Authorizer{Type: manifest.AuthorizerIAM}
+	tok := &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: "tok", Header: "X-Token", AuthorizerURI: tokURI, TTLSeconds: 300}
+	pool := &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization",
 		ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_A"}}
 
-	shared := func(r framework.ManifestRoute) framework.ManifestRoute { r.CORS = defaultCORS(); return r }
-	secured := sortRoutes(manifest(
-		shared(with(route("/items", "list"), func(r *framework.ManifestRoute) { r.APIKeyRequired = true })),
-		shared(with(route("/items/{id}", "item", "GET", "PUT"), func(r *framework.ManifestRoute) { r.Authorizer = iam })),
-		shared(with(route("/items/{id}", "remove", "DELETE"), func(r *framework.ManifestRoute) { r.Authorizer = tok })),
-		shared(with(route("/pool/{a}/{b}", "pooled", "HEAD", "POST"), func(r *framework.ManifestRoute) { r.Authorizer, r.APIKeyRequired = pool, true })),
+	shared := func(r manifest.Route) manifest.Route { r.CORS = defaultCORS(); return r }
+	secured := sortRoutes(newManifest(
+		shared(with(route("/items", "list"), func(r *manifest.Route) { r.APIKeyRequired = true })),
+		shared(with(route("/items/{id}", "item", "GET", "PUT"), func(r *manifest.Route) { r.Authorizer = iam })),
+		shared(with(route("/items/{id}", "remove", "DELETE"), func(r *manifest.Route) { r.Authorizer = tok })),
+		shared(with(route("/pool/{a}/{b}", "pooled", "HEAD", "POST"), func(r *manifest.Route) { r.Authorizer, r.APIKeyRequired = pool, true })),
 		shared(route("/open", "open", "GET", "PATCH")),
-		shared(with(route("/raw", "raw", "POST"), func(r *framework.ManifestRoute) { r.ContentTypes = []string{"application/octet-stream"} })),
+		shared(with(route("/raw", "raw", "POST"), func(r *manifest.Route) { r.ContentTypes = []string{"application/octet-stream"} })),
 		route("/plain", "plain", "GET", "OPTIONS"),
-		with(route("/plain/{x}", "plainkey"), func(r *framework.ManifestRoute) { r.APIKeyRequired, r.Authorizer = true, tok }),
+		with(route("/plain/{x}", "plainkey"), func(r *manifest.Route) { r.APIKeyRequired, r.Authorizer = true, tok }),
 	))
 	secured.BinaryTypes = []string{"application/octet-stream"}
 
-	config := func(r framework.ManifestRoute) framework.ManifestRoute {
-		r.CORS = &framework.ManifestCORS{AllowOrigin: "https://foo.example.com",
+	config := func(r manifest.Route) manifest.Route {
+		r.CORS = &manifest.CORS{AllowOrigin: "https://foo.example.com",
 			AllowHeaders:  []string{"Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token", "X-Api-Key", "X-Special-Header"},
 			ExposeHeaders: []string{"X-Total", "X-Next"}, MaxAge: 600, AllowCredentials: true}
 		return r
 	}
-	configured := sortRoutes(manifest(
-		config(with(route("/c/{id}", "c", "GET", "PUT"), func(r *framework.ManifestRoute) { r.APIKeyRequired = true })),
-		config(with(route("/c/{id}", "cpost", "POST"), func(r *framework.ManifestRoute) { r.Authorizer = pool })),
-		config(with(route("/d", "d", "DELETE"), func(r *framework.ManifestRoute) { r.Authorizer = tok })),
+	configured := sortRoutes(newManifest(
+		config(with(route("/c/{id}", "c", "GET", "PUT"), func(r *manifest.Route) { r.APIKeyRequired = true })),
+		config(with(route("/c/{id}", "cpost", "POST"), func(r *manifest.Route) { r.Authorizer = pool })),
+		config(with(route("/d", "d", "DELETE"), func(r *manifest.Route) { r.Authorizer = tok })),
 	))
 
-	return map[string]*framework.Manifest{
+	return map[string]*manifest.Manifest{
 		"kitchensink": exampleManifest(t, "kitchensink"),
 		"secured":     secured,
 		"configured":  configured,
@@ -264,7 +264,7 @@ func TestGatewayAnswersParity(t *testing.T) {
 			// Every method on every path: declared in the body exactly when
 			// the local server does not answer it with API Gateway's 403.
 			for p, item := range doc["paths"].(map[string]any) {
-				for _, method := range framework.SupportedMethods() {
+				for _, method := range manifest.SupportedMethods() {
 					_, declared := item.(map[string]any)[strings.ToLower(method)]
 					resp := client.Do(method, concretePath(p), nil, allCreds)
 					missing := resp.StatusCode == 403 && (method == "HEAD" || strings.Contains(string(resp.Body), "Missing Authentication Token"))

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // schemeNameRe is what OpenAPI 3 allows as a components key.
@@ -37,8 +37,8 @@ func SchemeName(name string) string {
 
 // authDef is one named authorizer, as first declared.
 type authDef struct {
-	decl   *framework.ManifestAuthorizer
-	route  *framework.ManifestRoute
+	decl   *manifest.Authorizer
+	route  *manifest.Route
 	scheme string
 }
 
@@ -55,7 +55,7 @@ func newSecurity() *security {
 
 // requirement returns the security requirement of r's operations, or nil
 // when r is open to anyone.
-func (s *security) requirement(r *framework.ManifestRoute) (map[string]any, error) {
+func (s *security) requirement(r *manifest.Route) (map[string]any, error) {
 	req := map[string]any{}
 	if r.APIKeyRequired {
 		s.apiKey = true
@@ -63,10 +63,10 @@ func (s *security) requirement(r *framework.ManifestRoute) (map[string]any, erro
 	}
 	if a := r.Authorizer; a != nil {
 		switch a.Type {
-		case framework.AuthorizerIAM:
+		case manifest.AuthorizerIAM:
 			s.sigv4 = true
 			req[SchemeSigV4] = []any{}
-		case framework.AuthorizerUserPool, framework.AuthorizerCustom:
+		case manifest.AuthorizerUserPool, manifest.AuthorizerCustom:
 			scheme, err := s.named(r)
 			if err != nil {
 				return nil, err
@@ -82,7 +82,7 @@ func (s *security) requirement(r *framework.ManifestRoute) (map[string]any, erro
 
 // named returns the scheme name of r's user pool or custom authorizer,
 // which Manifest.Validate has checked (one definition per name).
-func (s *security) named(r *framework.ManifestRoute) (string, error) {
+func (s *security) named(r *manifest.Route) (string, error) {
 	a := r.Authorizer
 	if def := s.byName[a.Name]; def != nil {
 		return def.scheme, nil
@@ -113,7 +113,7 @@ func (s *security) schemes() map[string]any {
 		authorizer := map[string]any{"identitySource": "method.request.header." + a.Header}
 		authType := a.Type
 		switch a.Type {
-		case framework.AuthorizerUserPool:
+		case manifest.AuthorizerUserPool:
 			authorizer["type"] = "cognito_user_pools"
 			arns := []any{}
 			arnList := slices.Clone(a.ProviderARNs)
@@ -125,7 +125,7 @@ func (s *security) schemes() map[string]any {
 			if a.TTLSeconds > 0 {
 				authorizer["authorizerResultTtlInSeconds"] = float64(a.TTLSeconds)
 			}
-		case framework.AuthorizerCustom:
+		case manifest.AuthorizerCustom:
 			authorizer["type"] = "token"
 			authorizer["authorizerUri"] = a.AuthorizerURI
 			authorizer["authorizerResultTtlInSeconds"] = float64(a.CacheTTL())

@@ -7,7 +7,7 @@ import (
 )
 
 // AccessLine is the JSON line the framework's Lambda adapter writes for
-// each request it answers (framework.AccessLogType).
+// each request it answers (names.AccessLogType).
 type AccessLine struct {
 	Time         string  `json:"time"`
 	Type         string  `json:"type"`

@@ -262,7 +262,7 @@ func main() {
 		return map[string]string{"hello": "world"}, nil
 	})
 
-	framework.Run(app)
+	app.Run()
 }
 `
 

@@ -145,9 +145,9 @@ func Routes(s *Store) *framework.Group {
 
 // requireEditor answers 401 unless the request says who edits: an early
 // answer from middleware, before the body is even decoded.
-func requireEditor(r *framework.Request, next framework.Handler) (*framework.Response, error) {
-	if r.Headers.Get("X-Editor") == "" {
+func requireEditor(c *framework.Call, next framework.Next) (*framework.Response, error) {
+	if c.Request.Headers.Get("X-Editor") == "" {
 		return nil, framework.UnauthorizedError{Message: "send the X-Editor header to change the catalogue"}
 	}
-	return next(r)
+	return next(c)
 }

@@ -27,8 +27,8 @@ func main() {
 	app.Route("/missing", func(r *framework.Request) (any, error) {
 		return nil, framework.NotFoundError{Message: "no such thing"}
 	}, framework.Name("missing"))
-	app.Schedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
+	app.OnSchedule("nightly", framework.Rate(24*time.Hour), func(ctx context.Context, ev events.EventBridgeEvent) error {
 		panic("nightly boom")
 	})
-	framework.Run(app)
+	app.Run()
 }

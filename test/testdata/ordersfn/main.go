@@ -15,5 +15,5 @@ func main() {
 		fmt.Printf("looking up order %s\n", id)
 		return map[string]string{"order": id}, nil
 	})
-	framework.Run(app)
+	app.Run()
 }

@@ -18,5 +18,5 @@ func main() {
 		}
 		return map[string]string{"name": name}, nil
 	})
-	framework.Run(app)
+	app.Run()
 }

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 func main() {
@@ -16,10 +16,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "inrepo: only manifest mode is implemented")
 		os.Exit(1)
 	}
-	m := framework.Manifest{
-		Version: framework.ManifestVersion,
+	m := manifest.Manifest{
+		Version: manifest.Version,
 		App:     "inrepo",
-		Routes: []framework.ManifestRoute{
+		Routes: []manifest.Route{
 			{Path: "/", Methods: []string{"GET"}, Handler: "index", ContentTypes: []string{"application/json"}},
 		},
 	}

@@ -1,4 +1,4 @@
-package framework
+package manifest
 
 import (
 	"encoding/json"
@@ -9,27 +9,27 @@ import (
 	"strings"
 )
 
-// HandlerKind is the kind of event a handler answers. Every kind is served
+// Kind is the kind of event a handler answers. Every kind is served
 // through one dispatch point, App.Invoke.
-type HandlerKind string
+type Kind string
 
-// Handler kinds, as they appear in ManifestFunction.Kind and Invocation.Kind.
+// Handler kinds, as they appear in Function.Kind and Invocation.Kind.
 const (
-	KindHTTP        HandlerKind = "http"        // the REST API's routes, one function for all
-	KindSchedule    HandlerKind = "schedule"    // an EventBridge schedule (rate or cron)
-	KindSQS         HandlerKind = "sqs"         // messages of an SQS queue
-	KindSNS         HandlerKind = "sns"         // messages of an SNS topic
-	KindS3          HandlerKind = "s3"          // object events of an S3 bucket
-	KindEventBridge HandlerKind = "eventbridge" // EventBridge events matching a pattern
-	KindDynamoDB    HandlerKind = "dynamodb"    // records of a DynamoDB stream
-	KindKinesis     HandlerKind = "kinesis"     // records of a Kinesis data stream
-	KindFunction    HandlerKind = "function"    // a plain function: any JSON in, any JSON out
+	KindHTTP        Kind = "http"        // the REST API's routes, one function for all
+	KindSchedule    Kind = "schedule"    // an EventBridge schedule (rate or cron)
+	KindSQS         Kind = "sqs"         // messages of an SQS queue
+	KindSNS         Kind = "sns"         // messages of an SNS topic
+	KindS3          Kind = "s3"          // object events of an S3 bucket
+	KindEventBridge Kind = "eventbridge" // EventBridge events matching a pattern
+	KindDynamoDB    Kind = "dynamodb"    // records of a DynamoDB stream
+	KindKinesis     Kind = "kinesis"     // records of a Kinesis data stream
+	KindFunction    Kind = "function"    // a plain function: any JSON in, any JSON out
 )
 
 // FunctionKinds returns the kinds of the handlers that get a Lambda function
 // of their own: every kind but KindHTTP.
-func FunctionKinds() []HandlerKind {
-	return []HandlerKind{KindSchedule, KindSQS, KindSNS, KindS3, KindEventBridge, KindDynamoDB, KindKinesis, KindFunction}
+func FunctionKinds() []Kind {
+	return []Kind{KindSchedule, KindSQS, KindSNS, KindS3, KindEventBridge, KindDynamoDB, KindKinesis, KindFunction}
 }
 
 // Starting positions of a stream's event source mapping.
@@ -38,7 +38,7 @@ const (
 	StartTrimHorizon = "TRIM_HORIZON" // every record the stream still holds
 )
 
-// S3 event types a bucket notification may name (ManifestFunction.Events).
+// S3 event types a bucket notification may name (Function.Events).
 var s3EventTypes = []string{
 	"s3:ObjectCreated:*", "s3:ObjectCreated:Put", "s3:ObjectCreated:Post", "s3:ObjectCreated:Copy", "s3:ObjectCreated:CompleteMultipartUpload",
 	"s3:ObjectRemoved:*", "s3:ObjectRemoved:Delete", "s3:ObjectRemoved:DeleteMarkerCreated",
@@ -47,15 +47,15 @@ var s3EventTypes = []string{
 	"s3:IntelligentTiering", "s3:ObjectTagging:*", "s3:ObjectAcl:Put",
 }
 
-// ManifestFunction is one event handler or plain function of a Manifest:
+// Function is one event handler or plain function of a Manifest:
 // each gets a Lambda function of its own, from the same package as the
 // REST API's function.
-type ManifestFunction struct {
+type Function struct {
 	// Name is the handler's name, unique among the app's functions and
 	// route handlers: letters, digits, - and _, starting with a letter.
 	Name string `json:"name"`
 	// Kind is the kind of event it answers.
-	Kind HandlerKind `json:"kind"`
+	Kind Kind `json:"kind"`
 	// Description describes the function; it becomes the Lambda function's.
 	Description string `json:"description,omitempty"`
 	// Schedule is the EventBridge schedule expression (KindSchedule).
@@ -85,8 +85,8 @@ type ManifestFunction struct {
 	ReportBatchItemFailures bool `json:"report_batch_item_failures,omitempty"`
 }
 
-// label names a function in error messages.
-func (f *ManifestFunction) label() string {
+// Label names a function in error messages.
+func (f *Function) Label() string {
 	if f.Kind == "" {
 		return fmt.Sprintf("function %q", f.Name)
 	}
@@ -103,7 +103,7 @@ var (
 )
 
 // checkSource checks a queue, topic, bucket or stream reference.
-func checkSource(kind HandlerKind, src string) error {
+func checkSource(kind Kind, src string) error {
 	what, service, nameRe := "stream", string(kind), (*regexp.Regexp)(nil)
 	switch kind {
 	case KindSQS:
@@ -166,7 +166,7 @@ func (m *Manifest) validateFunctions() []error {
 	for i := range m.Functions {
 		f := &m.Functions[i]
 		bad := func(format string, args ...any) {
-			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{f.label()}, args...)...))
+			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{f.Label()}, args...)...))
 		}
 		switch {
 		case !functionNameRe.MatchString(f.Name):
@@ -197,7 +197,7 @@ func (m *Manifest) validateFunctions() []error {
 			if !strings.HasPrefix(f.Schedule, "rate(") && !strings.HasPrefix(f.Schedule, "cron(") {
 				bad("schedule %q is not a rate(...) or cron(...) expression: build it with framework.Rate or framework.Cron", f.Schedule)
 			} else if strings.HasPrefix(f.Schedule, "cron(") {
-				if err := checkCron(strings.TrimSuffix(strings.TrimPrefix(f.Schedule, "cron("), ")")); err != nil {
+				if err := CheckCron(strings.TrimSuffix(strings.TrimPrefix(f.Schedule, "cron("), ")")); err != nil {
 					bad("%w", err)
 				}
 			}

@@ -1,4 +1,4 @@
-package framework
+package manifest
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ const defaultCustomTTL = 300
 
 // methodsLabel names a route with its methods in authorizer errors:
 // `route GET,POST /p (handler "h")`.
-func (r *ManifestRoute) methodsLabel() string {
+func (r *Route) methodsLabel() string {
 	return fmt.Sprintf("route %s %s (handler %q)", strings.Join(r.Methods, ","), r.Path, r.Handler)
 }
 
@@ -22,7 +22,7 @@ func (r *ManifestRoute) methodsLabel() string {
 // and one definition per name across the routes.
 func (m *Manifest) validateAuthorizers() []error {
 	var errs []error
-	first := map[string]*ManifestRoute{} // authorizer name → the route that defined it first
+	first := map[string]*Route{} // authorizer name → the route that defined it first
 	for i := range m.Routes {
 		r := &m.Routes[i]
 		a := r.Authorizer
@@ -53,7 +53,7 @@ func (m *Manifest) validateAuthorizers() []error {
 }
 
 // validate checks a user pool or custom authorizer on its own.
-func (a *ManifestAuthorizer) validate() error {
+func (a *Authorizer) validate() error {
 	switch {
 	case a.Name == "":
 		return fmt.Errorf("no name: a %s authorizer needs one (it names the authorizer in the REST API)", a.Type)
@@ -82,7 +82,7 @@ func (a *ManifestAuthorizer) validate() error {
 
 // CacheTTL is the authorizer's cache TTL as API Gateway applies it: a custom
 // authorizer's 0 means the default of 300 s.
-func (a *ManifestAuthorizer) CacheTTL() int {
+func (a *Authorizer) CacheTTL() int {
 	if a.Type == AuthorizerCustom && a.TTLSeconds == 0 {
 		return defaultCustomTTL
 	}
@@ -91,7 +91,7 @@ func (a *ManifestAuthorizer) CacheTTL() int {
 
 // authorizerDiff describes how two definitions of one authorizer differ, or
 // returns "" when they are the same.
-func authorizerDiff(a, b *ManifestAuthorizer) string {
+func authorizerDiff(a, b *Authorizer) string {
 	var d []string
 	if a.Type != b.Type {
 		d = append(d, fmt.Sprintf("kind %s vs %s", a.Type, b.Type))

@@ -1,4 +1,4 @@
-package framework
+package manifest
 
 import (
 	"errors"
@@ -10,18 +10,18 @@ import (
 	"strings"
 )
 
-// ManifestVersion is the version of the route manifest format written by
+// Version is the version of the route manifest format written by
 // (*App).Manifest. Readers must refuse a manifest whose version they do not
 // know. Version 2 added the event handlers and plain functions (Functions)
 // and the typed handlers' schemas: a reader of version 1 would deploy such
 // an app without its functions, so it must refuse it instead.
-const ManifestVersion = 2
+const Version = 2
 
 // Manifest is the machine-readable route table of an app. The app prints it
 // as JSON when it runs in manifest mode (see Run); synthesis builds the REST
 // API from it, so it carries every route feature API Gateway needs to know.
 type Manifest struct {
-	// Version is ManifestVersion.
+	// Version is Version.
 	Version int `json:"version"`
 	// App is the app's name.
 	App string `json:"app"`
@@ -30,10 +30,10 @@ type Manifest struct {
 	BinaryTypes []string `json:"binary_types"`
 	// Routes lists one entry per handler, sorted by path and then by the
 	// first method.
-	Routes []ManifestRoute `json:"routes"`
+	Routes []Route `json:"routes"`
 	// Functions lists the event handlers and plain functions, each a
 	// Lambda function of its own, sorted by name.
-	Functions []ManifestFunction `json:"functions,omitempty"`
+	Functions []Function `json:"functions,omitempty"`
 	// Schemas are the OpenAPI 3.0 Schema Objects of the named struct types
 	// of typed handlers, by component name; the routes' schemas refer to
 	// them as {"$ref": "#/components/schemas/<name>"}. Absent without
@@ -41,8 +41,8 @@ type Manifest struct {
 	Schemas map[string]any `json:"schemas,omitempty"`
 }
 
-// ManifestRoute is one handler of one path in a Manifest.
-type ManifestRoute struct {
+// Route is one handler of one path in a Manifest.
+type Route struct {
 	// Path is the route pattern, for example "/users/{name}".
 	Path string `json:"path"`
 	// Methods are the upper-case HTTP methods the handler serves, sorted;
@@ -53,11 +53,11 @@ type ManifestRoute struct {
 	// ContentTypes are the request content types the route accepts.
 	ContentTypes []string `json:"content_types"`
 	// CORS is nil when CORS is off for the route; otherwise the headers to send.
-	CORS *ManifestCORS `json:"cors"`
+	CORS *CORS `json:"cors"`
 	// APIKeyRequired is true when requests must carry a valid X-Api-Key.
 	APIKeyRequired bool `json:"api_key_required"`
 	// Authorizer is nil when the route has no authorizer.
-	Authorizer *ManifestAuthorizer `json:"authorizer"`
+	Authorizer *Authorizer `json:"authorizer"`
 	// RequestSchema is the OpenAPI 3.0 Schema Object of a typed handler's
 	// request body; nil for a handler without a body parameter.
 	RequestSchema map[string]any `json:"request_schema,omitempty"`
@@ -69,10 +69,10 @@ type ManifestRoute struct {
 	Status int `json:"status,omitempty"`
 }
 
-// ManifestCORS is the CORS configuration of a route with every default
+// CORS is the CORS configuration of a route with every default
 // filled in. Headers computes the headers it makes; the runtime and the
 // deployed API both send exactly those.
-type ManifestCORS struct {
+type CORS struct {
 	// AllowOrigin is the single origin sent in Access-Control-Allow-Origin.
 	AllowOrigin string `json:"allow_origin"`
 	// AllowHeaders is the full list sent in Access-Control-Allow-Headers,
@@ -86,15 +86,15 @@ type ManifestCORS struct {
 	AllowCredentials bool `json:"allow_credentials,omitempty"`
 }
 
-// Authorizer kinds as they appear in ManifestAuthorizer.Type.
+// Authorizer kinds as they appear in Authorizer.Type.
 const (
 	AuthorizerIAM      = "iam"
 	AuthorizerUserPool = "cognito_user_pools"
 	AuthorizerCustom   = "custom"
 )
 
-// ManifestAuthorizer describes a route's authorizer.
-type ManifestAuthorizer struct {
+// Authorizer describes a route's authorizer.
+type Authorizer struct {
 	// Type is AuthorizerIAM, AuthorizerUserPool or AuthorizerCustom.
 	Type string `json:"type"`
 	// Name is the authorizer's name (empty for IAM).
@@ -180,6 +180,25 @@ func duplicateCapture(segs []string, i int, name string) error {
 	return fmt.Errorf("the capture name %q appears twice in the path: give each capture its own name, such as /%s (the handler receives the captures in order, one string argument each)", name, strings.Join(renamed, "/"))
 }
 
+// DefaultCORSHeaders are the request headers every CORS route allows.
+var DefaultCORSHeaders = []string{"Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token", "X-Api-Key"}
+
+// WithDefaults returns a copy of c with every default filled in: the origin
+// "*" when empty, and AllowHeaders as the sorted union of DefaultCORSHeaders
+// and c's own. It returns nil when c is nil.
+func (c *CORS) WithDefaults() *CORS {
+	if c == nil {
+		return nil
+	}
+	return &CORS{
+		AllowOrigin:      c.origin(),
+		AllowHeaders:     corsAllowHeaders(c.AllowHeaders),
+		ExposeHeaders:    slices.Clone(c.ExposeHeaders),
+		MaxAge:           c.MaxAge,
+		AllowCredentials: c.AllowCredentials,
+	}
+}
+
 // corsAllowHeaders is the sorted union of DefaultCORSHeaders and extra.
 func corsAllowHeaders(extra []string) []string {
 	out := append(slices.Clone(DefaultCORSHeaders), extra...)
@@ -188,7 +207,7 @@ func corsAllowHeaders(extra []string) []string {
 }
 
 // origin is AllowOrigin, "*" when empty.
-func (c *ManifestCORS) origin() string {
+func (c *CORS) origin() string {
 	if c.AllowOrigin == "" {
 		return "*"
 	}
@@ -201,7 +220,7 @@ func (c *ManifestCORS) origin() string {
 // Access-Control-Allow-Headers (DefaultCORSHeaders and AllowHeaders, sorted,
 // without duplicates), then Access-Control-Expose-Headers, -Max-Age and
 // -Allow-Credentials when set.
-func (c *ManifestCORS) Headers() []HeaderField {
+func (c *CORS) Headers() []HeaderField {
 	h := make([]HeaderField, 0, 5)
 	h = append(h,
 		HeaderField{"Access-Control-Allow-Origin", c.origin()},
@@ -221,7 +240,7 @@ func (c *ManifestCORS) Headers() []HeaderField {
 // PreflightHeaders returns the headers of the answer to an OPTIONS preflight
 // on a CORS path whose routes serve methods: Access-Control-Allow-Methods
 // (methods sorted, then OPTIONS) followed by Headers.
-func (c *ManifestCORS) PreflightHeaders(methods []string) []HeaderField {
+func (c *CORS) PreflightHeaders(methods []string) []HeaderField {
 	allow := slices.Sorted(slices.Values(methods))
 	allow = append(allow, "OPTIONS")
 	return append([]HeaderField{{"Access-Control-Allow-Methods", strings.Join(allow, ",")}}, c.Headers()...)
@@ -229,7 +248,7 @@ func (c *ManifestCORS) PreflightHeaders(methods []string) []HeaderField {
 
 // Equal reports whether c and o make the same headers (Headers); two nil
 // settings are equal, a nil and a non-nil one are not.
-func (c *ManifestCORS) Equal(o *ManifestCORS) bool {
+func (c *CORS) Equal(o *CORS) bool {
 	if c == nil || o == nil {
 		return c == nil && o == nil
 	}
@@ -237,7 +256,7 @@ func (c *ManifestCORS) Equal(o *ManifestCORS) bool {
 }
 
 // validate checks the values API Gateway and browsers can use.
-func (c *ManifestCORS) validate() error {
+func (c *CORS) validate() error {
 	if o := strings.TrimSpace(c.origin()); strings.ContainsAny(o, " ,") {
 		return fmt.Errorf("CORS AllowOrigin %q lists several origins: it must be a single origin (a list does not work in every browser); answer OPTIONS yourself to pick one per request", c.AllowOrigin)
 	}
@@ -248,7 +267,7 @@ func (c *ManifestCORS) validate() error {
 }
 
 // label names a route in error messages.
-func (r *ManifestRoute) label() string {
+func (r *Route) label() string {
 	return fmt.Sprintf("route %s (handler %q)", r.Path, r.Handler)
 }
 
@@ -270,11 +289,14 @@ func (m *Manifest) Validate() error {
 			errs = append(errs, fmt.Errorf("binary type %q holds \"~1\": write it with a plain \"/\" (%q); the ~1 escape belongs to JSON Patch paths, and API Gateway would keep it as is", t, strings.ReplaceAll(t, "~1", "/")))
 		}
 	}
-	binary := newTypeSet(m.BinaryTypes)
+	binary := map[string]bool{}
+	for _, t := range m.BinaryTypes {
+		binary[MediaType(t)] = true
+	}
 
 	type pathRoutes struct {
-		first   *ManifestRoute
-		methods map[string]*ManifestRoute
+		first   *Route
+		methods map[string]*Route
 		names   map[string]bool
 	}
 	paths := map[string]*pathRoutes{}
@@ -314,7 +336,7 @@ func (m *Manifest) Validate() error {
 				bad("content type %q is malformed (%v): write it like application/json", ct, err)
 				continue
 			}
-			if binary.has(mt) {
+			if binary[mt] {
 				nBinary++
 			}
 		}
@@ -327,13 +349,13 @@ func (m *Manifest) Validate() error {
 
 		p := paths[r.Path]
 		if p == nil {
-			shape := shapeOf(r.Path)
+			shape := Shape(r.Path)
 			if other, ok := shapes[shape]; ok {
 				errs = append(errs, fmt.Errorf("routes %s and %s: the same path with different capture names; API Gateway needs one name per position, use the same names", other, r.Path))
 				continue
 			}
 			shapes[shape] = r.Path
-			p = &pathRoutes{first: r, methods: map[string]*ManifestRoute{}, names: map[string]bool{}}
+			p = &pathRoutes{first: r, methods: map[string]*Route{}, names: map[string]bool{}}
 			paths[r.Path] = p
 		} else if !p.first.CORS.Equal(r.CORS) {
 			errs = append(errs, fmt.Errorf("%s and %s set different CORS settings on a shared path: API Gateway answers one preflight per path; give them the same CORS setting", p.first.label(), r.label()))
@@ -355,8 +377,8 @@ func (m *Manifest) Validate() error {
 	return errors.Join(errs...)
 }
 
-// shapeOf is pattern with every capture name blanked: "/u/{}".
-func shapeOf(pattern string) string {
+// Shape is pattern with every capture name blanked: "/u/{}".
+func Shape(pattern string) string {
 	segs := strings.Split(pattern, "/")
 	for i, s := range segs {
 		if strings.HasPrefix(s, "{") {
@@ -364,4 +386,19 @@ func shapeOf(pattern string) string {
 		}
 	}
 	return strings.Join(segs, "/")
+}
+
+// MediaType returns the lower-case media type of a Content-Type or Accept
+// entry without parameters ("" for ""), also for a value mime cannot parse.
+func MediaType(v string) string {
+	if v == "" {
+		return ""
+	}
+	if mt, _, err := mime.ParseMediaType(v); err == nil {
+		return mt
+	}
+	if i := strings.IndexByte(v, ';'); i >= 0 {
+		v = v[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(v))
 }

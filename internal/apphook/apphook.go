@@ -1,0 +1,49 @@
+// Package apphook reaches what an App does beyond framework's public API:
+// its route manifest, its one dispatch point and the API Gateway emulation
+// that `framework local` and frameworktest share. Package framework sets Of
+// when it is initialized; only this repository's packages can import this
+// one, so none of it is API an app author sees.
+package apphook
+
+import (
+	"context"
+	"net"
+	"net/http"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// App is an app's internals.
+type App interface {
+	// Manifest returns the app's route manifest, or its declaration errors.
+	Manifest() (*manifest.Manifest, error)
+	// Invoke delivers one event to the handler named name ("" or "api" for
+	// the REST API's function, whose event is an API Gateway proxy event)
+	// and returns its JSON result, as the deployed function does.
+	Invoke(ctx context.Context, name string, event []byte) ([]byte, error)
+	// HandleEvent answers one API Gateway REST API proxy event, as the
+	// REST API's function does.
+	HandleEvent(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
+	// Handler serves the app over HTTP as the deployed API would at stage:
+	// API Gateway's own answers first, then the function's.
+	Handler(stage string) http.Handler
+	// Serve serves the app over HTTP on l, as `framework local` does, until
+	// ctx is done; then it shuts down gracefully.
+	Serve(ctx context.Context, l net.Listener, stage string) error
+	// GatewayEvent is the proxy event the deployed API would send the
+	// function for a request; target is the path, still percent-encoded,
+	// with an optional query string.
+	GatewayEvent(method, target string, body []byte, headers map[string]string, stage string) events.APIGatewayProxyRequest
+	// GatewayAnswer is the answer API Gateway gives ev itself, before the
+	// function runs, and true; or nil and false when ev reaches the function.
+	GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool)
+	// GatewayBody is the body a client receives when the function answers
+	// ev with out (API Gateway decodes base64 bodies the client accepts as
+	// binary).
+	GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte
+}
+
+// Of returns the internals of app, a *framework.App. It is nil until
+// package framework is initialized, which importing it does.
+var Of func(app any) App
