@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
@@ -62,7 +61,7 @@ func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 	for _, f := range m.Functions {
 		known[f.Name] = true
 		for _, e := range f.Events {
-			if _, ok := s3EventTypes[e]; f.Kind == framework.KindS3 && !ok {
+			if _, ok := s3EventTypes[e]; f.Kind == manifest.KindS3 && !ok {
 				return fmt.Errorf("s3 handler %q: event type %q has no CDK counterpart", f.Name, e)
 			}
 		}
@@ -124,15 +123,19 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 		// concurrency, layers, VPC, tracing, an owned log group.
 		ApplyFunctionSettings(fn, cfg)
 
-		switch spec.Kind {
-		case framework.KindSchedule, framework.KindEventBridge:
+		kind, ok := manifest.SpecOf(spec.Kind)
+		if !ok {
+			return fmt.Errorf("function %q: kind %q is unknown to this version of the construct: build the app and the CLI from the same framework version", spec.Name, spec.Kind)
+		}
+		switch kind.Trigger {
+		case manifest.TriggerRule:
 			props := &awsevents.CfnRuleProps{
 				Description: jsii.String(fmt.Sprintf("Triggers the %s handler %s of %s", spec.Kind, spec.Name, p.Name)),
 				State:       jsii.String("ENABLED"),
 				Targets:     &[]any{&awsevents.CfnRule_TargetProperty{Arn: fn.FunctionArn(), Id: jsii.String("Handler")}},
 			}
 			id := "Schedule"
-			if spec.Kind == framework.KindSchedule {
+			if spec.Schedule != "" {
 				props.ScheduleExpression = jsii.String(spec.Schedule)
 			} else {
 				var pattern map[string]any
@@ -146,8 +149,8 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				Principal: awsiam.NewServicePrincipal(jsii.String("events.amazonaws.com"), nil),
 				SourceArn: rule.AttrArn(),
 			})
-		case framework.KindSNS:
-			topic := sourceArn(stack, "sns", spec.Source, "")
+		case manifest.TriggerSubscription:
+			topic := sourceArn(stack, kind, spec.Source)
 			awssns.NewCfnSubscription(fn, jsii.String("Subscription"), &awssns.CfnSubscriptionProps{
 				Protocol: jsii.String("lambda"), TopicArn: topic, Endpoint: fn.FunctionArn(),
 			})
@@ -155,7 +158,7 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				Principal: awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil),
 				SourceArn: topic,
 			})
-		case framework.KindS3:
+		case manifest.TriggerBucketNotification:
 			name := strings.TrimPrefix(spec.Source, "arn:aws:s3:::")
 			if i := strings.LastIndex(name, ":::"); i >= 0 { // another partition
 				name = name[i+3:]
@@ -182,22 +185,10 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 					bucket.AddEventNotification(s3EventTypes[e], awss3notifications.NewLambdaDestination(fn))
 				}
 			}
-		case framework.KindSQS, framework.KindDynamoDB, framework.KindKinesis:
-			var arn *string
-			var actions []string
-			switch spec.Kind {
-			case framework.KindSQS:
-				arn = sourceArn(stack, "sqs", spec.Source, "")
-				actions = []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}
-			case framework.KindDynamoDB:
-				arn = jsii.String(spec.Source)
-				actions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
-			default:
-				arn = sourceArn(stack, "kinesis", spec.Source, "stream/")
-				actions = []string{"kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords", "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:ListStreams", "kinesis:SubscribeToShard"}
-			}
+		case manifest.TriggerMapping:
+			arn := sourceArn(stack, kind, spec.Source)
 			fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Actions: jsii.Strings(actions...), Resources: &[]*string{arn},
+				Actions: jsii.Strings(kind.ReadActions...), Resources: &[]*string{arn},
 			}))
 			opts := &awslambda.EventSourceMappingOptions{EventSourceArn: arn, Enabled: jsii.Bool(true)}
 			if spec.BatchSize > 0 {
@@ -210,14 +201,14 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				opts.ReportBatchItemFailures = jsii.Bool(true)
 			}
 			switch spec.StartingPosition {
-			case framework.StartLatest:
+			case manifest.StartLatest:
 				opts.StartingPosition = awslambda.StartingPosition_LATEST
-			case framework.StartTrimHorizon:
+			case manifest.StartTrimHorizon:
 				opts.StartingPosition = awslambda.StartingPosition_TRIM_HORIZON
 			}
 			fn.AddEventSourceMapping(jsii.String("Source"), opts)
-		case framework.KindFunction:
-			// Invoked directly: no trigger.
+		case manifest.TriggerNone:
+			// Invoked directly.
 		}
 	}
 	return nil
@@ -225,11 +216,11 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 
 // sourceArn returns the ARN of a queue, topic or stream given by name (in
 // the stack's account and region) or ARN.
-func sourceArn(stack awscdk.Stack, service, source, resourcePrefix string) *string {
+func sourceArn(stack awscdk.Stack, kind manifest.KindSpec, source string) *string {
 	if strings.HasPrefix(source, "arn:") {
 		return jsii.String(source)
 	}
-	return stack.FormatArn(&awscdk.ArnComponents{Service: jsii.String(service), Resource: jsii.String(resourcePrefix + source)})
+	return stack.FormatArn(&awscdk.ArnComponents{Service: jsii.String(kind.Service), Resource: jsii.String(kind.ARNResource + source)})
 }
 
 // bucketID makes a bucket name a construct id of letters and digits.

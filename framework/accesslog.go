@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -17,7 +18,7 @@ import (
 )
 
 // Structured runtime logs of a deployed app. In Lambda, Run serves each
-// API event through accessLogged (inside App.Invoke's dispatch), which
+// API event through accessLogged (inside invokeNamed's dispatch), which
 // writes one JSON access line per request to stdout (Lambda sends stdout to CloudWatch Logs), and makes
 // log/slog records carry the invocation's request id.
 //
@@ -49,7 +50,7 @@ func setCurrent(id string) {
 	current.Unlock()
 }
 
-// accessLogged returns HandleEvent plus one access line per event written
+// accessLogged returns handleEvent plus one access line per event written
 // to access (none when access is nil), with the invocation's request id
 // known to RequestIDHandler while it runs: how the deployed API's function
 // serves its events.
@@ -210,8 +211,9 @@ func (h *RequestIDHandler) WithGroup(name string) slog.Handler {
 // that set its own default handler before Run keeps it, wrapped; otherwise
 // the default becomes JSON lines on stdout, which CloudWatch Logs Insights
 // reads field by field. The standard log package keeps its output and
-// flags (slog.SetDefault would send it through the new handler), so that
-// lines such as aws-lambda-go's own error reports stay as they were.
+// flags (slog.SetDefault would send it through the new handler), less the
+// error payloads aws-lambda-go logs for each failed invocation: the app's
+// own JSON error line already reports the failure.
 func installLogHandler(stdout io.Writer) {
 	h := slog.Default().Handler()
 	if _, ok := h.(*RequestIDHandler); ok {
@@ -222,6 +224,21 @@ func installLogHandler(stdout io.Writer) {
 	}
 	w, flags := log.Writer(), log.Flags()
 	slog.SetDefault(slog.New(&RequestIDHandler{Handler: h}))
-	log.SetOutput(w)
+	log.SetOutput(dropErrorPayloads{w})
 	log.SetFlags(flags)
+}
+
+// dropErrorPayloads passes on what the standard log package writes, except
+// the line aws-lambda-go's invoke loop logs for a failed invocation: its
+// error payload, {"errorMessage":...,"errorType":...}, after the log
+// package's date and time.
+type dropErrorPayloads struct{ w io.Writer }
+
+func (d dropErrorPayloads) Write(p []byte) (int, error) {
+	if i := bytes.Index(p, []byte(`{"errorMessage":`)); i >= 0 &&
+		len(bytes.Trim(p[:i], "0123456789/:. ")) == 0 &&
+		bytes.Contains(p[i:], []byte(`"errorType":`)) && bytes.HasSuffix(bytes.TrimSpace(p), []byte("}")) {
+		return len(p), nil
+	}
+	return d.w.Write(p)
 }

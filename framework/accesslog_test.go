@@ -218,3 +218,24 @@ func TestLogPackageKept(t *testing.T) {
 		t.Errorf("log output %q, stdout %q; want the line as written, on log's own output", logOut.String(), stdout.String())
 	}
 }
+
+// TestDropErrorPayloads: in Lambda the standard log package keeps the app's
+// own lines and loses only the runtime client's copy of an error payload.
+func TestDropErrorPayloads(t *testing.T) {
+	var out bytes.Buffer
+	w := dropErrorPayloads{&out}
+	for _, line := range []string{
+		"2026/11/25 02:19:57 {\"errorMessage\":\"handler \\\"nightly\\\" panicked: boom\",\"errorType\":\"PanicError\"}\n",
+		"2026/11/25 02:19:57 user line\n",
+		"2026/11/25 02:19:57 saved {\"errorMessage\":\"x\",\"errorType\":\"y\"}\n",
+		"failed to get the next invoke: connection refused\n",
+	} {
+		if n, err := w.Write([]byte(line)); n != len(line) || err != nil {
+			t.Errorf("Write(%q) = %d, %v", line, n, err)
+		}
+	}
+	want := "2026/11/25 02:19:57 user line\n2026/11/25 02:19:57 saved {\"errorMessage\":\"x\",\"errorType\":\"y\"}\nfailed to get the next invoke: connection refused\n"
+	if out.String() != want {
+		t.Errorf("passed on\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -2,7 +2,7 @@
 // Lambda behind API Gateway, and on a local HTTP server during development,
 // with the same request pipeline in both places.
 //
-// Declare routes on an App, then hand it to Run from main:
+// Declare routes on an App, then run it from main:
 //
 //	app := framework.New("hello")
 //	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
@@ -50,8 +50,8 @@ type APIConfig struct {
 }
 
 // App is an application: a name, settings and a route table. Configure it and
-// register routes before it serves; after the first request, manifest.Manifest or
-// Validate call, the route table is fixed.
+// register routes before it serves; after the first request or Validate call,
+// the route table is fixed.
 type App struct {
 	// Name is the application's name; stacks and functions are named after it.
 	Name string
@@ -72,7 +72,7 @@ type App struct {
 	API APIConfig
 
 	mu          sync.Mutex
-	routes      []*Route
+	routes      []*route
 	regErrs     []error
 	authorizers map[string]*manifest.Authorizer // DefineAuthorizer (deprecated)
 
@@ -81,8 +81,8 @@ type App struct {
 	err   error
 
 	functions []*function // event handlers and plain functions
-	// apiEvents serves the API's events in dispatch (HandleEvent when nil;
-	// Run sets the access-logged HandleEvent in Lambda mode).
+	// apiEvents serves the API's events in dispatch (handleEvent when nil;
+	// Run sets the access-logged handleEvent in Lambda mode).
 	apiEvents  func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
 	middleware []kindMiddleware // Use, UseFor
 	groups     []registration   // Register
@@ -99,7 +99,7 @@ func New(name string) *App {
 // (default GET), content types, CORS, API key and authorizer.
 //
 // Registration never panics: a wrong declaration is reported, with the route
-// named, by Validate, manifest.Manifest, Run and the first request.
+// named, by Validate, Run and the first request.
 func (a *App) Route(path string, handler any, opts ...RouteOption) {
 	r := newRoute(path, handler, opts)
 	r.where = callerAt(1)
@@ -145,7 +145,7 @@ func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI 
 	a.authorizers[name] = m
 }
 
-// Validate checks every route declaration and returns all problems found,
+// Validate checks every declaration and returns all problems found,
 // each naming the route involved, or nil.
 func (a *App) Validate() error {
 	if _, err := a.compiled(); err != nil {
@@ -208,7 +208,7 @@ func (a *App) compile() (*routeTable, error) {
 	return buildTable(a.routes, newTypeSet(a.API.BinaryTypes)), nil
 }
 
-// manifest.Manifest returns the app's route table, or the declaration errors.
+// routeManifest returns the app's route table, or the declaration errors.
 func (a *App) routeManifest() (*manifest.Manifest, error) {
 	if _, err := a.compiled(); err != nil {
 		return nil, err
@@ -221,7 +221,7 @@ func (a *App) routeManifest() (*manifest.Manifest, error) {
 func (a *App) manifest() *manifest.Manifest { return a.manifestOf(a.routes) }
 
 // manifestOf describes routes as manifest does.
-func (a *App) manifestOf(routes []*Route) *manifest.Manifest {
+func (a *App) manifestOf(routes []*route) *manifest.Manifest {
 	m := &manifest.Manifest{Version: manifest.Version, App: a.Name, BinaryTypes: append([]string{}, a.API.BinaryTypes...), Routes: make([]manifest.Route, 0, len(routes))}
 	ss := newSchemaSet()
 	for _, r := range routes {
@@ -249,7 +249,8 @@ func firstOr(s []string) string {
 	return s[0]
 }
 
-// DeclarationError lists every problem found in an app's route declarations.
+// DeclarationError lists every problem found in an app's declarations:
+// its routes, event handlers and plain functions.
 type DeclarationError struct{ Errs []error }
 
 // Error lists every problem, one a line, sorted.
@@ -259,7 +260,11 @@ func (e *DeclarationError) Error() string {
 		msgs[i] = err.Error()
 	}
 	slices.Sort(msgs)
-	return fmt.Sprintf("%d invalid route declaration(s):\n  %s", len(msgs), strings.Join(msgs, "\n  "))
+	noun := "declarations"
+	if len(msgs) == 1 {
+		noun = "declaration"
+	}
+	return fmt.Sprintf("%d invalid %s:\n  %s", len(msgs), noun, strings.Join(msgs, "\n  "))
 }
 
 // Unwrap returns the individual problems.

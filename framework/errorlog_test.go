@@ -397,6 +397,11 @@ func TestErrorLineProcess(t *testing.T) {
 		if len(lines) != 1 || lines[0]["kind"] != "schedule" || lines[0]["handler"] != "nightly" || lines[0]["request_id"] == nil || lines[0]["stack"] == nil {
 			t.Errorf("error lines %v, want one panic line of the nightly handler with its request id and stack:\n%s", lines, stderr.String())
 		}
+		// One failure, one line, and that line JSON: not also the Lambda
+		// runtime client's own log.Printf of the error payload.
+		if n := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1; n != 1 {
+			t.Errorf("stderr has %d lines for one failed invocation, want the one JSON error line:\n%s", n, stderr.String())
+		}
 	})
 
 	t.Run("local", func(t *testing.T) {

@@ -64,7 +64,7 @@ func ExampleApp_Validate() {
 	app.Route("/items/{id}", func(r *framework.Request) (any, error) { return nil, nil })
 	fmt.Println(app.Validate())
 	// Output:
-	// 1 invalid route declaration(s):
+	// 1 invalid declaration:
 	//   route /items/{id}: the handler func(*framework.Request) (interface {}, error) has 0 capture parameter(s) after the *Request but the path has 1 capture(s): want func(*framework.Request, string) (T, error)
 }
 

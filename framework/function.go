@@ -39,7 +39,21 @@ type FunctionOption struct {
 	apply func(*manifest.Function)
 }
 
-var batchKinds = []HandlerKind{KindSQS, KindDynamoDB, KindKinesis}
+// kindsWhere lists the kinds whose description satisfies ok.
+func kindsWhere(ok func(manifest.KindSpec) bool) []HandlerKind {
+	var out []HandlerKind
+	for _, k := range manifest.Kinds {
+		if ok(k) {
+			out = append(out, k.Kind)
+		}
+	}
+	return out
+}
+
+var (
+	batchKinds  = kindsWhere(func(k manifest.KindSpec) bool { return k.MaxBatch > 0 })
+	streamKinds = kindsWhere(func(k manifest.KindSpec) bool { return k.Stream })
+)
 
 // Description describes the function; it becomes the Lambda function's description.
 func Description(text string) FunctionOption {
@@ -67,7 +81,7 @@ func MaxBatchingWindow(d time.Duration) FunctionOption {
 // StartingPosition sets where a DynamoDB or Kinesis handler starts reading
 // its stream: StartLatest (the default) or StartTrimHorizon.
 func StartingPosition(p string) FunctionOption {
-	return FunctionOption{name: "StartingPosition", kinds: []HandlerKind{KindDynamoDB, KindKinesis}, apply: func(m *manifest.Function) { m.StartingPosition = p }}
+	return FunctionOption{name: "StartingPosition", kinds: streamKinds, apply: func(m *manifest.Function) { m.StartingPosition = p }}
 }
 
 // S3Events sets the S3 event types an S3 handler receives (default
@@ -111,12 +125,10 @@ func (a *App) OnSQSMessage(name, queue string, handler func(context.Context, eve
 // messages that failed (by MessageId) so that only those are retried; an
 // error still fails the whole batch.
 func (a *App) OnSQSPartialBatch(name, queue string, handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), opts ...FunctionOption) {
-	call := withResult(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		r, err := handler(ctx, ev)
+	call := partialBatch(handler, func(r *events.SQSEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.SQSBatchItemFailure{}
 		}
-		return r, err
 	})
 	a.addSource(a.newPartial(name, KindSQS, handler == nil, call, opts), queue)
 }
@@ -164,12 +176,10 @@ func (a *App) OnDynamoDBRecord(name, streamARN string, handler func(context.Cont
 // the records that failed (by sequence number) so that Lambda retries
 // from the first of them.
 func (a *App) OnDynamoDBPartialBatch(name, streamARN string, handler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error), opts ...FunctionOption) {
-	call := withResult(func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-		r, err := handler(ctx, ev)
+	call := partialBatch(handler, func(r *events.DynamoDBEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.DynamoDBBatchItemFailure{}
 		}
-		return r, err
 	})
 	a.addSource(a.newPartial(name, KindDynamoDB, handler == nil, call, opts), streamARN)
 }
@@ -186,12 +196,10 @@ func (a *App) OnKinesisRecord(name, stream string, handler func(context.Context,
 // records that failed (by sequence number) so that Lambda retries from the
 // first of them.
 func (a *App) OnKinesisPartialBatch(name, stream string, handler func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error), opts ...FunctionOption) {
-	call := withResult(func(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
-		r, err := handler(ctx, ev)
+	call := partialBatch(handler, func(r *events.KinesisEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.KinesisBatchItemFailure{}
 		}
-		return r, err
 	})
 	a.addSource(a.newPartial(name, KindKinesis, handler == nil, call, opts), stream)
 }
@@ -222,7 +230,7 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 	if nilHandler {
 		f.errs = append(f.errs, errors.New("the handler is nil: pass a function"))
 	}
-	if kind == KindDynamoDB || kind == KindKinesis {
+	if slices.Contains(streamKinds, kind) {
 		f.spec.StartingPosition = StartLatest
 	}
 	for _, o := range opts {
@@ -319,6 +327,16 @@ func noResult[E any](f func(context.Context, E) error) eventFunc {
 	}
 }
 
+// partialBatch calls a handler that reports its failed items; fill makes
+// a response without failures list none ([]), as Lambda expects.
+func partialBatch[E, R any](handler func(context.Context, E) (R, error), fill func(*R)) eventFunc {
+	return withResult(func(ctx context.Context, ev E) (R, error) {
+		r, err := handler(ctx, ev)
+		fill(&r)
+		return r, err
+	})
+}
+
 func withResult[E, R any](f func(context.Context, E) (R, error)) eventFunc {
 	return func(ctx context.Context, event []byte) ([]byte, error) {
 		var ev E
@@ -340,10 +358,15 @@ type EventError struct {
 	Kind HandlerKind
 	Type string
 	Err  error
+
+	handler string // the handler's label, once dispatched
 }
 
-// Error says which type the event did not fit.
+// Error names the handler and says which type the event did not fit.
 func (e *EventError) Error() string {
+	if e.handler != "" {
+		return fmt.Sprintf("%s: the event is not a %s: %v", e.handler, e.Type, e.Err)
+	}
 	return fmt.Sprintf("the event is not a %s: %v", e.Type, e.Err)
 }
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +57,7 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 		}, []string{`S3 event type "s3:ObjectMade" is unknown`}},
 		{"missing stream", func(a *framework.App) {
 			a.OnDynamoDBRecord("audit", "", func(context.Context, events.DynamoDBEvent) error { return nil })
-		}, []string{`dynamodb handler "audit": no stream: give the DynamoDB table's stream ARN`}},
+		}, []string{`dynamodb handler "audit": no stream: give the DynamoDB stream's ARN`}},
 		{"DynamoDB stream by name", func(a *framework.App) {
 			a.OnDynamoDBRecord("audit", "T", func(context.Context, events.DynamoDBEvent) error { return nil })
 		}, []string{`a DynamoDB stream is referenced by its ARN`}},
@@ -188,7 +190,7 @@ func TestInvokeKinds(t *testing.T) {
 	if _, err := apphook.Of(app).Invoke(ctx, "nope", []byte(`{}`)); err == nil || err.Error() != `the app ev has no handler named "nope"; its handlers are: add, api, boom, partial, whole` {
 		t.Errorf("unknown = %v", err)
 	}
-	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:TestInvokeKinds.func1" {
+	if got := strings.Join(wrapped, " "); got != "sqs:partial sqs:partial sqs:whole schedule:boom function:add function:add http:get_root" {
 		t.Errorf("middleware saw %s", got)
 	}
 	m, err := apphook.Of(app).Manifest()
@@ -204,5 +206,46 @@ func TestInvokeKinds(t *testing.T) {
 	}
 	if got := strings.Join(names, " "); got != "add/function boom/schedule partial/sqs whole/sqs" {
 		t.Errorf("manifest functions %s", got)
+	}
+}
+
+// TestScheduleErrorOnce: a bad cron expression is one error, named for the
+// schedule handler it belongs to, not two "route declaration" errors.
+func TestScheduleErrorOnce(t *testing.T) {
+	app := framework.New("cron")
+	app.OnSchedule("nightly", framework.Cron("0 12 * * ?"), func(context.Context, events.EventBridgeEvent) error { return nil })
+	err := app.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil for a cron of five fields")
+	}
+	msg := err.Error()
+	if n := strings.Count(msg, "has 5 fields"); n != 1 {
+		t.Errorf("the cron error appears %d times:\n%s", n, msg)
+	}
+	if !strings.HasPrefix(msg, "1 invalid declaration:\n") || strings.Contains(msg, "route") {
+		t.Errorf("the error is not one declaration error of a schedule handler:\n%s", msg)
+	}
+}
+
+// TestEventErrorType: an event a plain function cannot decode fails the
+// invocation with an EventError itself, which is the type Lambda reports
+// as errorType (a wrapper's type, such as fmt's wrapError, would leak).
+func TestEventErrorType(t *testing.T) {
+	app := framework.New("types")
+	framework.LambdaFunction(app, "count", func(_ context.Context, in []string) (int, error) { return len(in), nil })
+	app.ErrorLog = io.Discard
+	_, err := apphook.Of(app).Invoke(context.Background(), "count", []byte(`{"not":"a list"}`))
+	if err == nil {
+		t.Fatal("a JSON object decoded into []string")
+	}
+	typ := reflect.TypeOf(err)
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Name() != "EventError" {
+		t.Errorf("the invocation's error is a %s (%v), want an EventError", typ.Name(), err)
+	}
+	if want := `function handler "count": the event is not a []string`; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q does not start with %q", err, want)
 	}
 }

@@ -15,7 +15,7 @@ import (
 //
 // Deployed, API Gateway answers some requests itself before the function
 // runs. This file is the only place that gives those answers, for the
-// local server, for HandleEvent (which answers the unknown routes and
+// local server, for handleEvent (which answers the unknown routes and
 // preflights of events not sent by the deployed API) and for test clients
 // (GatewayEvent, GatewayAnswer, GatewayBody):
 //
@@ -56,7 +56,7 @@ func unreadableBody(err error) *result {
 
 // routeAnswer returns API Gateway's answer when the matched path entry e
 // (nil when no path matched) has no route for method, else the route.
-func routeAnswer(e *pathEntry, method string) (*result, *Route) {
+func routeAnswer(e *pathEntry, method string) (*result, *route) {
 	if e == nil {
 		return missingAuthToken(), nil
 	}
@@ -72,7 +72,7 @@ func routeAnswer(e *pathEntry, method string) (*result, *Route) {
 // gatewayAnswer returns API Gateway's own answer to req for the matched path
 // entry e (nil when no route matched), or nil and the route when the
 // request goes on to the function.
-func gatewayAnswer(e *pathEntry, req *Request) (*result, *Route) {
+func gatewayAnswer(e *pathEntry, req *Request) (*result, *route) {
 	res, route := routeAnswer(e, req.Method)
 	if res != nil {
 		return res, nil
@@ -132,7 +132,7 @@ func (t *routeTable) eventEntry(ev *events.APIGatewayProxyRequest) (*pathEntry, 
 	return e, args
 }
 
-// GatewayEvent returns the API Gateway REST API proxy event the deployed API
+// gatewayEvent returns the API Gateway REST API proxy event the deployed API
 // would send the function for a request: target is the path, still
 // percent-encoded, with an optional query string; headers are sent as
 // given. The event's resource and path parameters come from the route
@@ -189,13 +189,13 @@ func (a *App) gatewayEvent(method, target string, body []byte, headers map[strin
 	return ev
 }
 
-// GatewayAnswer returns the answer API Gateway gives ev itself, before the
+// gatewayAnswerOf returns the answer API Gateway gives ev itself, before the
 // function runs, and true; or nil and false when ev goes on to the
-// function (and to HandleEvent). The answers are the 403 of an unknown
+// function (and to handleEvent). The answers are the 403 of an unknown
 // route or method, the CORS preflight, and the 403 or 401 of a route whose
 // API key or authorizer header is missing (the key, signature or token
 // itself is not checked), and the 413 of a body over maxBodyBytes. With invalid declarations it returns false:
-// HandleEvent answers 500 with the errors.
+// handleEvent answers 500 with the errors.
 func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
 	t, err := a.compiled()
 	if err != nil {
@@ -215,7 +215,7 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 	return &out, true
 }
 
-// GatewayBody returns the body a client receives when the function answers
+// gatewayBody returns the body a client receives when the function answers
 // ev with out: API Gateway decodes a base64-encoded body when the request's
 // Accept header names one of App.API.BinaryTypes (or */*), and passes the
 // base64 text on otherwise.

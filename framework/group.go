@@ -37,7 +37,7 @@ type Group struct {
 	where string
 
 	mu     sync.Mutex
-	routes []*Route
+	routes []*route
 	mw     []Middleware
 	errs   []error
 }
@@ -113,7 +113,7 @@ func (reg registration) label() string {
 }
 
 // declaredAt describes where a route was declared, for conflict errors.
-func (r *Route) declaredAt() string {
+func (r *route) declaredAt() string {
 	where := r.where
 	if where == "" {
 		where = "an unknown place"
@@ -163,7 +163,7 @@ func (a *App) expandGroups() []error {
 				continue
 			}
 		}
-		names := map[string]*Route{}
+		names := map[string]*route{}
 		for _, gr := range g.routes {
 			r := *gr
 			r.Methods = slices.Clone(gr.Methods)
@@ -192,11 +192,11 @@ func (a *App) expandGroups() []error {
 // conflicts finds the routes that serve a method of a path another route
 // already serves, when a group is involved, and returns an error for each
 // naming both declarations, and the routes without the conflicting ones.
-func conflicts(routes []*Route) ([]error, []*Route) {
+func conflicts(routes []*route) ([]error, []*route) {
 	var errs []error
 	type key struct{ path, method string }
-	owner := map[key]*Route{}
-	kept := make([]*Route, 0, len(routes))
+	owner := map[key]*route{}
+	kept := make([]*route, 0, len(routes))
 	for _, r := range routes {
 		clash := false
 		for _, m := range r.Methods {

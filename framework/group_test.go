@@ -148,3 +148,29 @@ func next(pos string) string {
 	fmt.Sscan(pos[i+1:], &n)
 	return fmt.Sprintf("%s:%d", pos[:i], n+1)
 }
+
+// TestAnonymousHandlerNames: a function literal's handler is named after
+// its methods and path, in the app and in a group, not "newApp.func2";
+// Name still overrides it.
+func TestAnonymousHandlerNames(t *testing.T) {
+	app := framework.New("names")
+	h := func(*framework.Request, string) (any, error) { return nil, nil }
+	app.Route("/items/{id}", h, framework.Methods("PUT", "GET"))
+	app.Route("/", func(*framework.Request) (any, error) { return nil, nil })
+	app.Route("/named", func(*framework.Request) (any, error) { return nil, nil }, framework.Name("listNamed"))
+	g := framework.NewGroup("admin")
+	g.Route("/users/{user}", func(*framework.Request, string, string) (any, error) { return nil, nil }, framework.Methods("DELETE"))
+	app.Register("/orgs/{org}", g)
+	m, err := apphook.Of(app).Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range m.Routes {
+		got = append(got, r.Path+"="+r.Handler)
+	}
+	want := "/=get_root /items/{id}=get_put_items_id /named=listNamed /orgs/{org}/users/{user}=admin.delete_users_user"
+	if strings.Join(got, " ") != want {
+		t.Errorf("handler names %v, want %s", got, want)
+	}
+}

@@ -31,7 +31,7 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("handler %q panicked: %v", e.Handler, e.Value)
 }
 
-// Invoke delivers one event to the handler named name (names.APIHandlerName or
+// invokeNamed delivers one event to the handler named name ("api" or
 // "" for the REST API's function, whose event is an API Gateway proxy
 // event) and returns its JSON result: the one dispatch point of every
 // kind, which the Lambda adapter, `framework invoke --local` and
@@ -67,7 +67,10 @@ func (a *App) dispatchAPI(ctx context.Context, event []byte) ([]byte, error) {
 	var ev events.APIGatewayProxyRequest
 	if err := json.Unmarshal(event, &ev); err != nil {
 		// The decoding error as is, as aws-lambda-go reports it for a
-		// typed handler: Lambda shows its type (UnmarshalTypeError).
+		// typed handler: Lambda shows its type (UnmarshalTypeError). The
+		// invocation failed, so it writes its error line, as an event
+		// handler's failure does.
+		a.logInvocation(ctx, "uncaught error", KindHTTP, names.APIHandlerName, err, nil)
 		return nil, err
 	}
 	serve := a.handleEvent
@@ -96,8 +99,10 @@ func (a *App) dispatch(ctx context.Context, f *function, event []byte) (out []by
 		out, err = f.call(ctx, event)
 	}
 	if ee := (*EventError)(nil); errors.As(err, &ee) {
-		ee.Kind = f.Kind
-		err = fmt.Errorf("%s: %w", f.spec.Label(), ee)
+		// The EventError itself is the invocation's error, so that Lambda
+		// reports its type (EventError), not a wrapper's.
+		ee.Kind, ee.handler = f.Kind, f.spec.Label()
+		err = ee
 	}
 	if err != nil {
 		a.logEventError(ctx, f, err)

@@ -18,6 +18,10 @@ const (
 	KindDynamoDB    = manifest.KindDynamoDB    // records of a DynamoDB stream
 	KindKinesis     = manifest.KindKinesis     // records of a Kinesis data stream
 	KindFunction    = manifest.KindFunction    // a plain function: any JSON in, any JSON out
+
+	// KindAll selects every kind in App.UseFor: the routes and every
+	// event handler and plain function.
+	KindAll HandlerKind = "all"
 )
 
 // Starting positions of a stream handler (StartingPosition).

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 )
 
-// HandleEvent answers one API Gateway REST API (v1) proxy event: the Lambda
+// handleEvent answers one API Gateway REST API (v1) proxy event: the Lambda
 // side of the app. It translates the event into a Request, runs the same
 // pipeline as local serving and translates the result back; a binary
 // response is returned base64-encoded with IsBase64Encoded set.

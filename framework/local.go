@@ -86,7 +86,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // localContext fills the request context the way API Gateway would.
-func localContext(r *http.Request, req *Request, pattern, stage string, route *Route) RequestContext {
+func localContext(r *http.Request, req *Request, pattern, stage string, route *route) RequestContext {
 	var id [16]byte
 	_, _ = rand.Read(id[:])
 	h := hex.EncodeToString(id[:])

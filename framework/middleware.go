@@ -73,10 +73,6 @@ type Next func(c *Call) (*Response, error)
 //	}
 type Middleware func(c *Call, next Next) (*Response, error)
 
-// KindAll selects every handler kind in App.UseFor: the HTTP routes and
-// every event handler and plain function.
-const KindAll HandlerKind = "all"
-
 // middlewareKinds are the kinds UseFor accepts.
 var middlewareKinds = append([]HandlerKind{KindAll, KindHTTP}, manifest.FunctionKinds()...)
 
@@ -136,7 +132,7 @@ func (a *App) middlewareFor(kind HandlerKind) []Middleware {
 // WithMiddleware adds middleware to one route; they run after the app's
 // and the group's, in the order given.
 func WithMiddleware(mw ...Middleware) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		for _, m := range mw {
 			if m == nil {
 				r.optErrs = append(r.optErrs, fmt.Errorf("WithMiddleware: a nil Middleware: pass a function"))
@@ -144,7 +140,7 @@ func WithMiddleware(mw ...Middleware) RouteOption {
 			}
 			r.mw = append(r.mw, m)
 		}
-	}
+	}}
 }
 
 // chainHandlers returns final wrapped by mws, the first outermost. The
@@ -229,7 +225,7 @@ func (a *App) chainMiddleware() {
 }
 
 // finalHandler is the route's handler as the innermost step of its chain.
-func (r *Route) finalHandler() Next {
+func (r *route) finalHandler() Next {
 	return func(c *Call) (*Response, error) {
 		req := c.Request
 		v, err := r.call(req, req.args)

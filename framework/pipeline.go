@@ -22,11 +22,11 @@ func unsupportedMediaType() *result {
 
 // serveRoute runs route's handler for req and returns the response,
 // with the path's CORS headers added.
-func (a *App) serveRoute(t *routeTable, e *pathEntry, route *Route, req *Request, args []string) *result {
+func (a *App) serveRoute(t *routeTable, e *pathEntry, route *route, req *Request, args []string) *result {
 	return withCORS(e, a.invoke(t, route, req, args))
 }
 
-func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (res *result) {
+func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (res *result) {
 	ct := req.Headers.Get("content-type")
 	if ct == "" {
 		ct = "application/json"
@@ -90,7 +90,7 @@ func (a *App) invoke(t *routeTable, route *Route, req *Request, args []string) (
 // internalError answers an uncaught error (a panic when stack is not nil):
 // generic JSON, or with Debug on the error and its stack trace as text.
 // Either way it writes the error line (logUncaught).
-func (a *App) internalError(route *Route, req *Request, err error, stack []byte) *result {
+func (a *App) internalError(route *route, req *Request, err error, stack []byte) *result {
 	a.logUncaught(route, req, err, stack)
 	if !a.Debug {
 		return jsonResult(500, errorBody{Code: "FrameworkViewError", Message: internalErrorMessage})
@@ -108,7 +108,7 @@ func (a *App) internalError(route *Route, req *Request, err error, stack []byte)
 	return &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(b.String())}
 }
 
-func (r *Route) contentTypes() typeSet { return r.ctSet }
+func (r *route) contentTypes() typeSet { return r.ctSet }
 
 // maxQuoted is the most of the request's own text an answer quotes back.
 const maxQuoted = 160

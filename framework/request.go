@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"mime"
 	"strings"
 
 	"github.com/framework-dev/framework/manifest"
@@ -213,20 +212,9 @@ func (r *Request) ToDict() map[string]any {
 	}
 }
 
-// mediaType returns the lower-case media type of a Content-Type or Accept
-// entry without parameters.
-func mediaType(v string) string {
-	if v == "" {
-		return ""
-	}
-	if mt, _, err := mime.ParseMediaType(v); err == nil {
-		return mt
-	}
-	if i := strings.IndexByte(v, ';'); i >= 0 {
-		v = v[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(v))
-}
+// mediaType is manifest.MediaType: the lower-case media type of a
+// Content-Type or Accept entry, without parameters.
+func mediaType(v string) string { return manifest.MediaType(v) }
 
 // typeSet is a set of lower-case media types.
 type typeSet map[string]bool

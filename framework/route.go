@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -12,8 +13,8 @@ import (
 	"github.com/framework-dev/framework/manifest"
 )
 
-// Route is one registered handler and its declaration.
-type Route struct {
+// route is one registered handler and its declaration.
+type route struct {
 	// Path is the route pattern, for example "/users/{name}".
 	Path string
 	// Methods are the upper-case HTTP methods the handler serves.
@@ -48,67 +49,76 @@ type Route struct {
 // handlerFunc is a handler with its captures passed as a slice.
 type handlerFunc func(r *Request, args []string) (any, error)
 
-// RouteOption configures a route at registration.
-type RouteOption func(*Route)
+// RouteOption configures a route at registration; build one with
+// Methods, ContentTypes, CORS and the other functions returning it.
+type RouteOption struct{ apply func(*route) }
 
 // Methods sets the HTTP methods the handler serves (default GET).
 func Methods(methods ...string) RouteOption {
-	return func(r *Route) { r.Methods = append([]string(nil), methods...) }
+	return RouteOption{func(r *route) { r.Methods = append([]string(nil), methods...) }}
 }
 
 // ContentTypes sets the request content types the route accepts (default
 // application/json). A request with another Content-Type gets 415.
 func ContentTypes(types ...string) RouteOption {
-	return func(r *Route) { r.ContentTypes = append([]string(nil), types...) }
+	return RouteOption{func(r *route) { r.ContentTypes = append([]string(nil), types...) }}
 }
 
 // CORS turns CORS on (allow origin *) or off for the route, overriding
 // App.API.CORS.
 func CORS(enabled bool) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		r.corsSet = true
 		r.cors = nil
 		if enabled {
 			r.cors = &CORSConfig{AllowOrigin: "*"}
 		}
-	}
+	}}
 }
 
 // WithCORS turns CORS on for the route with the given configuration.
 func WithCORS(cfg CORSConfig) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		c := cfg
 		r.corsSet, r.cors = true, &c
-	}
+	}}
 }
 
 // APIKeyRequired makes API Gateway accept only requests with a valid X-Api-Key header.
-func APIKeyRequired() RouteOption { return func(r *Route) { r.APIKeyRequired = true } }
+func APIKeyRequired() RouteOption { return RouteOption{func(r *route) { r.APIKeyRequired = true }} }
 
 // WithAuthorizer protects the route with a RoleAuthorizer, UserPoolAuthorizer
 // or CustomAuthorizer.
 func WithAuthorizer(a Authorizer) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		if a == nil {
 			r.optErrs = append(r.optErrs, errors.New("WithAuthorizer(nil): pass a RoleAuthorizer, UserPoolAuthorizer or CustomAuthorizer"))
 		}
 		r.authorizer = a
-	}
+	}}
 }
 
 // AuthorizerName selects an authorizer declared with App.DefineAuthorizer.
 //
 // Deprecated: use WithAuthorizer.
-func AuthorizerName(name string) RouteOption { return func(r *Route) { r.authorizerName = name } }
+func AuthorizerName(name string) RouteOption {
+	return RouteOption{func(r *route) { r.authorizerName = name }}
+}
 
-// Name sets the handler's name (by default the Go function's name). Handler
-// names must be unique among the handlers of one path.
-func Name(name string) RouteOption { return func(r *Route) { r.Name = name } }
+// Name sets the handler's name: by default the Go function's name, or for a
+// function literal its methods and path ("get_put_items_id"). The name is
+// the OpenAPI operation id and appears in logs and errors; handler names
+// must be unique among the handlers of one path.
+func Name(name string) RouteOption { return RouteOption{func(r *route) { r.Name = name }} }
 
-func newRoute(path string, handler any, opts []RouteOption) *Route {
-	r := &Route{Path: path, handler: handler}
+func newRoute(path string, handler any, opts []RouteOption) *route {
+	r := &route{Path: path, handler: handler}
 	for _, o := range opts {
-		o(r)
+		if o.apply == nil {
+			r.optErrs = append(r.optErrs, errors.New("an option is the zero RouteOption: build options with the framework's functions (Methods, CORS, ...)"))
+			continue
+		}
+		o.apply(r)
 	}
 	if r.Methods == nil {
 		r.Methods = []string{"GET"}
@@ -122,12 +132,41 @@ func newRoute(path string, handler any, opts []RouteOption) *Route {
 	}
 	if r.Name == "" {
 		r.Name = funcName(handler)
+		if anonymousRe.MatchString(r.Name) {
+			r.Name = routeName(r.Methods, path)
+		}
 	}
 	return r
 }
 
+// anonymousRe matches the name Go gives a function literal ("newApp.func2").
+var anonymousRe = regexp.MustCompile(`(^|\.)func\d`)
+
+// routeName is the name of a route whose handler is a function literal:
+// its methods and path, lower case, joined by "_" ("get_put_items_id" for
+// GET and PUT on /items/{id}, "get_root" for GET /), which OpenAPI
+// operation ids, logs and error messages show instead of "newApp.func2".
+func routeName(methods []string, path string) string {
+	parts := make([]string, 0, len(methods)+4)
+	for _, m := range methods {
+		parts = append(parts, strings.ToLower(m))
+	}
+	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
+		seg = strings.Trim(nonNameRe.ReplaceAllString(seg, "_"), "_")
+		if seg != "" {
+			parts = append(parts, seg)
+		}
+	}
+	if len(parts) == len(methods) {
+		parts = append(parts, "root")
+	}
+	return strings.Join(parts, "_")
+}
+
+var nonNameRe = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
 // funcName returns a short name for a function value: "getUser" for
-// main.getUser, "main.func1" for a closure in main.
+// main.getUser, "func1" for a function literal in main.
 func funcName(fn any) string {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
@@ -145,8 +184,8 @@ func funcName(fn any) string {
 
 // validate checks what the manifest does not show (the options' own
 // errors, the authorizer, the handler's signature) and prepares the handler;
-// manifest.Manifest.Validate checks the rest.
-func (r *Route) validate() []error {
+// manifest.Validate checks the rest.
+func (r *route) validate() []error {
 	var errs []error
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("route %s: "+format, append([]any{r.Path}, args...)...))
@@ -156,13 +195,13 @@ func (r *Route) validate() []error {
 	}
 	r.ctSet = newTypeSet(r.ContentTypes)
 	if r.authorizer != nil {
-		// manifest.Manifest.Validate checks the declaration, as for every route.
+		// manifest.Validate checks the declaration, as for every route.
 		r.authorizerDecl = r.authorizer.manifest()
 	}
 	captures, perr := manifest.ParsePath(r.Path)
 	r.captures = captures
 	if perr != nil {
-		return errs // manifest.Manifest.Validate reports the path
+		return errs // manifest.Validate reports the path
 	}
 	call, herr := r.makeCall(len(captures))
 	if herr != nil {
@@ -173,7 +212,7 @@ func (r *Route) validate() []error {
 }
 
 // manifestRoute is the route as the manifest describes it.
-func (r *Route) manifestRoute() manifest.Route {
+func (r *route) manifestRoute() manifest.Route {
 	return manifest.Route{
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
@@ -240,7 +279,7 @@ func makeHandler(h any, nCaptures int) (handlerFunc, error) {
 type pathEntry struct {
 	pattern  string
 	captures []string
-	methods  map[string]*Route
+	methods  map[string]*route
 	// cors is the shared CORS setting of the path's routes, nil when off;
 	// corsHeaders and preflightHeaders are its headers, computed once.
 	cors             *manifest.CORS
@@ -262,14 +301,14 @@ type node struct {
 	entry   *pathEntry
 }
 
-// buildTable builds the table of routes that manifest.Manifest.Validate and
+// buildTable builds the table of routes that manifest.Validate and
 // Route.validate found valid.
-func buildTable(routes []*Route, binary typeSet) *routeTable {
+func buildTable(routes []*route, binary typeSet) *routeTable {
 	t := &routeTable{byPattern: map[string]*pathEntry{}, root: &node{}, binary: binary}
 	for _, r := range routes {
 		e := t.byPattern[r.Path]
 		if e == nil {
-			e = &pathEntry{pattern: r.Path, captures: r.captures, methods: map[string]*Route{}, cors: r.cors.manifest()}
+			e = &pathEntry{pattern: r.Path, captures: r.captures, methods: map[string]*route{}, cors: r.cors.manifest()}
 			t.byPattern[r.Path] = e
 			t.insert(e)
 		}

@@ -20,8 +20,8 @@ import (
 //
 //   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
 //     named bootstrap): serves the events of the handler FRAMEWORK_HANDLER
-//     names (API Gateway proxy events with HandleEvent when it is absent),
-//     through App.Invoke; for the API, writes one JSON access line per
+//     names (API Gateway proxy events when it is absent); for the API,
+//     writes one JSON access line per
 //     event to stdout (unless FRAMEWORK_ACCESS_LOG=false); log/slog records
 //     get the request id through RequestIDHandler;
 //   - FRAMEWORK_MODE=manifest or the argument --framework-manifest: prints

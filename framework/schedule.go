@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/framework-dev/framework/manifest"
 )
 
 // ScheduleExpression is when a scheduled handler runs: an EventBridge
-// schedule expression built by Rate or Cron. A bad argument is kept and
-// reported, naming the handler, by Validate.
+// schedule expression built by Rate or Cron. A bad argument is reported,
+// naming the handler, by Validate.
 type ScheduleExpression struct {
 	expr string
 	err  error
@@ -44,7 +42,6 @@ func Rate(d time.Duration) ScheduleExpression {
 // minutes hours day-of-month month day-of-week year, in UTC: Cron("0 12 * * ? *")
 // runs every day at noon. One of day-of-month and day-of-week must be "?".
 func Cron(fields string) ScheduleExpression {
-	s := ScheduleExpression{expr: "cron(" + strings.TrimSpace(fields) + ")"}
-	s.err = manifest.CheckCron(fields)
-	return s
+	// The manifest's rules check the fields, once, with the handler named.
+	return ScheduleExpression{expr: "cron(" + strings.TrimSpace(fields) + ")"}
 }

@@ -14,7 +14,7 @@ import (
 // A typed handler's request and response types are described in the
 // manifest as OpenAPI 3.0 Schema Objects: manifest.Route.RequestSchema and
 // ResponseSchema refer to named struct types as
-// {"$ref": "#/components/schemas/Name"}, and manifest.Manifest.Schemas holds those
+// {"$ref": "#/components/schemas/Name"}, and the manifest's Schemas holds those
 // named schemas. The rules follow encoding/json: field names from json
 // tags, "-" fields left out, embedded structs flattened. A field is
 // required unless it is a pointer or an interface or its tag says

@@ -2,15 +2,12 @@ package framework
 
 import (
 	"bytes"
-	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"reflect"
 	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/framework-dev/framework/manifest"
 )
@@ -28,7 +25,9 @@ import (
 // required field (see the schema rules) missing from the body is a 400
 // too. When the input type (or its pointer) has a Validate() error method,
 // it runs before the handler; its error answers 400 BadRequestError with
-// the error's text, or as itself when it is a ViewError. The request and
+// the message "Invalid request body: " and the error's text, as a body that
+// does not decode does, or answers as itself when it is a ViewError (the
+// strict check is in bodycheck.go). The request and
 // response types are described in the manifest (schema.go).
 
 // validator is the optional input check of a typed handler.
@@ -121,7 +120,7 @@ func makeTypedHandler(h any, nCaptures int) (handlerFunc, *typedInput, error) {
 // makeCall checks the route's handler and returns its caller: a typed
 // handler's (makeTypedHandler) or another's (makeHandler). It records the
 // types the manifest describes.
-func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
+func (r *route) makeCall(nCaptures int) (handlerFunc, error) {
 	call, in, err := makeTypedHandler(r.handler, nCaptures)
 	if call == nil && err == nil {
 		call, err = makeHandler(r.handler, nCaptures)
@@ -137,7 +136,7 @@ func (r *Route) makeCall(nCaptures int) (handlerFunc, error) {
 }
 
 // schemas sets the request and response schemas of a typed route.
-func (r *Route) schemas(s *schemaSet, mr *manifest.Route) {
+func (r *route) schemas(s *schemaSet, mr *manifest.Route) {
 	if r.input != nil {
 		mr.RequestSchema = s.schema(r.input.param)
 	}
@@ -151,13 +150,13 @@ func (r *Route) schemas(s *schemaSet, mr *manifest.Route) {
 // is 200 to 299, not 204 or 205, which have no body (return a Response for
 // those); errors keep their own status.
 func Status(code int) RouteOption {
-	return func(r *Route) {
+	return RouteOption{func(r *route) {
 		if code < 200 || code > 299 || code == 204 || code == 205 {
 			r.optErrs = append(r.optErrs, fmt.Errorf("Status(%d): use 200 to 299 except 204 and 205 (for an answer without a body, return a Response)", code))
 			return
 		}
 		r.status = code
-	}
+	}}
 }
 
 // badBody is the 400 of a body that does not fit the handler's input type.
@@ -260,278 +259,4 @@ func article(s string) string {
 		return s // "number 1e400"
 	}
 	return "a " + s
-}
-
-// presence checks the field names of a body against a type tree: every
-// object key names a field of its struct, and every required field is
-// there.
-type presence struct {
-	kind     reflect.Kind // Struct, Slice (and Array), Map
-	name     string       // the struct's type name, for errors
-	fields   []presenceField
-	required []int     // indexes in fields
-	elem     *presence // Slice and Map elements
-}
-
-type presenceField struct {
-	name  string
-	check *presence
-}
-
-var (
-	presenceCache       sync.Map // reflect.Type → *presence (nil stored as (*presence)(nil))
-	jsonUnmarshalType   = reflect.TypeOf((*json.Unmarshaler)(nil)).Elem()
-	textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
-)
-
-// presenceOf returns the check of t, nil when t holds no struct.
-func presenceOf(t reflect.Type) *presence {
-	return presenceFor(t, map[reflect.Type]*presence{})
-}
-
-func presenceFor(t reflect.Type, busy map[reflect.Type]*presence) *presence {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if c, ok := presenceCache.Load(t); ok {
-		return c.(*presence)
-	}
-	if p, ok := busy[t]; ok {
-		return p // recursive type: the check under construction
-	}
-	if t == timeType || reflect.PointerTo(t).Implements(jsonUnmarshalType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		return nil // decodes itself
-	}
-	var p *presence
-	switch t.Kind() {
-	case reflect.Struct:
-		p = &presence{kind: reflect.Struct, name: typeLabel(t)}
-		busy[t] = p
-		for _, f := range jsonFields(t) {
-			if f.required {
-				p.required = append(p.required, len(p.fields))
-			}
-			var c *presence
-			if !f.asString {
-				c = presenceFor(f.typ, busy)
-			}
-			p.fields = append(p.fields, presenceField{name: f.name, check: c})
-		}
-		delete(busy, t)
-	case reflect.Slice, reflect.Array, reflect.Map:
-		if e := presenceFor(t.Elem(), busy); e != nil {
-			k := t.Kind()
-			if k == reflect.Array {
-				k = reflect.Slice
-			}
-			p = &presence{kind: k, elem: e}
-		}
-	}
-	if len(busy) == 0 {
-		presenceCache.Store(t, p)
-	}
-	return p
-}
-
-// walk checks the value at w (valid JSON, decoded already) against p; path
-// is the field path so far ("items.0").
-func (p *presence) walk(w *jsonWalker, path string) error {
-	w.ws()
-	if w.peek() == 'n' { // null
-		w.skip()
-		return nil
-	}
-	join := func(name string) string {
-		if path == "" {
-			return name
-		}
-		return path + "." + name
-	}
-	switch p.kind {
-	case reflect.Struct:
-		if w.peek() != '{' {
-			w.skip()
-			return nil
-		}
-		w.i++
-		var seenBuf [16]bool
-		seen := seenBuf[:0]
-		if len(p.fields) > len(seenBuf) {
-			seen = make([]bool, 0, len(p.fields))
-		}
-		seen = seen[:len(p.fields)]
-		for {
-			w.ws()
-			if w.peek() == '}' {
-				w.i++
-				break
-			}
-			if w.peek() == ',' {
-				w.i++
-				continue
-			}
-			key := w.key()
-			w.ws()
-			w.i++ // ':'
-			j := p.field(key)
-			if j < 0 {
-				return badBody("field %s is not a field of %s: remove it (unknown fields are refused)", quoteCut(join(string(key))), p.name)
-			}
-			seen[j] = true
-			if p.fields[j].check == nil {
-				w.skip()
-				continue
-			}
-			if err := p.fields[j].check.walk(w, join(p.fields[j].name)); err != nil {
-				return err
-			}
-		}
-		for _, j := range p.required {
-			if !seen[j] {
-				return badBody("field %q is required", join(p.fields[j].name))
-			}
-		}
-	case reflect.Slice, reflect.Map:
-		open, close := byte('['), byte(']')
-		if p.kind == reflect.Map {
-			open, close = '{', '}'
-		}
-		if w.peek() != open {
-			w.skip()
-			return nil
-		}
-		w.i++
-		for n := 0; ; {
-			w.ws()
-			if w.peek() == close {
-				w.i++
-				break
-			}
-			if w.peek() == ',' {
-				w.i++
-				continue
-			}
-			var name string
-			if p.kind == reflect.Map {
-				name = string(w.key())
-				w.ws()
-				w.i++ // ':'
-			} else {
-				name = itoa(n)
-			}
-			if err := p.elem.walk(w, join(name)); err != nil {
-				return err
-			}
-			n++
-		}
-	}
-	return nil
-}
-
-// field finds a field by key as encoding/json does: exact, then without
-// regard to case.
-func (p *presence) field(key []byte) int {
-	for i, f := range p.fields {
-		if f.name == string(key) {
-			return i
-		}
-	}
-	for i, f := range p.fields {
-		if strings.EqualFold(f.name, string(key)) {
-			return i
-		}
-	}
-	return -1
-}
-
-// jsonWalker steps through a JSON text known to be valid.
-type jsonWalker struct {
-	b []byte
-	i int
-}
-
-func (w *jsonWalker) ws() {
-	for w.i < len(w.b) {
-		switch w.b[w.i] {
-		case ' ', '\t', '\n', '\r':
-			w.i++
-		default:
-			return
-		}
-	}
-}
-
-func (w *jsonWalker) peek() byte {
-	if w.i < len(w.b) {
-		return w.b[w.i]
-	}
-	return 0
-}
-
-// key reads a string token and returns its value.
-func (w *jsonWalker) key() []byte {
-	w.ws()
-	start := w.i
-	escaped := w.skipString()
-	raw := w.b[start:w.i]
-	if !escaped || len(raw) < 2 {
-		return raw[1 : len(raw)-1]
-	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil || !utf8.ValidString(s) {
-		return raw[1 : len(raw)-1]
-	}
-	return []byte(s)
-}
-
-// skipString steps over a string token and reports whether it holds escapes.
-func (w *jsonWalker) skipString() (escaped bool) {
-	w.i++ // opening quote
-	for w.i < len(w.b) {
-		c := w.b[w.i]
-		w.i++
-		if c == '\\' {
-			escaped = true
-			w.i++
-			continue
-		}
-		if c == '"' {
-			return escaped
-		}
-	}
-	return escaped
-}
-
-// skip steps over one value.
-func (w *jsonWalker) skip() {
-	w.ws()
-	switch w.peek() {
-	case '"':
-		w.skipString()
-	case '{', '[':
-		depth := 0
-		for w.i < len(w.b) {
-			switch w.b[w.i] {
-			case '"':
-				w.skipString()
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-			w.i++
-			if depth == 0 {
-				return
-			}
-		}
-	default:
-		for w.i < len(w.b) {
-			switch w.b[w.i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return
-			}
-			w.i++
-		}
-	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Invoke sends event (JSON bytes, or any value encoding/json writes) to
-// the handler named name through App.Invoke, the dispatch point the
+// the handler named name through the dispatch point the
 // deployed function's Lambda adapter calls, and returns the handler's JSON
 // result. An error is what Lambda would report as the invocation's error.
 func (c *Client) Invoke(name string, event any) ([]byte, error) {

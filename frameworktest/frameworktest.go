@@ -87,7 +87,7 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 // Lambda sends one request through the Lambda adapter as the deployed REST
 // API would: the event is Event's; requests API Gateway answers itself
 // (unknown routes, preflight, a missing API key or token) are answered as
-// it would, the others by HandleEvent; a base64 response body is decoded
+// it would, the others by the Lambda adapter; a base64 response body is decoded
 // when the Accept header names a binary type, as API Gateway does.
 func (c *Client) Lambda(method, path string, body []byte, headers map[string]string) *Response {
 	ev := c.Event(method, path, body, headers)
@@ -99,7 +99,7 @@ func (c *Client) Lambda(method, path string, body []byte, headers map[string]str
 }
 
 // Event returns the API Gateway REST API proxy event the deployed API would
-// send the function for a request (see framework.App.GatewayEvent).
+// send the function for a request (headers as given, the path parameters from the route table, a binary body base64-encoded).
 func (c *Client) Event(method, path string, body []byte, headers map[string]string) events.APIGatewayProxyRequest {
 	return apphook.Of(c.app).GatewayEvent(method, path, body, headers, c.Stage)
 }

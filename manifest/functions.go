@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -25,12 +24,6 @@ const (
 	KindKinesis     Kind = "kinesis"     // records of a Kinesis data stream
 	KindFunction    Kind = "function"    // a plain function: any JSON in, any JSON out
 )
-
-// FunctionKinds returns the kinds of the handlers that get a Lambda function
-// of their own: every kind but KindHTTP.
-func FunctionKinds() []Kind {
-	return []Kind{KindSchedule, KindSQS, KindSNS, KindS3, KindEventBridge, KindDynamoDB, KindKinesis, KindFunction}
-}
 
 // Starting positions of a stream's event source mapping.
 const (
@@ -93,66 +86,7 @@ func (f *Function) Label() string {
 	return fmt.Sprintf("%s handler %q", f.Kind, f.Name)
 }
 
-var (
-	functionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
-	queueNameRe    = regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}(\.fifo)?$`)
-	topicNameRe    = regexp.MustCompile(`^[A-Za-z0-9_-]{1,251}(\.fifo)?$`)
-	bucketNameRe   = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-	streamNameRe   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-	arnRe          = regexp.MustCompile(`^arn:aws[a-z-]*:([a-z0-9-]+):([a-z0-9-]*):([0-9]*):(.+)$`)
-)
-
-// checkSource checks a queue, topic, bucket or stream reference.
-func checkSource(kind Kind, src string) error {
-	what, service, nameRe := "stream", string(kind), (*regexp.Regexp)(nil)
-	switch kind {
-	case KindSQS:
-		what, nameRe = "queue", queueNameRe
-	case KindSNS:
-		what, nameRe = "topic", topicNameRe
-	case KindS3:
-		what, nameRe = "bucket", bucketNameRe
-	case KindKinesis:
-		nameRe = streamNameRe
-	}
-	if strings.TrimSpace(src) == "" {
-		if kind == KindDynamoDB {
-			return errors.New("no stream: give the DynamoDB table's stream ARN (arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL)")
-		}
-		return fmt.Errorf("no %s: give the %s's name or ARN", what, what)
-	}
-	if strings.HasPrefix(src, "arn:") {
-		m := arnRe.FindStringSubmatch(src)
-		if m == nil || m[1] != service {
-			return fmt.Errorf("%s %q is not an ARN of %s: write arn:aws:%s:...", what, src, service, service)
-		}
-		switch kind {
-		case KindS3:
-			if m[2] != "" || m[3] != "" || !bucketNameRe.MatchString(m[4]) {
-				return fmt.Errorf("bucket %q is not a bucket ARN: write arn:aws:s3:::BUCKET", src)
-			}
-		case KindDynamoDB:
-			if !strings.HasPrefix(m[4], "table/") || !strings.Contains(m[4], "/stream/") {
-				return fmt.Errorf("stream %q is not a DynamoDB stream ARN: write arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL (the table's LatestStreamArn)", src)
-			}
-		case KindKinesis:
-			if !strings.HasPrefix(m[4], "stream/") {
-				return fmt.Errorf("stream %q is not a Kinesis stream ARN: write arn:aws:kinesis:REGION:ACCOUNT:stream/NAME", src)
-			}
-		}
-		if kind != KindS3 && (m[2] == "" || m[3] == "") {
-			return fmt.Errorf("%s ARN %q lacks its region or account", what, src)
-		}
-		return nil
-	}
-	if kind == KindDynamoDB {
-		return fmt.Errorf("stream %q: a DynamoDB stream is referenced by its ARN, which holds the stream's label: write arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL (the table's LatestStreamArn)", src)
-	}
-	if !nameRe.MatchString(src) {
-		return fmt.Errorf("%s name %q is not valid for %s: check the name, or give the ARN", what, src, service)
-	}
-	return nil
-}
+var functionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // validateFunctions checks the functions of m as AWS and the runtime need
 // them; every problem names the function.
@@ -179,19 +113,28 @@ func (m *Manifest) validateFunctions() []error {
 			bad("a route handler is also named %q: names are unique across routes and functions; rename one (routes take the Name option)", f.Name)
 		}
 		seen[strings.ToLower(f.Name)] = true
-		batch := func(max int) {
-			if f.BatchSize < 0 || f.BatchSize > max {
-				bad("batch size %d is out of range: use 1 to %d (0 means the default)", f.BatchSize, max)
+		spec, ok := SpecOf(f.Kind)
+		if !ok {
+			bad("unknown kind %q: use one of %v", f.Kind, FunctionKinds())
+			continue
+		}
+		if spec.Source != "" {
+			if err := spec.checkSource(f.Source); err != nil {
+				bad("%w", err)
+			}
+		}
+		if spec.MaxBatch > 0 {
+			if f.BatchSize < 0 || f.BatchSize > spec.MaxBatch {
+				bad("batch size %d is out of range: use 1 to %d (0 means the default)", f.BatchSize, spec.MaxBatch)
 			}
 			if f.MaxBatchingWindowSeconds < 0 || f.MaxBatchingWindowSeconds > 300 {
 				bad("maximum batching window %d s is out of range: use 0 to 300 seconds", f.MaxBatchingWindowSeconds)
 			}
 		}
-		srcErr := func() {
-			if err := checkSource(f.Kind, f.Source); err != nil {
-				bad("%w", err)
-			}
+		if spec.Stream && f.StartingPosition != StartLatest && f.StartingPosition != StartTrimHorizon {
+			bad("starting position %q: use %s or %s", f.StartingPosition, StartLatest, StartTrimHorizon)
 		}
+		// What is particular to one kind.
 		switch f.Kind {
 		case KindSchedule:
 			if !strings.HasPrefix(f.Schedule, "rate(") && !strings.HasPrefix(f.Schedule, "cron(") {
@@ -202,18 +145,13 @@ func (m *Manifest) validateFunctions() []error {
 				}
 			}
 		case KindSQS:
-			srcErr()
-			batch(10000)
 			if f.BatchSize > 10 && f.MaxBatchingWindowSeconds == 0 {
 				bad("batch size %d needs a maximum batching window of at least 1 second (SQS sends more than 10 messages only while it waits): add MaxBatchingWindow", f.BatchSize)
 			}
 			if strings.HasSuffix(f.Source, ".fifo") && f.BatchSize > 10 {
 				bad("batch size %d is too large for a FIFO queue: use 1 to 10", f.BatchSize)
 			}
-		case KindSNS:
-			srcErr()
 		case KindS3:
-			srcErr()
 			if len(f.Events) == 0 {
 				bad("no S3 event types: name at least one, for example s3:ObjectCreated:*")
 			}
@@ -227,15 +165,6 @@ func (m *Manifest) validateFunctions() []error {
 			if len(f.EventPattern) == 0 || json.Unmarshal(f.EventPattern, &pat) != nil || len(pat) == 0 {
 				bad("the event pattern is empty or not a JSON object: give at least one field to match, for example {\"source\": [\"my.app\"]}")
 			}
-		case KindDynamoDB, KindKinesis:
-			srcErr()
-			batch(10000)
-			if f.StartingPosition != StartLatest && f.StartingPosition != StartTrimHorizon {
-				bad("starting position %q: use %s or %s", f.StartingPosition, StartLatest, StartTrimHorizon)
-			}
-		case KindFunction:
-		default:
-			bad("unknown kind %q: use one of %v", f.Kind, FunctionKinds())
 		}
 	}
 	return errs

@@ -29,7 +29,7 @@ func buildBootstrap(t *testing.T) string {
 }
 
 // functionEnv is the parent environment without the variables that select
-// another mode of framework.Run or change the app, plus the Runtime API address.
+// another mode of app.Run or change the app, plus the Runtime API address.
 func functionEnv(runtimeAPI string) []string {
 	var env []string
 	for _, kv := range os.Environ() {

@@ -272,7 +272,7 @@ func (b *Builder) goBuild(ctx context.Context, dir, target, out string, env []st
 	// For a package other than main, go build -o writes an archive, not a program.
 	if head, err := readHead(out, 8); err == nil && string(head) == "!<arch>\n" {
 		os.Remove(out)
-		return fmt.Errorf("%s holds no command: its Go package is not package main; run the command in the app's directory (the one whose main function calls framework.Run)", dir)
+		return fmt.Errorf("%s holds no command: its Go package is not package main; run the command in the app's directory (the one whose main function calls app.Run())", dir)
 	}
 	return nil
 }

@@ -79,7 +79,7 @@ func writeFrameworkApp(t testing.TB, b *Builder, mainGo string) string {
 }
 
 // fakeManifestApp prints body on stdout in manifest mode (and fails
-// otherwise), standing in for an app built on framework.Run.
+// otherwise), standing in for an app that calls app.Run().
 func fakeManifestApp(body string) string {
 	return `package main
 
@@ -154,7 +154,7 @@ import (
 	"encoding/json"
 	"os"
 
-	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/manifest"
 )
 
 func main() {
@@ -199,7 +199,7 @@ func main() {
 	os.Exit(2)
 }
 `,
-			want:   []string{"invalid route declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
+			want:   []string{"invalid declarations in", `route "/users/{id}": GET declared twice (handlers a and b)`},
 			routes: true,
 		},
 		{
@@ -257,8 +257,8 @@ func TestManifestTimeout(t *testing.T) {
 	dir := writeApp(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
 	_, err := b.Manifest(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "did not print its route manifest within 500ms") ||
-		!strings.Contains(err.Error(), "framework.Run") {
-		t.Errorf("Manifest of a hanging app: %v, want a timeout error that names framework.Run", err)
+		!strings.Contains(err.Error(), "app.Run()") {
+		t.Errorf("Manifest of a hanging app: %v, want a timeout error that names app.Run()", err)
 	}
 }
 

@@ -25,7 +25,7 @@ type RoutesError struct {
 
 // Error returns the project directory and the app's messages.
 func (e *RoutesError) Error() string {
-	return fmt.Sprintf("invalid route declarations in %s:\n%s", e.Dir, strings.TrimRight(e.Output, "\n"))
+	return fmt.Sprintf("invalid declarations in %s:\n%s", e.Dir, strings.TrimRight(e.Output, "\n"))
 }
 
 // Manifest builds the app in projectDir for the host and runs it with
@@ -69,7 +69,7 @@ func (b *Builder) runManifest(ctx context.Context, dir, bin string) (*manifest.M
 	case parent.Err() != nil:
 		return nil, fmt.Errorf("read route manifest of %s: %w", dir, parent.Err())
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call app.Run() (or app.Run()) before doing anything else?", dir, timeout)
+		return nil, fmt.Errorf("the app in %s did not print its route manifest within %s: does its main function call app.Run() before doing anything else?", dir, timeout)
 	case err != nil:
 		var ee *exec.ExitError
 		crashed := goCrash(stderr.Bytes())

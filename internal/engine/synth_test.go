@@ -711,7 +711,7 @@ func manyRoutesApp(n int) string {
 			fmt.Fprintf(&b, "\tapp.Route(%q, h1, %s)\n", res+"/{id}", opts)
 		}
 	}
-	b.WriteString("\tframework.Run(app)\n}\n")
+	b.WriteString("\tapp.Run()\n}\n")
 	return b.String()
 }
 
@@ -752,7 +752,7 @@ func TestSynthBuildErrors(t *testing.T) {
 		want       string
 	}{
 		{"compile", "package main\n\nfunc main() { undefinedThing() }\n", new(*build.CompileError), "undefinedThing"},
-		{"routes", "package main\n\nimport \"github.com/framework-dev/framework/framework\"\n\nfunc main() {\n\tapp := framework.New(\"bad\")\n\tapp.Route(\"/x/{id}\", func(r *framework.Request) (any, error) { return nil, nil })\n\tframework.Run(app)\n}\n", new(*build.RoutesError), "/x/{id}"},
+		{"routes", "package main\n\nimport \"github.com/framework-dev/framework/framework\"\n\nfunc main() {\n\tapp := framework.New(\"bad\")\n\tapp.Route(\"/x/{id}\", func(r *framework.Request) (any, error) { return nil, nil })\n\tapp.Run()\n}\n", new(*build.RoutesError), "/x/{id}"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
