@@ -6,7 +6,7 @@ LDFLAGS   := -s -w -X github.com/framework-dev/framework/cli.SourceDir=$(ROOT)
 CDK_CLI_VERSION := 2.1148.1
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
-.PHONY: build test test-deps bench bench-synth demo fmt vet clean bench-hotswap
+.PHONY: build install test test-deps bench bench-synth bench-first-run demo fmt vet clean bench-hotswap
 
 build: $(BIN)
 
@@ -15,6 +15,12 @@ $(BIN): FORCE
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cli/framework
 
 FORCE:
+
+# install puts the CLI in $(go env GOBIN) (default ~/go/bin), recording this
+# checkout: new-project points new projects at it, and the first synth
+# builds the synthesis engine from it.
+install:
+	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cli/framework
 
 # test-deps downloads the modules of the policy fixture app (tests read it
 # with GOPROXY=off) and installs the official CDK CLI into a test-local
@@ -48,7 +54,7 @@ bench: build
 # run, each in a process of its own; then a re-synth with nothing changed.
 bench-synth:
 	@mkdir -p .bench
-	$(GO) test -run '^$$' -bench 'BenchmarkSynth' -benchtime 3x -timeout 60m ./internal/synth | tee .bench/synth.txt
+	$(GO) test -run '^$$' -bench 'BenchmarkSynth' -benchtime 3x -timeout 60m ./internal/engine | tee .bench/synth.txt
 
 # bench-hotswap: the deploy loop's own cost for examples/hello against the
 # CloudFormation stand-in and moto (needs moto_server): from a saved edit
@@ -56,6 +62,12 @@ bench-synth:
 bench-hotswap:
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench 'BenchmarkDeployLoop' -benchtime 5x -timeout 30m ./test | tee .bench/hotswap.txt
+
+# bench-first-run: `make demo` on a fresh machine (empty Go module and build
+# caches in temporary directories; the module proxy is used), phase by
+# phase, then the first synth with its engine build (SYNTH=0 skips it).
+bench-first-run:
+	./scripts/bench-first-run
 
 # demo serves examples/hello on localhost:8000 with no AWS account.
 demo: build

@@ -21,8 +21,26 @@ import (
 	"github.com/framework-dev/framework/internal/synth"
 )
 
-// Version is the CLI's version, set at build time with -ldflags -X.
-var Version = "0.1.0-dev"
+// Version is the CLI's version, set at build time with -ldflags -X; when
+// it is not, a CLI installed with `go install .../cli/framework@VERSION`
+// reports the module version it was built from (see version).
+var Version = devVersion
+
+// devVersion is Version when no version was set at build time.
+const devVersion = "0.1.0-dev"
+
+// version is the CLI's version: Version when set at build time, else the
+// framework module's version recorded in the binary by `go install
+// ...@VERSION` (without its "v"), else devVersion.
+func version() string {
+	if Version != devVersion {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == synth.Module && synth.Fetchable(bi.Main.Version) {
+		return strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return Version
+}
 
 // SourceDir is the directory of the framework checkout the CLI was built
 // from, set by `make build` with -ldflags -X. new-project uses it to point a
@@ -88,7 +106,7 @@ func run(root any, args []string, env *Env) int {
 		kong.Name("framework"),
 		kong.Description("A serverless REST framework for Go: routes on Go functions, served locally and deployed to API Gateway and Lambda."),
 		kong.UsageOnError(),
-		kong.Vars{"version": Version, "default_stage": names.DefaultStage},
+		kong.Vars{"version": version(), "default_stage": names.DefaultStage},
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code; panic(exitSignal{}) }),
 		kong.BindTo(stdout, (*io.Writer)(nil)),
@@ -157,35 +175,24 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
 }
 
-// Run is the program entry point used by cli/framework.
-// Its main must call nodeshim.Run first: synthesis starts the CDK's
-// Node.js through this program (synth.Options.NodeShim), so that Ctrl-C
-// reaches only the CLI.
+// Run is the program entry point used by cli/framework. Synthesis runs in
+// a program of its own, the engine (internal/synth), which links the AWS
+// CDK; this one does not.
 //
 // The run keeps its temporary files in a private directory (scratch.Begin)
 // and removes it when the command returns, fails or is interrupted twice:
-// nothing is left in TMPDIR, not even what the CDK's Go bindings unpack at
-// program start.
+// nothing is left in TMPDIR, not even what the synthesis engine and the
+// CDK's Node.js write there.
 func Run() {
 	dir, err := scratch.Begin()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "framework: warning: cannot create a private temporary directory (%v); temporary files may be left in %s\n", err, os.TempDir())
 	}
-	synth.Close() // removes the JavaScript runtime jsii-runtime-go unpacked at program start
 	end := sync.OnceFunc(func() {
-		// Node.js may be stopped mid-call: jsii-runtime-go's own report
-		// of that is not the user's business, and all of ours is written.
-		if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
-			os.Stderr = null
-		}
-		synth.Close()
+		synth.Close() // a synthesis engine still at work, and its Node.js
 		dir.End()
 	})
 	env := processEnv(os.Stdout, os.Stderr)
-	env.Synth = func(ctx context.Context, o synth.Options) (*synth.Result, error) {
-		o.NodeShim = true
-		return synth.Synth(ctx, o)
-	}
 	env.Signals = func() (context.Context, context.CancelFunc) {
 		return signalContext(func() { end(); os.Exit(130) })
 	}

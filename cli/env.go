@@ -64,7 +64,7 @@ func processEnv(stdout, stderr io.Writer) *Env {
 			return w
 		},
 		Getenv:  os.Getenv,
-		Synth:   synth.Synth,
+		Synth:   synthEngine().Synth,
 		Signals: SignalContext,
 	}
 }
@@ -94,7 +94,7 @@ func (e *Env) withDefaults() *Env {
 		out.Getenv = func(string) string { return "" }
 	}
 	if out.Synth == nil {
-		out.Synth = synth.Synth
+		out.Synth = synthEngine().Synth
 	}
 	return &out
 }
@@ -106,6 +106,11 @@ func (e *Env) Context() (context.Context, context.CancelFunc) {
 		return context.WithCancel(context.Background())
 	}
 	return e.Signals()
+}
+
+// synthEngine is the synthesis engine of this CLI's version and source.
+func synthEngine() *synth.Engine {
+	return &synth.Engine{Version: version(), SourceDir: sourceDir()}
 }
 
 type eofReader struct{}

@@ -27,7 +27,7 @@ func (c *NewProjectCmd) Run(g *Globals, env *Env) error {
 	stdout := env.Stdout
 	o := scaffold.Options{Name: c.Name, ParentDir: g.ProjectDir, FrameworkDir: sourceDir()}
 	if o.FrameworkDir == "" {
-		o.FrameworkVersion = "v" + strings.TrimPrefix(Version, "v")
+		o.FrameworkVersion = "v" + strings.TrimPrefix(version(), "v")
 	}
 	res, err := scaffold.Create(ctx, o)
 	if err != nil {
@@ -59,6 +59,11 @@ func sourceDir() string {
 		return ""
 	}
 	root := filepath.Dir(filepath.Dir(file))
+	if strings.Contains(filepath.Base(root), "@") {
+		// The module cache's read-only copy (`go install ...@VERSION`
+		// without -trimpath): a released build, which requires the version.
+		return ""
+	}
 	if _, err := os.Stat(filepath.Join(root, "framework", "app.go")); err != nil {
 		return ""
 	}

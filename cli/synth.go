@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/framework-dev/framework/internal/synth"
 )
@@ -15,6 +16,7 @@ type SynthCmd struct {
 	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out)." type:"path"`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the role's policy from the source."`
 	JSON            bool   `name:"json" help:"Print the result as one JSON object instead of text."`
+	Verbose         bool   `name:"verbose" short:"v" help:"Also print how long each step took (engine build and start, the two Go builds, Node.js and aws-cdk-lib, CDK synthesis)."`
 }
 
 // synthResult is the --json output.
@@ -26,6 +28,10 @@ type synthResult struct {
 	Template      string `json:"template"`
 	ResourceCount int    `json:"resource_count"`
 	Reused        bool   `json:"reused"`
+	// Timings is set with --verbose.
+	Timings []synth.Timing `json:"timings,omitempty"`
+	// Seconds is the command's wall time, set with --verbose.
+	Seconds float64 `json:"seconds,omitempty"`
 }
 
 // Run synthesizes and prints the stack name, the template path and the
@@ -40,6 +46,7 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	if c.JSON {
 		progress = nil
 	}
+	start := time.Now()
 	res, err := env.Synth(ctx, synth.Options{
 		ProjectDir: g.ProjectDir, Stage: c.Stage, OutDir: c.Out,
 		NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress,
@@ -47,11 +54,16 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return interrupted(ctx, err) // exit 130 after Ctrl-C, as deploy and diff
 	}
+	took := time.Since(start)
 	if c.JSON {
-		b, err := json.Marshal(synthResult{
+		r := synthResult{
 			App: res.App, Stage: res.Stage, Stack: res.StackName, AssemblyDir: res.AssemblyDir,
 			Template: res.TemplatePath, ResourceCount: res.ResourceCount, Reused: res.Reused,
-		})
+		}
+		if c.Verbose {
+			r.Timings, r.Seconds = res.Timings, took.Seconds()
+		}
+		b, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
@@ -62,6 +74,18 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	if res.Reused {
 		note = " (unchanged, assembly reused)"
 	}
+	if c.Verbose {
+		writeTimings(stdout, res.Timings, took)
+	}
 	_, err = fmt.Fprintf(stdout, "Stack:     %s%s\nTemplate:  %s\nResources: %d\n", res.StackName, note, res.TemplatePath, res.ResourceCount)
 	return err
+}
+
+// writeTimings prints one line per step of a synthesis and the total.
+func writeTimings(w io.Writer, steps []synth.Timing, total time.Duration) {
+	fmt.Fprintln(w, "Timings (steps that run at the same time overlap):")
+	for _, s := range steps {
+		fmt.Fprintf(w, "  %6.2f s  %s\n", s.Seconds, s.Step)
+	}
+	fmt.Fprintf(w, "  %6.2f s  total\n", total.Seconds())
 }

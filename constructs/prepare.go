@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
@@ -81,6 +82,22 @@ type PrepareOptions struct {
 	// it: generating it type-checks the app. Otherwise it is generated
 	// while the app builds.
 	DeferPolicy bool
+	// Timed, when not nil, receives how long each build step took
+	// ("go build for the host (route manifest)", "go build for linux/arm64
+	// (Lambda package)", "policy from the source"); the steps run at the
+	// same time, so the durations overlap.
+	Timed func(step string, d time.Duration)
+}
+
+// timed runs f and reports its duration to opts.Timed.
+func (opts *PrepareOptions) timed(step string, f func()) {
+	if opts == nil || opts.Timed == nil {
+		f()
+		return
+	}
+	start := time.Now()
+	f()
+	opts.Timed(step, time.Since(start))
 }
 
 // Prepare turns props into the construct's inputs: it reads the
@@ -169,8 +186,12 @@ func (p *Prepared) buildProject(ctx context.Context, props *AppProps, opts *Prep
 	var wg sync.WaitGroup
 	var mErr, pErr, polErr error
 	var pkg *build.PackageResult
-	wg.Go(func() { p.Manifest, mErr = build.Manifest(ctx, dir) })
-	wg.Go(func() { pkg, pErr = build.Package(ctx, dir, arch, zip) })
+	wg.Go(func() {
+		opts.timed("go build for the host (route manifest)", func() { p.Manifest, mErr = build.Manifest(ctx, dir) })
+	})
+	wg.Go(func() {
+		opts.timed("go build for linux/"+arch+" (Lambda package)", func() { pkg, pErr = build.Package(ctx, dir, arch, zip) })
+	})
 	switch {
 	case p.Config.RoleID != "": // an imported role: no policy of ours
 	case props.Policy != nil:
@@ -186,7 +207,7 @@ func (p *Prepared) buildProject(ctx context.Context, props *AppProps, opts *Prep
 		if opts.DeferPolicy {
 			p.pending = true
 		} else {
-			wg.Go(func() { polErr = p.generatePolicy() })
+			wg.Go(func() { opts.timed("IAM policy from the source", func() { polErr = p.generatePolicy() }) })
 		}
 	}
 	wg.Wait()

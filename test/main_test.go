@@ -51,15 +51,17 @@ func repoRoot(t testing.TB) string {
 
 // frameworkCLI builds the CLI once per test run, as `make build` does (a
 // development build that records this checkout for new-project), and
-// returns its path.
+// returns its path. The synthesis engine is built with it, once, with the
+// flags the CLI builds it with on first use (so that the test that builds
+// it that way finds Go's build cache warm): testEnv points the CLI at it.
 func frameworkCLI(t testing.TB) string {
 	t.Helper()
 	root := repoRoot(t)
 	cliOnce.Do(func() {
 		cliPath = filepath.Join(cliDir, "framework")
 		cmd := exec.Command("go", "build", "-trimpath",
-			"-ldflags", "-X github.com/framework-dev/framework/cli.SourceDir="+root,
-			"-o", cliPath, "./cli/framework")
+			"-ldflags", "-s -w -X github.com/framework-dev/framework/cli.SourceDir="+root,
+			"-o", cliDir+string(filepath.Separator), "./cli/framework", "./cli/framework-synth")
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -84,7 +86,8 @@ func testEnv(t testing.TB, extra ...string) []string {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, names.EnvCacheDir+"="+t.TempDir(), "GOPROXY=off", "TMPDIR="+emptyTempDir(t))
+	env = append(env, names.EnvCacheDir+"="+t.TempDir(), "GOPROXY=off", "TMPDIR="+emptyTempDir(t),
+		names.EnvEngine+"="+filepath.Join(cliDir, "framework-synth"))
 	return append(env, extra...)
 }
 

@@ -60,7 +60,7 @@ func (b *Builder) hostBuild(ctx context.Context, projectDir, kind, name string) 
 		bin += ".exe"
 	}
 	unlock := lockOutput(bin)
-	unlockFile, err := lockFile(bin + ".lock")
+	unlockFile, err := LockFile(bin + ".lock")
 	if err != nil {
 		unlock()
 		return "", "", nil, err

@@ -2,6 +2,6 @@
 
 package build
 
-// lockFile is a no-op where flock(2) is not available; builds of one project
+// LockFile is a no-op where flock(2) is not available; builds of one project
 // are still serialized within a process.
-func lockFile(path string) (func(), error) { return func() {}, nil }
+func LockFile(path string) (func(), error) { return func() {}, nil }

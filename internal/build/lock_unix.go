@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// lockFile takes an exclusive advisory lock on path (created if needed),
+// LockFile takes an exclusive advisory lock on path (created if needed),
 // waiting for other processes that hold it, and returns the release.
-func lockFile(path string) (func(), error) {
+func LockFile(path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file %s: %w", path, err)

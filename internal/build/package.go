@@ -79,7 +79,7 @@ func (b *Builder) Package(ctx context.Context, projectDir, arch, zipPath string)
 	bin := filepath.Join(dir, BootstrapName)
 	unlock := lockOutput(bin)
 	defer unlock()
-	release, err := lockFile(bin + ".lock")
+	release, err := LockFile(bin + ".lock")
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 // TestFunctionChanges: adding and removing handlers and triggers is named
 // by handler, in the text and JSON reports.
 func TestFunctionChanges(t *testing.T) {
-	full, err := os.ReadFile(filepath.Join("..", "synth", "testdata", "events-dev.template.json"))
+	full, err := os.ReadFile(filepath.Join("..", "engine", "testdata", "events-dev.template.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

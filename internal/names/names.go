@@ -73,6 +73,9 @@ const (
 	EnvLambdaRuntimeAPI = "AWS_LAMBDA_RUNTIME_API"
 	// EnvCacheDir overrides the CLI's build cache directory.
 	EnvCacheDir = "FRAMEWORK_CACHE_DIR"
+	// EnvEngine names a synthesis engine program (cli/framework-synth) to
+	// use instead of the one the CLI builds into its cache directory.
+	EnvEngine = "FRAMEWORK_ENGINE"
 	// EnvPollInterval sets how often the CLI looks at a stack CloudFormation
 	// is working on (a Go duration such as "5s").
 	EnvPollInterval = "FRAMEWORK_POLL_INTERVAL"

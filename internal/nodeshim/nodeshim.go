@@ -71,8 +71,12 @@ func Enable(node string) {
 }
 
 // pidFile is where the shims of this process record Node.js's process id.
-func pidFile() string {
-	return filepath.Join(os.TempDir(), "framework-node-"+strconv.Itoa(os.Getpid())+".pid")
+func pidFile() string { return pidFileOf(os.Getpid()) }
+
+// pidFileOf is where the shims of the process pid record Node.js's process
+// id (in the temporary directory, which that process shares with ours).
+func pidFileOf(pid int) string {
+	return filepath.Join(os.TempDir(), "framework-node-"+strconv.Itoa(pid)+".pid")
 }
 
 // Forget removes the record of a Node.js process that has ended.
@@ -81,15 +85,20 @@ func Forget() { os.Remove(pidFile()) }
 // Kill stops the Node.js process last started through the shim, if it is
 // still running, and returns once it has ended (or after two seconds). It
 // reports whether there was one to stop.
-func Kill() bool {
-	b, err := os.ReadFile(pidFile())
+func Kill() bool { return KillOf(os.Getpid()) }
+
+// KillOf is Kill for the Node.js process that the process pid (a child
+// of ours that enabled the shim, sharing our temporary directory) started.
+func KillOf(pid int) bool {
+	f := pidFileOf(pid)
+	b, err := os.ReadFile(f)
 	if err != nil {
 		return false
 	}
-	Forget()
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 1 {
+	os.Remove(f)
+	node, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || node <= 1 {
 		return false
 	}
-	return kill(pid)
+	return kill(node)
 }

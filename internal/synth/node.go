@@ -47,12 +47,12 @@ func (e *NodeError) Error() string {
 // Unwrap returns the underlying failure.
 func (e *NodeError) Unwrap() error { return e.Err }
 
-// checkNode finds the node command jsii will start (JSII_NODE, else node on
+// CheckNode finds the node command jsii will start (JSII_NODE, else node on
 // PATH), checks its major version and silences jsii's version banners for
 // it, so that users see at most one line of ours. With shim set, jsii will
 // start node through the running program (Options.NodeShim). It returns the
 // major version.
-func checkNode(ctx context.Context, shim bool) (int, error) {
+func CheckNode(ctx context.Context, shim bool) (int, error) {
 	name := "node"
 	if n := os.Getenv(nodeshim.EnvNode); n != "" {
 		name = n // JSII_NODE names the shim (see Options.NodeShim)

@@ -3,21 +3,18 @@
 // the stage's CloudFormation stack `<app>-<stage>`: the input of `framework
 // synth`, `diff` and `deploy`.
 //
-// Synth prepares the construct's inputs in Go (constructs.Prepare: the
-// route manifest, the Linux package, the policy and the stage's
-// configuration, tags included), then runs the AWS CDK (stacks.New on
-// constructs.App) through jsii, which needs Node.js 20 or newer; a missing or older node is
-// a one-line *NodeError. jsii's Node version banners are silenced, and so
-// is CDK's default template lint (CDK_VALIDATION=false unless the
-// environment sets it), which would cost seconds on every synth.
-//
-// The assembly directory records what it was made from (KeyFile): a synth
-// whose manifest, package hash, configuration, stage, policy and framework
-// build are all unchanged keeps the assembly and returns Result.Reused.
+// The work is done by the synthesis engine (internal/engine, the program
+// cli/framework-synth), the only part of the framework that links the AWS
+// CDK. This package links none of it: Synth finds the engine (the one
+// FRAMEWORK_ENGINE names, else the one built for this CLI in the user's
+// cache directory, building it once when missing) and runs it as a child
+// process that reads the Options as JSON on stdin and answers with JSON
+// lines on stdout (see Request and Reply). So the commands that never
+// synthesize (local, new-project, invoke --local, openapi, url, logs,
+// destroy) neither build nor load the CDK.
 package synth
 
 import (
-	"context"
 	"io"
 
 	"github.com/framework-dev/framework/internal/policy"
@@ -42,7 +39,7 @@ type Options struct {
 	NodeShim bool
 	// Progress, when not nil, receives one human-readable line per step
 	// ("Building the Lambda package...", "Synthesizing dev stack..."). Nil is silent.
-	Progress io.Writer
+	Progress io.Writer `json:"-"`
 }
 
 // Result describes the assembly Synth wrote.
@@ -65,12 +62,15 @@ type Result struct {
 	// Reused is true when nothing had changed since the last synth into
 	// AssemblyDir and the assembly there was kept as it was.
 	Reused bool
+	// Timings is how long each step took, in the order they ended; steps
+	// that run at the same time overlap (`framework synth -v` prints them).
+	Timings []Timing
 }
 
-// synthesize is set by the implementation file of this package.
-var synthesize func(ctx context.Context, o Options) (*Result, error)
-
-// Synth synthesizes the stage's stack of the project into a cloud assembly.
-func Synth(ctx context.Context, o Options) (*Result, error) {
-	return synthesize(ctx, o)
+// Timing is the duration of one step of a synthesis.
+type Timing struct {
+	// Step says what was done ("go build for linux/arm64 (Lambda package)").
+	Step string `json:"step"`
+	// Seconds is how long it took.
+	Seconds float64 `json:"seconds"`
 }

@@ -1,4 +1,4 @@
-package synth
+package engine
 
 // Every test here that synthesizes shares the one jsii runtime (one Node.js
 // process) of this test binary: keep stack tests in this package rather
@@ -800,31 +800,6 @@ func TestSynthAppNameMismatch(t *testing.T) {
 	}
 }
 
-// TestMissingNode: without Node.js, synth says in one line what to install.
-func TestMissingNode(t *testing.T) {
-	t.Setenv("PATH", t.TempDir())
-	t.Setenv("JSII_NODE", "")
-	_, err := checkNode(context.Background(), false)
-	var ne *NodeError
-	if !errors.As(err, &ne) {
-		t.Fatalf("err = %v, want a NodeError", err)
-	}
-	msg := err.Error()
-	if strings.Contains(msg, "\n") || !strings.Contains(msg, "Node.js") || !strings.Contains(msg, "install") {
-		t.Errorf("message %q: want one line saying what to install", msg)
-	}
-
-	old := filepath.Join(t.TempDir(), "node")
-	if err := os.WriteFile(old, []byte("#!/bin/sh\necho v18.19.0\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("JSII_NODE", old)
-	_, err = checkNode(context.Background(), false)
-	if !errors.As(err, &ne) || !strings.Contains(err.Error(), "v18.19.0") || !strings.Contains(err.Error(), "20 or newer") {
-		t.Errorf("node 18: %v", err)
-	}
-}
-
 // TestSynthWithoutNode: a synth that must run the CDK stops on the Node
 // check with one line, before anything is written.
 func TestSynthWithoutNode(t *testing.T) {
@@ -838,19 +813,6 @@ func TestSynthWithoutNode(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(out); len(entries) != 0 {
 		t.Errorf("assembly directory has %d entries after the refusal, want none", len(entries))
-	}
-}
-
-func TestNodeMajor(t *testing.T) {
-	for in, want := range map[string]int{"v20.20.2": 20, "v24.1.0": 24, "22.3.1": 22} {
-		if got, err := nodeMajor(in); err != nil || got != want {
-			t.Errorf("nodeMajor(%q) = %d, %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "vx", "garbage"} {
-		if _, err := nodeMajor(in); err == nil {
-			t.Errorf("nodeMajor(%q) accepted", in)
-		}
 	}
 }
 

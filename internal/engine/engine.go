@@ -1,4 +1,22 @@
-package synth
+// Package engine is the synthesis engine: the part of `framework synth`,
+// `diff` and `deploy` that runs the AWS CDK (its Go bindings, through jsii
+// and Node.js). It is the only code of the CLI that links the CDK, so it
+// runs as a program of its own, cli/framework-synth, which the CLI builds
+// once into the user's cache and starts for each synthesis (see
+// internal/synth). The framework CLI itself links none of the CDK.
+//
+// Synth prepares the construct's inputs in Go (constructs.Prepare: the
+// route manifest, the Linux package, the policy and the stage's
+// configuration, tags included), then runs the AWS CDK (stacks.New on
+// constructs.App) through jsii, which needs Node.js 20 or newer; a missing
+// or older node is a one-line *synth.NodeError. jsii's Node version banners
+// are silenced, and so is CDK's default template lint (CDK_VALIDATION=false
+// unless the environment sets it), which would cost seconds on every synth.
+//
+// The assembly directory records what it was made from (KeyFile): a synth
+// whose manifest, package hash, configuration, stage, policy and framework
+// build are all unchanged keeps the assembly and returns Result.Reused.
+package engine
 
 import (
 	"context"
@@ -10,8 +28,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
@@ -21,11 +41,27 @@ import (
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/synth"
 	"github.com/framework-dev/framework/manifest"
 	"github.com/framework-dev/framework/stacks"
 )
 
-func init() { synthesize = run }
+// The engine speaks in internal/synth's types, which the CLI shares.
+type (
+	// Options selects what to synthesize and where.
+	Options = synth.Options
+	// Result describes the assembly Synth wrote.
+	Result = synth.Result
+	// NodeError is a missing or unsupported Node.js.
+	NodeError = synth.NodeError
+)
+
+// checkNode checks Node.js and prepares the environment jsii starts it with.
+var checkNode = synth.CheckNode
+
+// Synth synthesizes the stage's stack of the project into a cloud assembly,
+// in this process.
+func Synth(ctx context.Context, o Options) (*Result, error) { return run(ctx, o) }
 
 // KeyFile is the file inside the assembly directory that records what the
 // assembly was synthesized from; a synth whose inputs hash to the same key
@@ -42,6 +78,8 @@ type inputs struct {
 	*constructs.Prepared
 	// nodeShim starts the CDK's Node.js through the running program (Options.NodeShim).
 	nodeShim bool
+	// timings, when not nil, receives the duration of each CDK step.
+	timings *timings
 }
 
 // stackName is <app>-<stage>.
@@ -141,12 +179,13 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	// out not to be reusable.
 	likely := !likelyReusable(dir, out)
 	shim := o.NodeShim
+	tm := &timings{}
 	if likely {
-		go warmJSII(ctx, shim)
+		go warmJSII(ctx, shim, tm)
 	}
 	p, err := constructs.Prepare(ctx,
 		&constructs.AppProps{ProjectDir: dir, Stage: stage, Config: cfg, Progress: o.Progress},
-		&constructs.PrepareOptions{PackageZip: filepath.Join(work, "function.zip"), DeferPolicy: !likely})
+		&constructs.PrepareOptions{PackageZip: filepath.Join(work, "function.zip"), DeferPolicy: !likely, Timed: tm.add})
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +194,40 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if f.AppName != "" && f.AppName != p.Manifest.App {
 		return nil, fmt.Errorf("%s has app_name %q but the app declares framework.New(%q): the stack is named <app>-<stage> and `framework url` and `destroy` read app_name, so make the two the same", f.Path, f.AppName, p.Manifest.App)
 	}
-	return assemble(ctx, &inputs{Prepared: p, nodeShim: shim}, out, o.Progress)
+	res, err := assemble(ctx, &inputs{Prepared: p, nodeShim: shim, timings: tm}, out, o.Progress)
+	if res != nil {
+		res.Timings = tm.list()
+	}
+	return res, err
+}
+
+// timings collects the durations of a synthesis's steps, some of which
+// run at the same time.
+type timings struct {
+	mu    sync.Mutex
+	steps []synth.Timing
+}
+
+// add records that step took d; a nil *timings records nothing.
+func (t *timings) add(step string, d time.Duration) {
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.steps = append(t.steps, synth.Timing{Step: step, Seconds: d.Seconds()})
+}
+
+// since records the time from start to now as step.
+func (t *timings) since(step string, start time.Time) { t.add(step, time.Since(start)) }
+
+func (t *timings) list() []synth.Timing {
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Clone(t.steps)
 }
 
 // jsiiMu serializes synthesis in this process: one CDK app at a time.
@@ -195,9 +267,11 @@ func likelyReusable(dir, out string) bool {
 // warmJSII starts Node.js and has the CDK synthesize a one-resource stack
 // into a temporary directory, so that the modules synthesis needs are
 // loaded while Go builds the app.
-func warmJSII(ctx context.Context, shim bool) {
+func warmJSII(ctx context.Context, shim bool, tm *timings) {
 	jsiiMu.Lock()
 	defer jsiiMu.Unlock()
+	start := time.Now()
+	defer tm.since("Node.js start and aws-cdk-lib load (while Go builds)", start)
 	if startJSII(ctx, shim) != nil {
 		return // reported by assemble
 	}
@@ -267,8 +341,10 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 	if err := in.ResolvePolicy(); err != nil {
 		return nil, err
 	}
+	wait := time.Now()
 	jsiiMu.Lock()
 	defer jsiiMu.Unlock()
+	in.timings.since("waiting for Node.js and aws-cdk-lib after the builds", wait)
 	if err := startJSII(ctx, in.nodeShim); err != nil {
 		return nil, err
 	}
@@ -276,9 +352,11 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 		return nil, err
 	}
 	progressf(progress, "Synthesizing stack %s...", in.stackName())
+	start := time.Now()
 	if err := synthStack(ctx, in, out); err != nil {
 		return nil, err
 	}
+	in.timings.since("CDK synthesis of the stack (jsii calls, template and assets)", start)
 	res := &Result{
 		App: in.Manifest.App, Stage: in.Stage, StackName: in.stackName(), AssemblyDir: out,
 		TemplatePath: filepath.Join(out, in.stackName()+".template.json"), Policy: in.Policy,

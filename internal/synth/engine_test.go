@@ -1,0 +1,141 @@
+package synth
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/framework-dev/framework/internal/names"
+)
+
+// writeSource writes a framework-like checkout whose engine program has
+// the given main.go.
+func writeSource(t *testing.T, main string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":                           "module " + Module + "\n\ngo 1.25\n",
+		"cli/" + EngineName + "/main.go":   main,
+		"cli/" + EngineName + "/x_test.go": "package main\n",
+		"test/e2e.go":                      "package test\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestEngineKeyFollowsTheSource: a checkout's engine is rebuilt when a Go
+// file it may compile changes, not for tests or end-to-end files.
+func TestEngineKeyFollowsTheSource(t *testing.T) {
+	dir := writeSource(t, "package main\n\nfunc main() {}\n")
+	s := source{dir: dir}
+	key := func() string {
+		k, err := s.key("1.0.0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	k0 := key()
+	later := time.Now().Add(time.Hour)
+	for _, f := range []string{"cli/" + EngineName + "/x_test.go", "test/e2e.go"} {
+		os.Chtimes(filepath.Join(dir, f), later, later)
+	}
+	if k := key(); k != k0 {
+		t.Errorf("touching a test file changed the engine's key")
+	}
+	os.Chtimes(filepath.Join(dir, "cli", EngineName, "main.go"), later, later)
+	if k := key(); k == k0 {
+		t.Errorf("editing the engine's source kept its key")
+	}
+	if k, _ := s.key("2.0.0"); k == key() {
+		t.Errorf("another CLI version kept the key")
+	}
+}
+
+// TestEngineBuiltOnceAndReused: the first Path builds the engine with a
+// progress line saying what, how long and that it happens once; the next
+// finds it without building.
+func TestEngineBuiltOnceAndReused(t *testing.T) {
+	dir := writeSource(t, "package main\n\nfunc main() {}\n")
+	cache := t.TempDir()
+	e := &Engine{Version: "1.0.0", SourceDir: dir, Getenv: func(k string) string {
+		if k == names.EnvCacheDir {
+			return cache
+		}
+		return ""
+	}}
+	var progress strings.Builder
+	var built []string
+	p, err := e.Path(context.Background(), &progress, func(step string, _ time.Duration) { built = append(built, step) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p, filepath.Join(cache, "engine")) {
+		t.Errorf("engine at %s, want it under %s", p, cache)
+	}
+	if got := progress.String(); !strings.Contains(got, "Building the synthesis engine") || !strings.Contains(got, "once") || !strings.Contains(got, "minutes") || strings.Count(got, "\n") != 1 {
+		t.Errorf("progress %q: want one line saying what is built, how long it takes, that it happens once", got)
+	}
+	if len(built) != 1 {
+		t.Errorf("timed steps %q, want the engine build", built)
+	}
+	progress.Reset()
+	p2, err := e.Path(context.Background(), &progress, nil)
+	if err != nil || p2 != p || progress.Len() != 0 {
+		t.Errorf("second Path: %s, %v, progress %q: want the same engine, no build", p2, err, progress.String())
+	}
+}
+
+// TestEngineBuildFailureSaysWhatToDo: a failed build is one error that
+// quotes the compiler and says what to do.
+func TestEngineBuildFailureSaysWhatToDo(t *testing.T) {
+	dir := writeSource(t, "package main\n\nfunc main() { undefinedThing() }\n")
+	cache := t.TempDir()
+	e := &Engine{Version: "1.0.0", SourceDir: dir, Getenv: func(k string) string {
+		if k == names.EnvCacheDir {
+			return cache
+		}
+		return ""
+	}}
+	_, err := e.Path(context.Background(), nil, nil)
+	if err == nil {
+		t.Fatal("a broken engine source built")
+	}
+	msg := err.Error()
+	for _, want := range []string{"building the synthesis engine", "undefinedThing", "run the command again", names.EnvEngine} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error %q is more than one line", msg)
+	}
+	matches, _ := filepath.Glob(filepath.Join(cache, "engine", "*", EngineName+"*"))
+	if len(matches) != 0 {
+		t.Errorf("a failed build left %q", matches)
+	}
+}
+
+func TestEngineFromTheEnvironment(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nothing")
+	e := &Engine{Getenv: func(k string) string {
+		if k == names.EnvEngine {
+			return missing
+		}
+		return ""
+	}}
+	if _, err := e.Path(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), names.EnvEngine) {
+		t.Errorf("err = %v, want one naming %s", err, names.EnvEngine)
+	}
+}
