@@ -51,7 +51,7 @@ var SourceDir = ""
 // Globals are the flags every command accepts.
 type Globals struct {
 	ProjectDir string `name:"project-dir" short:"C" default:"." help:"Directory of the project (the one holding .framework/)." type:"path"`
-	Verbose    bool   `short:"v" help:"Also print the AWS SDK's own log lines (its warnings about retries, connections and credentials) on stderr."`
+	Verbose    bool   `short:"v" help:"Print more: the AWS SDK's own log lines (its warnings about retries, connections and credentials) on stderr; for synth, how long each step took (engine build and start, the two Go builds, Node.js and aws-cdk-lib, CDK synthesis)."`
 }
 
 // CLI is the root of the command tree.

@@ -16,7 +16,6 @@ type SynthCmd struct {
 	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out)." type:"path"`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the role's policy from the source."`
 	JSON            bool   `name:"json" help:"Print the result as one JSON object instead of text."`
-	Verbose         bool   `name:"verbose" short:"v" help:"Also print how long each step took (engine build and start, the two Go builds, Node.js and aws-cdk-lib, CDK synthesis)."`
 }
 
 // synthResult is the --json output.
@@ -28,7 +27,7 @@ type synthResult struct {
 	Template      string `json:"template"`
 	ResourceCount int    `json:"resource_count"`
 	Reused        bool   `json:"reused"`
-	// Timings is set with --verbose.
+	// Timings is set with --verbose (-v).
 	Timings []synth.Timing `json:"timings,omitempty"`
 	// Seconds is the command's wall time, set with --verbose.
 	Seconds float64 `json:"seconds,omitempty"`
@@ -60,7 +59,7 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 			App: res.App, Stage: res.Stage, Stack: res.StackName, AssemblyDir: res.AssemblyDir,
 			Template: res.TemplatePath, ResourceCount: res.ResourceCount, Reused: res.Reused,
 		}
-		if c.Verbose {
+		if g.Verbose {
 			r.Timings, r.Seconds = res.Timings, took.Seconds()
 		}
 		b, err := json.Marshal(r)
@@ -74,7 +73,7 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	if res.Reused {
 		note = " (unchanged, assembly reused)"
 	}
-	if c.Verbose {
+	if g.Verbose {
 		writeTimings(stdout, res.Timings, took)
 	}
 	_, err = fmt.Fprintf(stdout, "Stack:     %s%s\nTemplate:  %s\nResources: %d\n", res.StackName, note, res.TemplatePath, res.ResourceCount)
