@@ -24,9 +24,9 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 )
 
 const genericInternalError = `{"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`
@@ -294,7 +294,7 @@ func TestErrorLineProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an app")
 	}
-	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), "testdata/crashapp", t.TempDir())
+	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), "testdata/crashapp", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestErrorLineProcess(t *testing.T) {
 	settle := func() { time.Sleep(100 * time.Millisecond) }
 
 	t.Run("lambda", func(t *testing.T) {
-		s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+		s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,14 +381,14 @@ func TestErrorLineProcess(t *testing.T) {
 	})
 
 	t.Run("lambda event handler", func(t *testing.T) {
-		s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+		s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
 		stdout, stderr := start(t, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly")
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		var fe *lambdastandin.FunctionError
+		var fe *runtimeapi.FunctionError
 		if _, err := s.Invoke(t.Context(), []byte(`{"source":"aws.events"}`)); !errors.As(err, &fe) {
 			t.Fatalf("invoke = %v, want the function's error", err)
 		}

@@ -11,16 +11,16 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 )
 
 // buildBootstrap builds this example for the host as the Lambda package
-// is built (lambdastandin.BuildHostBootstrap).
+// is built (runtimeapi.BuildHostBootstrap).
 func buildBootstrap(t *testing.T) string {
 	t.Helper()
-	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), ".", t.TempDir())
+	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), ".", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,9 +33,9 @@ type lockedBuffer = lockedbuf.Buffer
 // startFunction runs the binary as the deployed function of handler would
 // run (FRAMEWORK_HANDLER set as the construct sets it) against a Runtime
 // API stand-in.
-func startFunction(t *testing.T, bin, handler string) (*lambdastandin.Server, *lockedBuffer, <-chan error) {
+func startFunction(t *testing.T, bin, handler string) (*runtimeapi.Server, *lockedBuffer, <-chan error) {
 	t.Helper()
-	s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestRuntimeAPI(t *testing.T) {
 			defer cancel()
 			got, err := s.Invoke(ctx, event)
 			if tc.errMsg != "" {
-				var fe *lambdastandin.FunctionError
+				var fe *runtimeapi.FunctionError
 				if !errors.As(err, &fe) || fe.Message != tc.errMsg {
 					t.Fatalf("Invoke = %s, %v; want the function error %q", got, err, tc.errMsg)
 				}

@@ -14,14 +14,14 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/frameworktest"
-	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 )
 
 // buildBootstrap builds this example for the host as the Lambda package
-// is built (lambdastandin.BuildHostBootstrap).
+// is built (runtimeapi.BuildHostBootstrap).
 func buildBootstrap(t *testing.T) string {
 	t.Helper()
-	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), ".", t.TempDir())
+	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), ".", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestRuntimeAPI(t *testing.T) {
 		t.Skip("builds and runs the function binary")
 	}
 	bin := buildBootstrap(t)
-	s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestRuntimeAPI(t *testing.T) {
 	// must live on and serve the next event.
 	t.Run("malformed event", func(t *testing.T) {
 		_, err := s.Invoke(ctx, []byte(`["not", "an", "event"]`))
-		var fe *lambdastandin.FunctionError
+		var fe *runtimeapi.FunctionError
 		if !errors.As(err, &fe) || fe.Init || fe.Type != "UnmarshalTypeError" {
 			t.Fatalf("err = %v, want a function error of type UnmarshalTypeError", err)
 		}

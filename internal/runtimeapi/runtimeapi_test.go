@@ -1,4 +1,4 @@
-package lambdastandin
+package runtimeapi
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 )
 
 // helperEnv makes the test binary run as a Lambda function (see TestMain):
-// the real aws-lambda-go runtime loop polling the stand-in.
+// the real aws-lambda-go runtime loop polling the local Runtime API.
 const helperEnv = "LAMBDASTANDIN_TEST_FUNCTION"
 
 func TestMain(m *testing.M) {
