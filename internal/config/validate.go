@@ -82,21 +82,6 @@ func checkAPIGatewayStage(name string) error {
 	return nil
 }
 
-func checkArchitecture(arch string) error {
-	switch arch {
-	case ArchARM64, ArchX8664:
-		return nil
-	}
-	hint := fmt.Sprintf("use %q (the default, Graviton) or %q", ArchARM64, ArchX8664)
-	switch strings.ToLower(arch) {
-	case "amd64", "x86-64", "x64", "x86_64", "intel":
-		hint = fmt.Sprintf("did you mean %q? (Lambda's name for amd64)", ArchX8664)
-	case "aarch64", "arm", "arm64", "graviton":
-		hint = fmt.Sprintf("did you mean %q?", ArchARM64)
-	}
-	return fmt.Errorf("%q is not a Lambda architecture: %s", arch, hint)
-}
-
 func checkRoleID(id string) error {
 	if id == "" {
 		return errors.New("is empty: give the ARN or the name of an existing IAM role, or remove the key")
