@@ -57,6 +57,9 @@ const (
 
 // Environment variables between the CLI, the build and the app's runtime.
 const (
+	// EnvPrefix starts the name of every variable of the framework's own
+	// (EnvMode, EnvStage, ...); a project's configuration may not set one.
+	EnvPrefix = "FRAMEWORK_"
 	// EnvMode set to "manifest" makes the app print its route manifest and exit.
 	EnvMode = "FRAMEWORK_MODE"
 	// ModeManifest is EnvMode's value that asks for the route manifest.
