@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/apphook"
+	"github.com/framework-dev/framework/internal/testutil"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
@@ -294,10 +295,7 @@ func TestErrorLineProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an app")
 	}
-	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), "testdata/crashapp", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testutil.BuildBootstrap(t, "testdata/crashapp")
 	start := func(t *testing.T, env ...string) (stdout io.Reader, stderr *lockedbuf.Buffer) {
 		t.Helper()
 		cmd := exec.Command(bin)

@@ -14,18 +14,8 @@ import (
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/runtimeapi"
+	"github.com/framework-dev/framework/internal/testutil"
 )
-
-// buildBootstrap builds this example for the host as the Lambda package
-// is built (runtimeapi.BuildHostBootstrap).
-func buildBootstrap(t *testing.T) string {
-	t.Helper()
-	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), ".", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // lockedBuffer collects a process's output while the test reads it.
 type lockedBuffer = lockedbuf.Buffer
@@ -66,7 +56,7 @@ func TestRuntimeAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the function binary")
 	}
-	bin := buildBootstrap(t)
+	bin := testutil.BuildBootstrap(t, ".")
 	for _, tc := range []struct {
 		handler, event string
 		want           string // the exact response payload

@@ -15,18 +15,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/runtimeapi"
+	"github.com/framework-dev/framework/internal/testutil"
 )
-
-// buildBootstrap builds this example for the host as the Lambda package
-// is built (runtimeapi.BuildHostBootstrap).
-func buildBootstrap(t *testing.T) string {
-	t.Helper()
-	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), ".", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // functionEnv is the parent environment without the variables that select
 // another mode of app.Run or change the app, plus the Runtime API address.
@@ -51,7 +41,7 @@ func TestRuntimeAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the function binary")
 	}
-	bin := buildBootstrap(t)
+	bin := testutil.BuildBootstrap(t, ".")
 	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
