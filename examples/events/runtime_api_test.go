@@ -119,14 +119,11 @@ func TestRuntimeAPI(t *testing.T) {
 	})
 }
 
-// waitFor waits a little for a log line (written before the response is
-// posted, but read through a pipe).
+// waitFor waits up to a second for a log line (written before the
+// response is posted, but read through a pipe).
 func waitFor(out *lockedBuffer, s string) bool {
-	for range 50 {
-		if strings.Contains(out.String(), s) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, ok := out.Wait(ctx, func(written string) bool { return strings.Contains(written, s) })
+	return ok
 }
