@@ -244,7 +244,8 @@ func TestManifestTimeout(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
 	b.ManifestTimeout = 500 * time.Millisecond
-	// An app that ignores manifest mode and serves forever.
+	// An app that ignores manifest mode and serves forever (its sleep is
+	// the hang under test, not a wait of the test's).
 	dir := writeApp(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
 	_, err := b.Manifest(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "did not print its route manifest within 500ms") ||

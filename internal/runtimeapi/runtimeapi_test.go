@@ -51,6 +51,8 @@ func helperFunction(ctx context.Context, ev helperEvent) (map[string]any, error)
 	case "panic":
 		panic("told to panic")
 	case "sleep":
+		// A slow handler, on purpose: TestTimeout needs one that outlives
+		// its deadline.
 		time.Sleep(time.Duration(ev.SleepMs) * time.Millisecond)
 		return map[string]any{"slept": ev.SleepMs}, nil
 	}
