@@ -108,13 +108,19 @@ func (a *App) logEventError(ctx context.Context, f *function, err error) {
 
 // logEvent writes an event handler's error line; stack only for a panic.
 func (a *App) logEvent(ctx context.Context, msg string, f *function, err error, stack []byte) {
+	a.logInvocation(ctx, msg, f.Kind, f.Name, err, stack)
+}
+
+// logInvocation writes the error line of a failed invocation of the
+// handler name of kind; stack only for a panic.
+func (a *App) logInvocation(ctx context.Context, msg string, kind HandlerKind, name string, err error, stack []byte) {
 	attrs := make([]slog.Attr, 0, 5)
 	if id := lambdaRequestID(ctx); id != "" {
 		attrs = append(attrs, slog.String(names.RequestIDKey, id))
 	}
 	attrs = append(attrs,
-		slog.String("kind", string(f.Kind)),
-		slog.String("handler", f.Name),
+		slog.String("kind", string(kind)),
+		slog.String("handler", name),
 		slog.String("error", err.Error()),
 	)
 	if stack != nil {

@@ -125,12 +125,10 @@ func (a *App) OnSQSMessage(name, queue string, handler func(context.Context, eve
 // messages that failed (by MessageId) so that only those are retried; an
 // error still fails the whole batch.
 func (a *App) OnSQSPartialBatch(name, queue string, handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), opts ...FunctionOption) {
-	call := withResult(func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-		r, err := handler(ctx, ev)
+	call := partialBatch(handler, func(r *events.SQSEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.SQSBatchItemFailure{}
 		}
-		return r, err
 	})
 	a.addSource(a.newPartial(name, KindSQS, handler == nil, call, opts), queue)
 }
@@ -178,12 +176,10 @@ func (a *App) OnDynamoDBRecord(name, streamARN string, handler func(context.Cont
 // the records that failed (by sequence number) so that Lambda retries
 // from the first of them.
 func (a *App) OnDynamoDBPartialBatch(name, streamARN string, handler func(context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error), opts ...FunctionOption) {
-	call := withResult(func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-		r, err := handler(ctx, ev)
+	call := partialBatch(handler, func(r *events.DynamoDBEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.DynamoDBBatchItemFailure{}
 		}
-		return r, err
 	})
 	a.addSource(a.newPartial(name, KindDynamoDB, handler == nil, call, opts), streamARN)
 }
@@ -200,12 +196,10 @@ func (a *App) OnKinesisRecord(name, stream string, handler func(context.Context,
 // records that failed (by sequence number) so that Lambda retries from the
 // first of them.
 func (a *App) OnKinesisPartialBatch(name, stream string, handler func(context.Context, events.KinesisEvent) (events.KinesisEventResponse, error), opts ...FunctionOption) {
-	call := withResult(func(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
-		r, err := handler(ctx, ev)
+	call := partialBatch(handler, func(r *events.KinesisEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.KinesisBatchItemFailure{}
 		}
-		return r, err
 	})
 	a.addSource(a.newPartial(name, KindKinesis, handler == nil, call, opts), stream)
 }
@@ -331,6 +325,16 @@ func noResult[E any](f func(context.Context, E) error) eventFunc {
 		}
 		return []byte("null"), nil
 	}
+}
+
+// partialBatch calls a handler that reports its failed items; fill makes
+// a response without failures list none ([]), as Lambda expects.
+func partialBatch[E, R any](handler func(context.Context, E) (R, error), fill func(*R)) eventFunc {
+	return withResult(func(ctx context.Context, ev E) (R, error) {
+		r, err := handler(ctx, ev)
+		fill(&r)
+		return r, err
+	})
 }
 
 func withResult[E, R any](f func(context.Context, E) (R, error)) eventFunc {

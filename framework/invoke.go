@@ -67,7 +67,10 @@ func (a *App) dispatchAPI(ctx context.Context, event []byte) ([]byte, error) {
 	var ev events.APIGatewayProxyRequest
 	if err := json.Unmarshal(event, &ev); err != nil {
 		// The decoding error as is, as aws-lambda-go reports it for a
-		// typed handler: Lambda shows its type (UnmarshalTypeError).
+		// typed handler: Lambda shows its type (UnmarshalTypeError). The
+		// invocation failed, so it writes its error line, as an event
+		// handler's failure does.
+		a.logInvocation(ctx, "uncaught error", KindHTTP, names.APIHandlerName, err, nil)
 		return nil, err
 	}
 	serve := a.handleEvent

@@ -308,7 +308,7 @@ func TestInvokeFunctionErrorCLI(t *testing.T) {
 	}
 
 	stdout, _ = cliRun(t, dir, env, 0, "logs")
-	if strings.Count(stdout, "START RequestId:") != 3 || !strings.Contains(stdout, " looking up order 42\n") || !strings.Contains(stdout, `"errorType":"UnmarshalTypeError"`) {
+	if strings.Count(stdout, "START RequestId:") != 3 || !strings.Contains(stdout, " looking up order 42\n") || !strings.Contains(stdout, `"handler":"api","error":"json: cannot unmarshal array into Go value of type events.APIGatewayProxyRequest"`) {
 		t.Errorf("logs after three invocations:\n%s", stdout)
 	}
 }
