@@ -18,7 +18,7 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -47,7 +47,7 @@ func TestLambdaParity(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build kitchensink: %v\n%s", err, out)
 	}
-	rt, err := lambdastandin.New(lambdastandin.WithTimeout(30 * time.Second))
+	rt, err := runtimeapi.New(runtimeapi.WithTimeout(30 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
