@@ -96,6 +96,17 @@ func MainEnv(args []string, env *Env) int {
 	return run(&root, args, env)
 }
 
+// vars are the values kong writes in place of ${name} in the flags'
+// defaults and help texts: the version, the default stage and the stage
+// names hotswap takes for production.
+func vars() kong.Vars {
+	return kong.Vars{
+		"version":           version(),
+		"default_stage":     names.DefaultStage,
+		"production_stages": strings.Join(names.ProductionStages, ", "),
+	}
+}
+
 // run parses args into the command tree root and runs the chosen command
 // with env bound for its Run method.
 func run(root any, args []string, env *Env) int {
@@ -106,7 +117,7 @@ func run(root any, args []string, env *Env) int {
 		kong.Name("framework"),
 		kong.Description("A serverless REST framework for Go: routes on Go functions, served locally and deployed to API Gateway and Lambda."),
 		kong.UsageOnError(),
-		kong.Vars{"version": version(), "default_stage": names.DefaultStage},
+		vars(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code; panic(exitSignal{}) }),
 		kong.BindTo(stdout, (*io.Writer)(nil)),

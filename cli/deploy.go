@@ -39,7 +39,7 @@ type DeployCmd struct {
 	Hotswap   bool `help:"When only function code changed, update the functions through the Lambda API instead of CloudFormation (seconds); otherwise deploy fully, saying why."`
 	Watch     bool `help:"Keep running: rebuild on every saved change and hotswap it, deploying fully when a hotswap cannot carry the change."`
 	NoHotswap bool `name:"no-hotswap" help:"With --watch: deploy fully on every change."`
-	Force     bool `help:"Hotswap a stage named like production (prod, production, prd, live), or functions whose code someone else changed."`
+	Force     bool `help:"Hotswap a stage named like production (${production_stages}), or functions whose code someone else changed."`
 }
 
 // Run synthesizes the stage's stack, plans and executes its deploy, and

@@ -11,6 +11,7 @@ import (
 	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/synth"
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // runHotswap is `framework deploy --hotswap` and `--watch`: it checks the
@@ -25,7 +26,7 @@ func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
 	if err := config.CheckStageName(c.Stage); err != nil {
 		return fmt.Errorf("stage %q: %w", c.Stage, err)
 	}
-	if !c.NoHotswap && deploy.ProductionLike(c.Stage) && !c.Force {
+	if !c.NoHotswap && names.LooksLikeProduction(c.Stage) && !c.Force {
 		return fmt.Errorf("stage %s is named like a production stage: hotswap refuses it, because it changes functions outside CloudFormation (no change set, no rollback) and leaves the stack differing from its template; deploy it with `framework deploy --stage %s`, or pass --force if this stage is not production", c.Stage, c.Stage)
 	}
 	ctx, stop := env.Context()
@@ -89,7 +90,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 			if len(hr.Updated) == 0 {
 				fmt.Fprintf(stdout, "No changes: stack %s matches its template and its functions run the new code.\n", plan.Assembly.StackName)
 			} else {
-				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s since the change (%s of it uploading and updating).\n", len(hr.Updated), plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, secs(time.Since(start)), secs(hr.Elapsed))
+				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s since the change (%s of it uploading and updating).\n", len(hr.Updated), wording.Plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, wording.Seconds(time.Since(start)), wording.Seconds(hr.Elapsed))
 				fmt.Fprintf(stdout, "Note: stack %s now differs from its template: its functions run code CloudFormation has not deployed. The next full `framework deploy` reconciles it.\n", plan.Assembly.StackName)
 			}
 			return printURL(stdout, plan.Assembly.StackName, plan.Stack.Outputs)
@@ -106,7 +107,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 	if err := deploy.SaveRecord(recDir, plan.Env, plan.Assembly.StackName, fns); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Deployed stack %s in %s since the change.\n", plan.Assembly.StackName, secs(time.Since(start)))
+	fmt.Fprintf(stdout, "Deployed stack %s in %s since the change.\n", plan.Assembly.StackName, wording.Seconds(time.Since(start)))
 	return printURL(stdout, plan.Assembly.StackName, out.Outputs)
 }
 
@@ -161,13 +162,3 @@ func merge(old, new map[string]deploy.DeployedCode) map[string]deploy.DeployedCo
 	}
 	return out
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// secs formats a duration as seconds with one decimal.
-func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }

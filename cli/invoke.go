@@ -17,7 +17,7 @@ import (
 // as a flag without changing this one.
 type InvokeCmd struct {
 	Name    string `arg:"" help:"Function to invoke: api, the REST API's function (the app's name means it too)."`
-	Stage   string `placeholder:"STAGE" help:"Stage whose function to invoke (default dev)."`
+	Stage   string `placeholder:"STAGE" help:"Stage whose function to invoke (default ${default_stage})."`
 	Payload string `placeholder:"FILE|-" aliases:"event" help:"The event to send, a JSON file, or - to read it from standard input (default {}; with --local, a realistic sample event for the handler's kind). --event is the same flag."`
 	JSON    bool   `name:"json" help:"Print one JSON object: payload, status_code, function_error, error_type, error_message, log_tail, executed_version."`
 	AWSFlags

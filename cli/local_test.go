@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
-
-	"github.com/framework-dev/framework/internal/names"
 )
 
 // TestLocalPortOutOfRange: every --port outside 0 to 65535 is a usage
@@ -43,7 +41,7 @@ func TestLocalPortValues(t *testing.T) {
 	t.Parallel()
 	for args, want := range map[string]int{"": 8000, "--port 0": 0, "--port=1": 1, "--port 65535": 65535, "--port +80": 80} {
 		var root CLI
-		parser, err := kong.New(&root, kong.Vars{"version": Version, "default_stage": names.DefaultStage})
+		parser, err := kong.New(&root, vars())
 		if err != nil {
 			t.Fatal(err)
 		}

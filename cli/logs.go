@@ -14,7 +14,7 @@ import (
 
 // LogsCmd prints a deployed function's CloudWatch Logs (issue 12).
 type LogsCmd struct {
-	Stage    string `placeholder:"STAGE" help:"Stage whose function's logs to print (default dev)."`
+	Stage    string `placeholder:"STAGE" help:"Stage whose function's logs to print (default ${default_stage})."`
 	Function string `placeholder:"NAME" help:"Function whose logs to print: api, the REST API's function (the default; the app's name means it too)."`
 	Since    string `default:"10m" placeholder:"WHEN" help:"Print events from this long ago (a Go duration: 10m, 2h; default 10m) or from this RFC 3339 time."`
 	Follow   bool   `short:"f" help:"Keep printing new events until Ctrl-C."`

@@ -1,7 +1,6 @@
 package constructs
 
 import (
-	"fmt"
 	"maps"
 
 	"github.com/framework-dev/framework/internal/config"
@@ -11,8 +10,8 @@ import (
 
 // Architectures a Config accepts.
 const (
-	ArchARM64 = "arm64"  // AWS Graviton; the default
-	ArchX8664 = "x86_64" // Intel and AMD
+	ArchARM64 = config.ArchARM64 // AWS Graviton; the default
+	ArchX8664 = config.ArchX8664 // Intel and AMD
 )
 
 // Config is the stage configuration of the function and the REST API: what
@@ -134,25 +133,13 @@ func (c *Config) resolved(stage string) (*Config, error) {
 	if c != nil {
 		out = *c
 	}
-	if out.MemorySize == 0 {
-		out.MemorySize = DefaultMemorySize
-	}
-	if out.TimeoutSeconds == 0 {
-		out.TimeoutSeconds = DefaultTimeoutSeconds
-	}
-	if out.Architecture == "" {
-		out.Architecture = ArchARM64
-	}
+	l := config.Lambda{MemorySize: out.MemorySize, Timeout: out.TimeoutSeconds, Architecture: out.Architecture}.WithDefaults()
+	out.MemorySize, out.TimeoutSeconds, out.Architecture = l.MemorySize, l.Timeout, l.Architecture
 	if out.APIGatewayStage == "" {
 		out.APIGatewayStage = stage
 	}
-	switch {
-	case out.MemorySize < config.MinLambdaMemorySize || out.MemorySize > config.MaxLambdaMemorySize:
-		return nil, fmt.Errorf("memory size %d MB is out of Lambda's range %d to %d", out.MemorySize, config.MinLambdaMemorySize, config.MaxLambdaMemorySize)
-	case out.TimeoutSeconds < config.MinLambdaTimeout || out.TimeoutSeconds > config.MaxLambdaTimeout:
-		return nil, fmt.Errorf("timeout %d s is out of Lambda's range %d to %d", out.TimeoutSeconds, config.MinLambdaTimeout, config.MaxLambdaTimeout)
-	case out.Architecture != ArchARM64 && out.Architecture != ArchX8664:
-		return nil, fmt.Errorf("architecture %q: use %q or %q", out.Architecture, ArchARM64, ArchX8664)
+	if err := l.Check(); err != nil {
+		return nil, err
 	}
 	if err := out.checkOperations(); err != nil {
 		return nil, err

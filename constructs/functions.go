@@ -75,7 +75,7 @@ func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 			return fmt.Errorf("lambda_functions.%s: the app %s has no function %q; its functions are: %s", name, m.App, name, strings.Join(fns, ", "))
 		}
 		fc := cfg.Functions[name]
-		if _, err := (&Config{MemorySize: fc.MemorySize, TimeoutSeconds: fc.TimeoutSeconds}).resolved("x"); err != nil {
+		if err := (config.Lambda{MemorySize: fc.MemorySize, Timeout: fc.TimeoutSeconds}).WithDefaults().Check(); err != nil {
 			return fmt.Errorf("lambda_functions.%s: %w", name, err)
 		}
 	}

@@ -18,15 +18,16 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/apphook"
+	"github.com/framework-dev/framework/internal/testutil"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 )
 
 const genericInternalError = `{"Code":"FrameworkViewError","Message":"FrameworkViewError: An internal server error occurred."}`
@@ -287,17 +288,14 @@ func TestErrorLineHTTPServer(t *testing.T) {
 }
 
 // TestErrorLineProcess runs testdata/crashapp built as deployed, under the
-// Runtime API stand-in and as the local server, and reads the lines on its
+// local Runtime API and as the local server, and reads the lines on its
 // stderr: with no ErrorLog set, an app's failures reach the function's
 // log and the terminal of `framework local`.
 func TestErrorLineProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an app")
 	}
-	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), "testdata/crashapp", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := testutil.BuildBootstrap(t, "testdata/crashapp")
 	start := func(t *testing.T, env ...string) (stdout io.Reader, stderr *lockedbuf.Buffer) {
 		t.Helper()
 		cmd := exec.Command(bin)
@@ -320,11 +318,28 @@ func TestErrorLineProcess(t *testing.T) {
 		})
 		return stdout, stderr
 	}
-	// settle lets the process's last output land after its answer.
-	settle := func() { time.Sleep(100 * time.Millisecond) }
+	// linesBefore waits until out holds a whole line containing marker and
+	// returns what was written before that line. The test makes the process
+	// write that line after every line it then reads: a process answers a
+	// request or an invocation once its handler returned, so what one
+	// request writes comes before what the next one writes.
+	linesBefore := func(t *testing.T, out *lockedbuf.Buffer, marker string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		written, ok := out.Wait(ctx, func(written string) bool {
+			i := strings.Index(written, marker)
+			return i >= 0 && strings.Contains(written[i:], "\n")
+		})
+		if !ok {
+			t.Fatalf("no whole line with %q in:\n%s", marker, written)
+		}
+		i := strings.Index(written, marker)
+		return written[:strings.LastIndex(written[:i], "\n")+1]
+	}
 
 	t.Run("lambda", func(t *testing.T) {
-		s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+		s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -346,12 +361,13 @@ func TestErrorLineProcess(t *testing.T) {
 			if err := json.Unmarshal(payload, &resp); err != nil {
 				t.Fatalf("payload %s: %v", payload, err)
 			}
-			settle()
 			return resp
 		}
 		if resp := invoke("/panic/7", "/panic/{id}"); resp.StatusCode != 500 || resp.Body != genericInternalError {
 			t.Errorf("GET /panic/7 = %d %s", resp.StatusCode, resp.Body)
 		}
+		linesBefore(t, stderr, "panic: boom 7")
+		linesBefore(t, &stdout, `"type":"access"`)
 		lines := errorLines(t, stderr.String())
 		if len(lines) != 1 {
 			t.Fatalf("stderr has %d error lines, want 1:\n%s", len(lines), stderr.String())
@@ -374,33 +390,36 @@ func TestErrorLineProcess(t *testing.T) {
 		before := stderr.String()
 		invoke("/fail", "/fail")
 		invoke("/missing", "/missing")
-		lines = errorLines(t, strings.TrimPrefix(stderr.String(), before))
+		invoke("/panic/8", "/panic/{id}") // its error line follows any of /fail's and /missing's
+		lines = errorLines(t, strings.TrimPrefix(linesBefore(t, stderr, `"api_request_id":"api-/panic/8"`), before))
 		if len(lines) != 1 || lines[0]["msg"] != "uncaught error" || lines[0]["error"] != "loading the cart: connection refused" || lines[0]["stack"] != nil {
 			t.Errorf("after /fail and /missing, the new error lines are %v; want one for /fail, without a stack", lines)
 		}
 	})
 
 	t.Run("lambda event handler", func(t *testing.T) {
-		s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+		s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
 		stdout, stderr := start(t, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly")
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		var fe *lambdastandin.FunctionError
-		if _, err := s.Invoke(t.Context(), []byte(`{"source":"aws.events"}`)); !errors.As(err, &fe) {
-			t.Fatalf("invoke = %v, want the function's error", err)
+		var fe *runtimeapi.FunctionError
+		for range 2 { // the second invocation's error line follows anything the first one writes
+			if _, err := s.Invoke(t.Context(), []byte(`{"source":"aws.events"}`)); !errors.As(err, &fe) {
+				t.Fatalf("invoke = %v, want the function's error", err)
+			}
 		}
-		settle()
-		lines := errorLines(t, stderr.String())
+		first := linesBefore(t, stderr, fe.RequestID)
+		lines := errorLines(t, first)
 		if len(lines) != 1 || lines[0]["kind"] != "schedule" || lines[0]["handler"] != "nightly" || lines[0]["request_id"] == nil || lines[0]["stack"] == nil {
 			t.Errorf("error lines %v, want one panic line of the nightly handler with its request id and stack:\n%s", lines, stderr.String())
 		}
 		// One failure, one line, and that line JSON: not also the Lambda
 		// runtime client's own log.Printf of the error payload.
-		if n := strings.Count(strings.TrimSpace(stderr.String()), "\n") + 1; n != 1 {
-			t.Errorf("stderr has %d lines for one failed invocation, want the one JSON error line:\n%s", n, stderr.String())
+		if n := strings.Count(strings.TrimSpace(first), "\n") + 1; n != 1 {
+			t.Errorf("stderr has %d lines for one failed invocation, want the one JSON error line:\n%s", n, first)
 		}
 	})
 
@@ -424,12 +443,19 @@ func TestErrorLineProcess(t *testing.T) {
 		if resp.StatusCode != 500 || string(body) != genericInternalError {
 			t.Errorf("GET /panic/3 = %d %s", resp.StatusCode, body)
 		}
-		settle()
-		lines := errorLines(t, stderr.String())
-		if len(lines) != 1 {
-			t.Fatalf("stderr has %d error lines, want 1:\n%s", len(lines), stderr.String())
+		// The error line of a second request follows anything the first one writes.
+		next, err := http.Get("http://127.0.0.1:" + port + "/panic/4")
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("the error line on the local server's stderr:\n%s", strings.TrimSpace(stderr.String()))
+		_, _ = io.Copy(io.Discard, next.Body)
+		next.Body.Close()
+		first := linesBefore(t, stderr, "panic: boom 4")
+		lines := errorLines(t, first)
+		if len(lines) != 1 {
+			t.Fatalf("stderr has %d error lines for one request, want 1:\n%s", len(lines), first)
+		}
+		t.Logf("the error line on the local server's stderr:\n%s", strings.TrimSpace(first))
 		if lines[0]["api_request_id"] != resp.Header.Get("X-Request-Id") || lines[0]["error"] != "panic: boom 3" || lines[0]["stack"] == nil || lines[0]["request_id"] != nil {
 			t.Errorf("line %v, want the panic of request %s with its stack and no Lambda request id", lines[0], resp.Header.Get("X-Request-Id"))
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/mototest"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // TestLogsFollowAccessLines follows a function's logs while requests
@@ -25,7 +26,7 @@ func TestLogsFollowAccessLines(t *testing.T) {
 	m := mototest.Start(t)
 	dir := remoteProject(t)
 	fn := m.CreateStack(t, "shop-dev", mototest.StageTemplate)["FunctionName"]
-	front := startLambdaFront(t, filepath.Join(repoRoot(t), "test", "testdata", "usersfn"), fn, m)
+	front := startLambdaFront(t, filepath.Join(testutil.RepoRoot(t), "test", "testdata", "usersfn"), fn, m)
 
 	cmd := exec.Command(frameworkCLI(t), "logs", "--follow")
 	cmd.Dir = dir

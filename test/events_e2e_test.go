@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
@@ -26,7 +27,7 @@ func TestDeployEventsLifecycle(t *testing.T) {
 		t.Fatalf("new-project: exit %d: %s", code, stderr)
 	}
 	proj := filepath.Join(work, "evshop")
-	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "events", "main.go"))
+	src, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "events", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,14 +16,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/mototest"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 )
 
 // lambdaFront answers the Lambda Invoke API (POST
 // /2015-03-31/functions/NAME/invocations) for one function by running its
 // real bootstrap binary under the Runtime API stand-in
-// (internal/lambdastandin). It exists because moto runs a function's code
+// (internal/runtimeapi). It exists because moto runs a function's code
 // only in Docker: here the code runs, so a test sees the function's own
 // result, error document and output. As Lambda does, it answers with
 // X-Amz-Function-Error on a function error, X-Amz-Log-Result (the last 4 KB
@@ -32,7 +32,7 @@ import (
 type lambdaFront struct {
 	URL      string
 	function string // the Lambda function's name
-	rt       *lambdastandin.Server
+	rt       *runtimeapi.Server
 	out      *lockedBuffer // the function process's stdout and stderr
 	moto     *mototest.Server
 }
@@ -48,7 +48,7 @@ func startLambdaFront(t *testing.T, dir, function string, moto *mototest.Server)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build the function in %s: %v\n%s", dir, err, out)
 	}
-	rt, err := lambdastandin.New(lambdastandin.WithTimeout(30*time.Second), lambdastandin.WithFunctionARN("arn:aws:lambda:us-east-1:123456789012:function:"+function))
+	rt, err := runtimeapi.New(runtimeapi.WithTimeout(30*time.Second), runtimeapi.WithFunctionARN("arn:aws:lambda:us-east-1:123456789012:function:"+function))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func (f *lambdaFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
 	defer cancel()
 	payload, err := f.rt.Invoke(ctx, event)
-	var fe *lambdastandin.FunctionError
+	var fe *runtimeapi.FunctionError
 	if err != nil && !errors.As(err, &fe) {
 		awsError(w, http.StatusInternalServerError, "ServiceException", err.Error())
 		return

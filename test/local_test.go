@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // TestNewProjectLocalReload is the development loop of a new user:
@@ -110,7 +112,7 @@ func TestLocalFirstBuildBroken(t *testing.T) {
 // TestLocalKitchensink checks real HTTP answers of `framework local` for
 // the kitchensink example, the API Gateway emulation included.
 func TestLocalKitchensink(t *testing.T) {
-	dir := filepath.Join(repoRoot(t), "examples", "kitchensink")
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "kitchensink")
 	s := startLocal(t, dir, testEnv(t, "KITCHENSINK_DEBUG=1"), "--no-autoreload")
 	for _, c := range kitchensinkCases() {
 		t.Run(c.name, func(t *testing.T) {

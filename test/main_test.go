@@ -11,11 +11,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/framework-dev/framework/internal/testutil"
 
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
@@ -42,13 +43,6 @@ var (
 	cliErr  error
 )
 
-// repoRoot is the root of this repository.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Dir(filepath.Dir(file))
-}
-
 // frameworkCLI builds the CLI once per test run, as `make build` does (a
 // development build that records this checkout for new-project), and
 // returns its path. The synthesis engine is built with it, once, with the
@@ -56,7 +50,7 @@ func repoRoot(t testing.TB) string {
 // it that way finds Go's build cache warm): testEnv points the CLI at it.
 func frameworkCLI(t testing.TB) string {
 	t.Helper()
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	cliOnce.Do(func() {
 		cliPath = filepath.Join(cliDir, "framework")
 		cmd := exec.Command("go", "build", "-trimpath",

@@ -18,7 +18,8 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/runtimeapi"
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -32,7 +33,7 @@ var gatewayAnswered = map[string]bool{"CORS preflight": true, "unknown path": tr
 // 127.0.0.1), and checks them with the same assertions: local and deployed
 // answer alike.
 func TestLambdaParity(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	dir := filepath.Join(root, "examples", "kitchensink")
 	t.Setenv(build.CacheDirEnv, t.TempDir())
 	m, err := build.Manifest(context.Background(), dir)
@@ -47,7 +48,7 @@ func TestLambdaParity(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build kitchensink: %v\n%s", err, out)
 	}
-	rt, err := lambdastandin.New(lambdastandin.WithTimeout(30 * time.Second))
+	rt, err := runtimeapi.New(runtimeapi.WithTimeout(30 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}

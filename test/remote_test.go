@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/mototest"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // remoteProject writes a project directory whose config names the app, so
@@ -255,7 +256,7 @@ func TestInvokeFunctionErrorCLI(t *testing.T) {
 	m := mototest.Start(t)
 	dir := remoteProject(t)
 	fn := m.CreateStack(t, "shop-dev", mototest.StageTemplate)["FunctionName"]
-	front := startLambdaFront(t, filepath.Join(repoRoot(t), "test", "testdata", "ordersfn"), fn, m)
+	front := startLambdaFront(t, filepath.Join(testutil.RepoRoot(t), "test", "testdata", "ordersfn"), fn, m)
 	env := awsEnv(t, m, "AWS_ENDPOINT_URL_LAMBDA="+front.URL)
 
 	event := filepath.Join(t.TempDir(), "event.json")

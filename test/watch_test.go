@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // watchSession is a running `framework deploy --watch`, its stdout and
@@ -212,7 +214,7 @@ func helloProject(t testing.TB, env []string) string {
 	}
 	proj := filepath.Join(work, "hello")
 	for _, f := range []string{"main.go", ".framework/config.json"} {
-		b, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "hello", f))
+		b, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "hello", f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,21 +11,11 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/build"
-	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/runtimeapi"
+	"github.com/framework-dev/framework/internal/testutil"
 )
-
-// buildBootstrap builds this example for the host as the Lambda package
-// is built (lambdastandin.BuildHostBootstrap).
-func buildBootstrap(t *testing.T) string {
-	t.Helper()
-	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), ".", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // lockedBuffer collects a process's output while the test reads it.
 type lockedBuffer = lockedbuf.Buffer
@@ -33,9 +23,9 @@ type lockedBuffer = lockedbuf.Buffer
 // startFunction runs the binary as the deployed function of handler would
 // run (FRAMEWORK_HANDLER set as the construct sets it) against a Runtime
 // API stand-in.
-func startFunction(t *testing.T, bin, handler string) (*lambdastandin.Server, *lockedBuffer, <-chan error) {
+func startFunction(t *testing.T, bin, handler string) (*runtimeapi.Server, *lockedBuffer, <-chan error) {
 	t.Helper()
-	s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +56,7 @@ func TestRuntimeAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the function binary")
 	}
-	bin := buildBootstrap(t)
+	bin := testutil.BuildBootstrap(t, ".")
 	for _, tc := range []struct {
 		handler, event string
 		want           string // the exact response payload
@@ -97,7 +87,7 @@ func TestRuntimeAPI(t *testing.T) {
 			defer cancel()
 			got, err := s.Invoke(ctx, event)
 			if tc.errMsg != "" {
-				var fe *lambdastandin.FunctionError
+				var fe *runtimeapi.FunctionError
 				if !errors.As(err, &fe) || fe.Message != tc.errMsg {
 					t.Fatalf("Invoke = %s, %v; want the function error %q", got, err, tc.errMsg)
 				}
@@ -129,14 +119,11 @@ func TestRuntimeAPI(t *testing.T) {
 	})
 }
 
-// waitFor waits a little for a log line (written before the response is
-// posted, but read through a pipe).
+// waitFor waits up to a second for a log line (written before the
+// response is posted, but read through a pipe).
 func waitFor(out *lockedBuffer, s string) bool {
-	for range 50 {
-		if strings.Contains(out.String(), s) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_, ok := out.Wait(ctx, func(written string) bool { return strings.Contains(written, s) })
+	return ok
 }

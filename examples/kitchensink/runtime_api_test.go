@@ -14,19 +14,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/frameworktest"
-	"github.com/framework-dev/framework/internal/lambdastandin"
+	"github.com/framework-dev/framework/internal/runtimeapi"
+	"github.com/framework-dev/framework/internal/testutil"
 )
-
-// buildBootstrap builds this example for the host as the Lambda package
-// is built (lambdastandin.BuildHostBootstrap).
-func buildBootstrap(t *testing.T) string {
-	t.Helper()
-	bin, err := lambdastandin.BuildHostBootstrap(t.Context(), ".", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return bin
-}
 
 // functionEnv is the parent environment without the variables that select
 // another mode of app.Run or change the app, plus the Runtime API address.
@@ -51,8 +41,8 @@ func TestRuntimeAPI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the function binary")
 	}
-	bin := buildBootstrap(t)
-	s, err := lambdastandin.New(lambdastandin.WithTimeout(10 * time.Second))
+	bin := testutil.BuildBootstrap(t, ".")
+	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +180,7 @@ func TestRuntimeAPI(t *testing.T) {
 	// must live on and serve the next event.
 	t.Run("malformed event", func(t *testing.T) {
 		_, err := s.Invoke(ctx, []byte(`["not", "an", "event"]`))
-		var fe *lambdastandin.FunctionError
+		var fe *runtimeapi.FunctionError
 		if !errors.As(err, &fe) || fe.Init || fe.Type != "UnmarshalTypeError" {
 			t.Fatalf("err = %v, want a function error of type UnmarshalTypeError", err)
 		}

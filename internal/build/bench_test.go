@@ -5,18 +5,20 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // BenchmarkPackageHello measures Package of examples/hello with Go's build
 // cache warm: what an unchanged re-synth or re-deploy pays.
 func BenchmarkPackageHello(b *testing.B) {
-	benchmarkPackage(b, filepath.Join(repoRoot(b), "examples", "hello"))
+	benchmarkPackage(b, filepath.Join(testutil.RepoRoot(b), "examples", "hello"))
 }
 
 // BenchmarkManifestHello measures Manifest of examples/hello with Go's build
 // cache warm.
 func BenchmarkManifestHello(b *testing.B) {
-	dir := filepath.Join(repoRoot(b), "examples", "hello")
+	dir := filepath.Join(testutil.RepoRoot(b), "examples", "hello")
 	if _, err := os.Stat(dir); err != nil {
 		b.Skipf("examples/hello: %v", err)
 	}

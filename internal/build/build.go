@@ -214,7 +214,7 @@ func AppEnviron(base []string, set ...string) []string {
 		}
 	}
 	return Environ(base, func(k string) bool {
-		return strings.HasPrefix(k, "FRAMEWORK_") && k != names.EnvCacheDir || strings.HasPrefix(k, "AWS_LAMBDA_") || k == "_LAMBDA_SERVER_PORT"
+		return strings.HasPrefix(k, names.EnvPrefix) && k != names.EnvCacheDir || strings.HasPrefix(k, "AWS_LAMBDA_") || k == "_LAMBDA_SERVER_PORT"
 	}, set...)
 }
 

@@ -15,18 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
-
-// repoRoot is the root of this repository (two levels up from internal/build).
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
 
 // isolate returns a Builder that keeps the binaries the tests build out of
 // the user's cache and makes sure nothing is fetched from the network, with
@@ -64,7 +55,7 @@ func writeApp(t testing.TB, files map[string]string) string {
 // update the module's requirements.
 func writeFrameworkApp(t testing.TB, b *Builder, mainGo string) string {
 	t.Helper()
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +244,8 @@ func TestManifestTimeout(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
 	b.ManifestTimeout = 500 * time.Millisecond
-	// An app that ignores manifest mode and serves forever.
+	// An app that ignores manifest mode and serves forever (its sleep is
+	// the hang under test, not a wait of the test's).
 	dir := writeApp(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
 	_, err := b.Manifest(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "did not print its route manifest within 500ms") ||
@@ -503,7 +495,7 @@ func TestManifestExamples(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			dir := filepath.Join(repoRoot(t), "examples", tt.dir)
+			dir := filepath.Join(testutil.RepoRoot(t), "examples", tt.dir)
 			if _, err := os.Stat(filepath.Join(dir, "main.go")); err != nil {
 				t.Skipf("examples/%s is not there: %v", tt.dir, err)
 			}
@@ -557,7 +549,7 @@ func TestPackageHelloInTwoCopies(t *testing.T) {
 	// (the new-project layout) packages to identical bytes.
 	t.Parallel()
 	b := isolate(t)
-	src, err := os.ReadFile(filepath.Join(repoRoot(t), "examples", "hello", "main.go"))
+	src, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "hello", "main.go"))
 	if err != nil {
 		t.Skipf("examples/hello: %v", err)
 	}

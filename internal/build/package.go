@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/framework-dev/framework/internal/config"
 )
 
 // BootstrapName is the file name the provided.al2023 runtime executes.
@@ -32,19 +34,20 @@ type PackageResult struct {
 	BinarySize int64
 }
 
-// GOARCH maps a Lambda architecture ("arm64" or "x86_64") to Go's name.
+// GOARCH maps a Lambda architecture (config.ArchARM64 or config.ArchX8664)
+// to Go's name.
 func GOARCH(arch string) (string, error) {
 	switch arch {
-	case "arm64":
+	case config.ArchARM64:
 		return "arm64", nil
-	case "x86_64":
+	case config.ArchX8664:
 		return "amd64", nil
 	}
-	return "", fmt.Errorf("unknown Lambda architecture %q: use \"arm64\" or \"x86_64\"", arch)
+	return "", fmt.Errorf("unknown Lambda architecture %q: use %q or %q", arch, config.ArchARM64, config.ArchX8664)
 }
 
 // Package cross-compiles the app in projectDir to a Linux `bootstrap` for
-// arch ("arm64" | "x86_64") and writes a deterministic zip (fixed
+// arch (config.ArchARM64 or config.ArchX8664) and writes a deterministic zip (fixed
 // timestamps, mode 0755 for bootstrap, stable order) to zipPath.
 //
 // The build is CGO_ENABLED=0 with -trimpath, -ldflags "-s -w",

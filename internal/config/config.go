@@ -34,7 +34,7 @@ const (
 	DefaultAutogenPolicy    = true
 	DefaultLambdaMemorySize = 128 // MB
 	DefaultLambdaTimeout    = 60  // seconds
-	DefaultArchitecture     = "arm64"
+	DefaultArchitecture     = ArchARM64
 	DefaultStage            = names.DefaultStage // the stage commands use when --stage is not given
 )
 
@@ -51,10 +51,12 @@ const (
 	MaxTags = 50
 )
 
-// Architecture values accepted in the file.
+// Lambda's names of the architectures a function runs on, the values the
+// file's architecture key and the construct's Config accept. This is the
+// one place they are spelled.
 const (
-	ArchARM64 = "arm64"
-	ArchX8664 = "x86_64"
+	ArchARM64 = "arm64"  // AWS Graviton; the default
+	ArchX8664 = "x86_64" // Intel and AMD
 )
 
 // FilePath returns the path of the configuration file of the project in projectDir.

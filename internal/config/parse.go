@@ -327,23 +327,23 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 		}
 	case "lambda_memory_size":
 		if v := p.integer(key, m.value, "MB"); v != nil {
-			if *v < MinLambdaMemorySize || *v > MaxLambdaMemorySize {
-				p.errorf(key, "%d is out of range: Lambda allows %d to %d MB", *v, MinLambdaMemorySize, MaxLambdaMemorySize)
+			if err := CheckMemorySize(*v); err != nil {
+				p.errorf(key, "%v", err)
 			} else {
 				s.LambdaMemorySize = v
 			}
 		}
 	case "lambda_timeout":
 		if v := p.integer(key, m.value, "seconds"); v != nil {
-			if *v < MinLambdaTimeout || *v > MaxLambdaTimeout {
-				p.errorf(key, "%d is out of range: Lambda allows %d to %d seconds (and API Gateway ends a request after 29 seconds whatever the timeout)", *v, MinLambdaTimeout, MaxLambdaTimeout)
+			if err := CheckTimeout(*v); err != nil {
+				p.errorf(key, "%v", err)
 			} else {
 				s.LambdaTimeout = v
 			}
 		}
 	case "architecture":
 		if v := p.str(key, m.value); v != nil {
-			if err := checkArchitecture(*v); err != nil {
+			if err := CheckArchitecture(*v); err != nil {
 				p.errorf(key, "%v", err)
 			} else {
 				s.Architecture = v

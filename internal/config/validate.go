@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 var (
@@ -33,13 +35,13 @@ var reservedEnv = map[string]bool{
 	"AWS_LAMBDA_FUNCTION_VERSION": true, "AWS_LAMBDA_INITIALIZATION_TYPE": true,
 	"AWS_LAMBDA_LOG_GROUP_NAME": true, "AWS_LAMBDA_LOG_STREAM_NAME": true, "AWS_ACCESS_KEY": true,
 	"AWS_ACCESS_KEY_ID": true, "AWS_SECRET_ACCESS_KEY": true, "AWS_SESSION_TOKEN": true,
-	"AWS_LAMBDA_RUNTIME_API": true, "LAMBDA_TASK_ROOT": true, "LAMBDA_RUNTIME_DIR": true,
+	names.EnvLambdaRuntimeAPI: true, "LAMBDA_TASK_ROOT": true, "LAMBDA_RUNTIME_DIR": true,
 }
 
 // ReservedEnvPrefix starts the names of the environment variables the
 // framework itself sets (FRAMEWORK_MODE, FRAMEWORK_STAGE, ...); the
 // configuration may not set them.
-const ReservedEnvPrefix = "FRAMEWORK_"
+const ReservedEnvPrefix = names.EnvPrefix
 
 // CheckAppName reports whether name can be an app name: it starts the stack
 // name <app>-<stage>, which CloudFormation limits to letters, digits and
@@ -80,21 +82,6 @@ func checkAPIGatewayStage(name string) error {
 		return fmt.Errorf("%q is longer than the 128 characters API Gateway allows", name)
 	}
 	return nil
-}
-
-func checkArchitecture(arch string) error {
-	switch arch {
-	case ArchARM64, ArchX8664:
-		return nil
-	}
-	hint := fmt.Sprintf("use %q (the default, Graviton) or %q", ArchARM64, ArchX8664)
-	switch strings.ToLower(arch) {
-	case "amd64", "x86-64", "x64", "x86_64", "intel":
-		hint = fmt.Sprintf("did you mean %q? (Lambda's name for amd64)", ArchX8664)
-	case "aarch64", "arm", "arm64", "graviton":
-		hint = fmt.Sprintf("did you mean %q?", ArchARM64)
-	}
-	return fmt.Errorf("%q is not a Lambda architecture: %s", arch, hint)
 }
 
 func checkRoleID(id string) error {

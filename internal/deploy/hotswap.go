@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/framework-dev/framework/internal/diff"
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // lambdaFunctionType is the CloudFormation type of a Lambda function.
@@ -326,7 +326,7 @@ func (e *Engine) Hotswap(ctx context.Context, p *Plan, o HotswapOptions) (*Hotsw
 		if _, err := e.PublishAssets(ctx, assets, p.Env); err != nil {
 			return nil, err
 		}
-		e.printf("Hotswapping %d %s of stack %s through the Lambda API (CloudFormation skipped)...\n", len(todo), plural(len(todo), "function", "functions"), p.Stack.Name)
+		e.printf("Hotswapping %d %s of stack %s through the Lambda API (CloudFormation skipped)...\n", len(todo), wording.Plural(len(todo), "function", "functions"), p.Stack.Name)
 		updated := make([]UpdatedFunction, len(todo))
 		errs := make([]error, len(todo))
 		var wg sync.WaitGroup
@@ -346,7 +346,7 @@ func (e *Engine) Hotswap(ctx context.Context, p *Plan, o HotswapOptions) (*Hotsw
 			}
 			res.Updated = append(res.Updated, updated[i])
 			res.Deployed[w.LogicalID] = DeployedCode{CodeSHA256: w.CodeSHA256, Hotswapped: true}
-			e.printf("  updated %s (%s) in %s\n", w.LogicalID, w.name, seconds(updated[i].Elapsed))
+			e.printf("  updated %s (%s) in %s\n", w.LogicalID, w.name, wording.Seconds(updated[i].Elapsed))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return res, err
@@ -478,21 +478,3 @@ func TemplateFunctions(p *Plan) ([]FunctionCode, error) {
 	}
 	return fns, nil
 }
-
-// productionWord matches the stage names hotswap refuses without --force.
-var productionWord = regexp.MustCompile(`(?i)(^|-)(prod|production|prd|live)(-|$)`)
-
-// ProductionLike reports whether a stage's name says it serves production:
-// prod, production, prd or live, alone or as a hyphen-separated part
-// (prod-eu, api-live).
-func ProductionLike(stage string) bool { return productionWord.MatchString(stage) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// seconds formats a duration as seconds with one decimal.
-func seconds(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }

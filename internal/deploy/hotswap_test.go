@@ -104,17 +104,6 @@ func TestHotswappable(t *testing.T) {
 	}
 }
 
-func TestProductionLike(t *testing.T) {
-	for stage, want := range map[string]bool{
-		"prod": true, "Prod": true, "production": true, "prd": true, "live": true, "prod-eu": true, "api-live": true, "eu-prod-2": true,
-		"dev": false, "staging": false, "product": false, "liveness": false, "preprod": false, "test": false,
-	} {
-		if got := ProductionLike(stage); got != want {
-			t.Errorf("ProductionLike(%q) = %v, want %v", stage, got, want)
-		}
-	}
-}
-
 // lambdaStandIn answers the two Lambda calls a hotswap makes for one
 // function, scripted: GetFunctionConfiguration reports code and then the
 // statuses in order; UpdateFunctionCode records the S3 object and

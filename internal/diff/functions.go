@@ -5,12 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-)
 
-// handlerVariable is the environment variable naming the handler a
-// function serves (names.EnvHandler; diff reads templates only and
-// imports nothing of the framework).
-const handlerVariable = "FRAMEWORK_HANDLER"
+	"github.com/framework-dev/framework/internal/names"
+)
 
 // FunctionChange is an event handler's or plain function's Lambda function,
 // or one of its triggers, added or removed.
@@ -37,7 +34,7 @@ func handlers(t *template) map[string]string {
 		}
 		env, _ := r.Properties["Environment"].(map[string]any)
 		vars, _ := env["Variables"].(map[string]any)
-		if name, ok := vars[handlerVariable].(string); ok && name != "" {
+		if name, ok := vars[names.EnvHandler].(string); ok && name != "" {
 			out[id] = name
 		}
 	}
@@ -132,14 +129,14 @@ func triggers(t *template, fns map[string]string) []trigger {
 func functionChanges(o, n *template) []FunctionChange {
 	of, nf := handlers(o), handlers(n)
 	var out []FunctionChange
-	names := func(m map[string]string) map[string]string { // name → logical id
+	byName := func(m map[string]string) map[string]string { // name → logical id
 		r := map[string]string{}
 		for id, name := range m {
 			r[name] = id
 		}
 		return r
 	}
-	on, nn := names(of), names(nf)
+	on, nn := byName(of), byName(nf)
 	for name, id := range nn {
 		if _, ok := on[name]; !ok {
 			out = append(out, FunctionChange{Action: Add, Function: name, LogicalID: id})

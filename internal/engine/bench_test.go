@@ -14,6 +14,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // The synth benchmarks run each synthesis in a process of its own, as
@@ -130,7 +131,7 @@ func BenchmarkSynth(b *testing.B) {
 // package still run, the assembly is kept), in process.
 func BenchmarkSynthReused(b *testing.B) {
 	b.Setenv(build.CacheDirEnv, b.TempDir())
-	dir := filepath.Join(repoRoot(b), "examples", "kitchensink")
+	dir := filepath.Join(testutil.RepoRoot(b), "examples", "kitchensink")
 	out := b.TempDir()
 	if _, err := Synth(context.Background(), Options{ProjectDir: dir, OutDir: out}); err != nil {
 		b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // TestSynthEventsExample synthesizes examples/events, one handler of every
@@ -22,7 +23,7 @@ import (
 func TestSynthEventsExample(t *testing.T) {
 	t.Setenv(build.CacheDirEnv, t.TempDir())
 	out := t.TempDir()
-	res, err := Synth(context.Background(), Options{ProjectDir: filepath.Join(repoRoot(t), "examples", "events"), OutDir: out})
+	res, err := Synth(context.Background(), Options{ProjectDir: filepath.Join(testutil.RepoRoot(t), "examples", "events"), OutDir: out})
 	if err != nil {
 		t.Fatal(err)
 	}

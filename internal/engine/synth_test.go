@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/testutil"
+
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
@@ -29,15 +31,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden templates under testdata/")
-
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
 
 // template is a synthesized template, decoded.
 type template struct {
@@ -192,7 +185,7 @@ func TestSynthExamples(t *testing.T) {
 	for _, app := range []string{"hello", "kitchensink"} {
 		t.Run(app, func(t *testing.T) {
 			out := t.TempDir()
-			res, err := Synth(ctx, Options{ProjectDir: filepath.Join(repoRoot(t), "examples", app), OutDir: out})
+			res, err := Synth(ctx, Options{ProjectDir: filepath.Join(testutil.RepoRoot(t), "examples", app), OutDir: out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +228,7 @@ func TestSynthExamples(t *testing.T) {
 			if len(first) != 1 {
 				t.Fatalf("asset manifest has %d zip assets, want 1", len(first))
 			}
-			again, err := Synth(ctx, Options{ProjectDir: filepath.Join(repoRoot(t), "examples", app), OutDir: out})
+			again, err := Synth(ctx, Options{ProjectDir: filepath.Join(testutil.RepoRoot(t), "examples", app), OutDir: out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +239,7 @@ func TestSynthExamples(t *testing.T) {
 			if err := os.Remove(filepath.Join(out, KeyFile)); err != nil {
 				t.Fatal(err)
 			}
-			third, err := Synth(ctx, Options{ProjectDir: filepath.Join(repoRoot(t), "examples", app), OutDir: out})
+			third, err := Synth(ctx, Options{ProjectDir: filepath.Join(testutil.RepoRoot(t), "examples", app), OutDir: out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -271,7 +264,7 @@ func TestSynthExamples(t *testing.T) {
 func TestSynthReuseInvalidated(t *testing.T) {
 	t.Setenv(build.CacheDirEnv, t.TempDir())
 	ctx := context.Background()
-	dir := copyProject(t, filepath.Join(repoRoot(t), "examples", "hello"))
+	dir := copyProject(t, filepath.Join(testutil.RepoRoot(t), "examples", "hello"))
 	out := t.TempDir()
 	if _, err := Synth(ctx, Options{ProjectDir: dir, OutDir: out}); err != nil {
 		t.Fatal(err)
@@ -315,7 +308,7 @@ func stackTags(t *testing.T, res *Result) map[string]string {
 // copyProject copies an example app into a module of its own in a temp dir.
 func copyProject(t *testing.T, src string) string {
 	t.Helper()
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	dir := t.TempDir()
 	main, err := os.ReadFile(filepath.Join(src, "main.go"))
 	if err != nil {
@@ -335,7 +328,7 @@ func copyProject(t *testing.T, src string) string {
 // repository's framework through a replace directive.
 func writeModule(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	root := repoRoot(t)
+	root := testutil.RepoRoot(t)
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
@@ -585,7 +578,7 @@ func TestStackFeatures(t *testing.T) {
 func TestStackRolePolicy(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	pol, err := policy.Generate(filepath.Join(repoRoot(t), "internal", "policy", "testdata", "fixture"))
+	pol, err := policy.Generate(filepath.Join(testutil.RepoRoot(t), "internal", "policy", "testdata", "fixture"))
 	if err != nil {
 		t.Fatalf("generate the fixture's policy (make test-deps downloads its modules): %v", err)
 	}

@@ -1,9 +1,9 @@
 // Package localinvoke runs one handler of an app's local build with one
 // event, as its deployed function would run it: the app is built for this
 // machine, started with the handler's FRAMEWORK_HANDLER and the stage's
-// environment against a stand-in for the Lambda Runtime API
-// (internal/lambdastandin), and sent the event through the real
-// aws-lambda-go runtime loop. It is `framework invoke NAME --local`.
+// environment against a local Lambda Runtime API (internal/runtimeapi),
+// and sent the event through the real aws-lambda-go runtime loop. It is
+// `framework invoke NAME --local`.
 package localinvoke
 
 import (
@@ -23,9 +23,9 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/eventsample"
-	"github.com/framework-dev/framework/internal/lambdastandin"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/remote"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -105,8 +105,8 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt, err := lambdastandin.New(lambdastandin.WithTimeout(time.Duration(timeout.seconds)*time.Second),
-		lambdastandin.WithFunctionARN(fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s-%s", eventsample.Region, eventsample.Account, names.StackName(m.App, o.Stage), inv.Function.Name)))
+	rt, err := runtimeapi.New(runtimeapi.WithTimeout(time.Duration(timeout.seconds)*time.Second),
+		runtimeapi.WithFunctionARN(fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s-%s", eventsample.Region, eventsample.Account, names.StackName(m.App, o.Stage), inv.Function.Name)))
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +138,7 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	}()
 	payload, err := rt.Invoke(ictx, inv.Event)
 	res := &remote.Result{StatusCode: 200, ExecutedVersion: "$LATEST", Payload: payload}
-	var fe *lambdastandin.FunctionError
+	var fe *runtimeapi.FunctionError
 	switch {
 	case errors.As(err, &fe):
 		res.FunctionError, res.ErrorType, res.ErrorMessage, res.Payload = "Unhandled", fe.Type, fe.Message, fe.Body

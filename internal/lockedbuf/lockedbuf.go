@@ -5,6 +5,7 @@ package lockedbuf
 
 import (
 	"bytes"
+	"context"
 	"sync"
 )
 
@@ -13,13 +14,42 @@ import (
 type Buffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// changed, when not nil, is closed by the next Write: Wait's signal.
+	changed chan struct{}
 }
 
-// Write appends p.
+// Write appends p and wakes every Wait.
 func (l *Buffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	return l.b.Write(p)
+}
+
+// Wait blocks until ok reports true for what was written so far, checked
+// now and after each Write, or until ctx is done. It returns what was
+// written when it stopped and whether ok held.
+func (l *Buffer) Wait(ctx context.Context, ok func(written string) bool) (string, bool) {
+	for {
+		l.mu.Lock()
+		s := l.b.String()
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		if ok(s) {
+			return s, true
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return s, false
+		}
+	}
 }
 
 // String returns what was written so far.

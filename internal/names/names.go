@@ -1,13 +1,35 @@
 // Package names holds the names that several parts of the framework must
-// spell the same way: the stage stack's name and outputs, the assets
-// bucket and its stack, the project files, and the environment variables
-// the CLI, the build and the runtime pass to each other. It imports nothing,
-// so the runtime (framework/), the construct, the CLI and the deploy engine
-// can all use it without pulling anything in.
+// spell the same way: the default stage and the stage names taken for
+// production, the stage stack's name and outputs, the assets bucket and its
+// stack, the project files, and the environment variables the CLI, the
+// build and the runtime pass to each other. It imports only the standard
+// library's strings, so the runtime (framework/), the construct, the CLI
+// and the deploy engine can all use it without pulling anything in.
 package names
+
+import "strings"
 
 // DefaultStage is the stage every command uses when --stage is not given.
 const DefaultStage = "dev"
+
+// ProductionStages are the words that make a stage's name say it serves
+// production (LooksLikeProduction): hotswap refuses such a stage without
+// --force, and `framework deploy --help` lists them.
+var ProductionStages = []string{"prod", "production", "prd", "live"}
+
+// LooksLikeProduction reports whether stage's name says it serves
+// production: one of ProductionStages, in any letter case, alone or as a
+// hyphen-separated part (prod-eu, api-live, eu-prod-2; not preprod).
+func LooksLikeProduction(stage string) bool {
+	for part := range strings.SplitSeq(stage, "-") {
+		for _, word := range ProductionStages {
+			if strings.EqualFold(part, word) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // StackName returns the CloudFormation stack name of an app's stage:
 // "<app>-<stage>".
@@ -57,6 +79,9 @@ const (
 
 // Environment variables between the CLI, the build and the app's runtime.
 const (
+	// EnvPrefix starts the name of every variable of the framework's own
+	// (EnvMode, EnvStage, ...); a project's configuration may not set one.
+	EnvPrefix = "FRAMEWORK_"
 	// EnvMode set to "manifest" makes the app print its route manifest and exit.
 	EnvMode = "FRAMEWORK_MODE"
 	// ModeManifest is EnvMode's value that asks for the route manifest.

@@ -127,7 +127,8 @@ func TestLogsFetchFromMoto(t *testing.T) {
 func TestLogsFollowFromMoto(t *testing.T) {
 	m := mototest.Start(t)
 	group := "/aws/lambda/shop-dev-Function"
-	r := &Reader{Client: cloudwatchlogs.NewFromConfig(m.Config()), Group: group, PollInterval: 20 * time.Millisecond}
+	polls := &pollCounter{LogsAPI: cloudwatchlogs.NewFromConfig(m.Config()), done: make(chan struct{}, 1000)}
+	r := &Reader{Client: polls, Group: group, PollInterval: 20 * time.Millisecond}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
@@ -165,7 +166,18 @@ func TestLogsFollowFromMoto(t *testing.T) {
 	expect("first")
 	m.PutLogEvents(t, group, "s2", time.Now(), "second")
 	expect("second")
-	time.Sleep(100 * time.Millisecond) // several more polls: nothing printed twice
+	// Three more calls: the first two polls after "second" have fetched it
+	// again, and printed it if they were to, before the third call began.
+	for range len(polls.done) {
+		<-polls.done
+	}
+	for range 3 {
+		select {
+		case <-polls.done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Follow stopped polling")
+		}
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -204,4 +216,20 @@ func TestInvokeMoto(t *testing.T) {
 	if r.StatusCode != 200 || string(r.Payload) != `{"path":"/"}` || r.FunctionError != "" {
 		t.Errorf("result = %+v payload %s; want 200 and the echoed event", r, r.Payload)
 	}
+}
+
+// pollCounter passes FilterLogEvents calls through and sends on done as
+// each returns (dropping the signal when done is full).
+type pollCounter struct {
+	LogsAPI
+	done chan struct{}
+}
+
+func (p *pollCounter) FilterLogEvents(ctx context.Context, in *cloudwatchlogs.FilterLogEventsInput, opts ...func(*cloudwatchlogs.Options)) (*cloudwatchlogs.FilterLogEventsOutput, error) {
+	out, err := p.LogsAPI.FilterLogEvents(ctx, in, opts...)
+	select {
+	case p.done <- struct{}{}:
+	default:
+	}
+	return out, err
 }

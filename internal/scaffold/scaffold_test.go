@@ -8,21 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+	"github.com/framework-dev/framework/internal/testutil"
+)
 
 func TestCreateBuildsOffline(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	parent := t.TempDir()
-	res, err := Create(context.Background(), Options{Name: "orders", ParentDir: parent, FrameworkDir: repoRoot(t)})
+	res, err := Create(context.Background(), Options{Name: "orders", ParentDir: parent, FrameworkDir: testutil.RepoRoot(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +24,7 @@ func TestCreateBuildsOffline(t *testing.T) {
 		t.Errorf("files %v, want %v", res.Files, want)
 	}
 	mod, _ := os.ReadFile(filepath.Join(res.Dir, "go.mod"))
-	if !strings.Contains(string(mod), "replace "+FrameworkModule+" => "+repoRoot(t)) {
+	if !strings.Contains(string(mod), "replace "+FrameworkModule+" => "+testutil.RepoRoot(t)) {
 		t.Errorf("go.mod does not point at the checkout:\n%s", mod)
 	}
 	main, _ := os.ReadFile(filepath.Join(res.Dir, "main.go"))
@@ -66,9 +59,9 @@ func TestCreateRefusesAndWritesNothing(t *testing.T) {
 		o    Options
 		want string
 	}{
-		{"existing directory", Options{Name: "taken", FrameworkDir: repoRoot(t)}, "already exists"},
-		{"invalid name", Options{Name: "no spaces", FrameworkDir: repoRoot(t)}, "not a valid app name"},
-		{"empty name", Options{Name: "", FrameworkDir: repoRoot(t)}, "app name is empty"},
+		{"existing directory", Options{Name: "taken", FrameworkDir: testutil.RepoRoot(t)}, "already exists"},
+		{"invalid name", Options{Name: "no spaces", FrameworkDir: testutil.RepoRoot(t)}, "not a valid app name"},
+		{"empty name", Options{Name: "", FrameworkDir: testutil.RepoRoot(t)}, "app name is empty"},
 		{"checkout gone", Options{Name: "fresh", FrameworkDir: t.TempDir()}, "no longer holds the framework's source"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,7 +77,7 @@ func TestCreateRefusesAndWritesNothing(t *testing.T) {
 		})
 	}
 	var ee *ExistsError
-	if _, err := Create(context.Background(), Options{Name: "taken", ParentDir: parent, FrameworkDir: repoRoot(t)}); !errors.As(err, &ee) {
+	if _, err := Create(context.Background(), Options{Name: "taken", ParentDir: parent, FrameworkDir: testutil.RepoRoot(t)}); !errors.As(err, &ee) {
 		t.Errorf("an existing directory gives %T, want *ExistsError", err)
 	}
 }
@@ -96,7 +89,7 @@ func TestCreateStoppedWritesNothing(t *testing.T) {
 	parent := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Create(ctx, Options{Name: "orders", ParentDir: parent, FrameworkDir: repoRoot(t)})
+	_, err := Create(ctx, Options{Name: "orders", ParentDir: parent, FrameworkDir: testutil.RepoRoot(t)})
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "nothing was written") {
 		t.Errorf("Create with a cancelled context: %v, want context.Canceled and \"nothing was written\"", err)
 	}

@@ -24,6 +24,8 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 		os.Stdout.WriteString(d.Path + "\n")
+		// Hold the directory, as a running CLI does, until the test kills
+		// the process: this sleep waits for nothing, it is the hold.
 		time.Sleep(time.Hour)
 	}
 	os.Exit(m.Run())

@@ -1,7 +1,7 @@
 // Command crashapp is the app of the error-line tests (errorlog_test.go):
 // a route that panics, one that fails, one that answers a ViewError, and a
 // scheduled handler that panics. The tests build it as the Lambda package
-// is built and run it under the Runtime API stand-in and as the local
+// is built and run it under the local Runtime API and as the local
 // server, and read its stderr.
 package main
 

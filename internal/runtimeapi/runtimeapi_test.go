@@ -1,4 +1,4 @@
-package lambdastandin
+package runtimeapi
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 )
 
 // helperEnv makes the test binary run as a Lambda function (see TestMain):
-// the real aws-lambda-go runtime loop polling the stand-in.
+// the real aws-lambda-go runtime loop polling the local Runtime API.
 const helperEnv = "LAMBDASTANDIN_TEST_FUNCTION"
 
 func TestMain(m *testing.M) {
@@ -51,6 +51,8 @@ func helperFunction(ctx context.Context, ev helperEvent) (map[string]any, error)
 	case "panic":
 		panic("told to panic")
 	case "sleep":
+		// A slow handler, on purpose: TestTimeout needs one that outlives
+		// its deadline.
 		time.Sleep(time.Duration(ev.SleepMs) * time.Millisecond)
 		return map[string]any{"slept": ev.SleepMs}, nil
 	}

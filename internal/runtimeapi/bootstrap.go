@@ -1,4 +1,4 @@
-package lambdastandin
+package runtimeapi
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 // BuildHostBootstrap builds the app in dir for the host the way the Lambda
 // package is built (CGO off, -trimpath, -tags lambda.norpc, no VCS stamp)
 // into outDir/bootstrap and returns its path: the function a test then runs
-// under the stand-in.
+// against the local Runtime API.
 func BuildHostBootstrap(ctx context.Context, dir, outDir string) (string, error) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {

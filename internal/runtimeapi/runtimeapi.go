@@ -1,10 +1,11 @@
-// Package lambdastandin is a stand-in for the AWS Lambda Runtime API (version
-// 2018-06-01), the HTTP API a Lambda function's runtime polls for events. It
-// lets a test run a real function binary, built as it would be deployed, on
-// the local machine: start the stand-in, start the binary with
+// Package runtimeapi is a local AWS Lambda Runtime API (version
+// 2018-06-01), the HTTP API a Lambda function's runtime polls for events.
+// It runs a real function binary, built as it would be deployed, on the
+// local machine: `framework invoke --local` and the tests that run a
+// function do so through it. Start the server, start the binary with
 // AWS_LAMBDA_RUNTIME_API set to Server.Addr, and call Server.Invoke.
 //
-//	s, err := lambdastandin.New()
+//	s, err := runtimeapi.New()
 //	if err != nil { ... }
 //	defer s.Close()
 //	cmd := exec.Command("./bootstrap")
@@ -12,7 +13,7 @@
 //	...
 //	payload, err := s.Invoke(ctx, eventJSON)
 //
-// The stand-in serves the four endpoints a runtime uses, as Lambda documents
+// The server serves the four endpoints a runtime uses, as Lambda documents
 // them:
 //
 //   - GET /2018-06-01/runtime/invocation/next: long-polls for the next event;
@@ -36,7 +37,7 @@
 // and never starts, freezes or kills the process; a deadline that passes
 // fails the Invoke with ErrTimedOut but the process keeps running. There
 // are no extensions, telemetry or response streaming endpoints.
-package lambdastandin
+package runtimeapi
 
 import (
 	"context"
@@ -55,7 +56,7 @@ import (
 	"time"
 )
 
-// APIVersion is the Runtime API version the stand-in serves, the first
+// APIVersion is the Runtime API version the server serves, the first
 // segment of every path.
 const APIVersion = "2018-06-01"
 
@@ -89,12 +90,12 @@ const (
 // Errors Invoke returns; test them with errors.Is.
 var (
 	// ErrClosed is returned by Invoke once Close was called.
-	ErrClosed = errors.New("lambdastandin: the stand-in Runtime API is closed")
+	ErrClosed = errors.New("runtimeapi: the local Runtime API is closed")
 	// ErrTimedOut is returned by Invoke when the function did not answer
 	// before the invocation's deadline.
-	ErrTimedOut = errors.New("lambdastandin: the function did not answer before its deadline")
+	ErrTimedOut = errors.New("runtimeapi: the function did not answer before its deadline")
 	// ErrEventTooLarge is returned by Invoke for an event over MaxEventBytes.
-	ErrEventTooLarge = errors.New("lambdastandin: the event exceeds the 6 MB invocation payload limit")
+	ErrEventTooLarge = errors.New("runtimeapi: the event exceeds the 6 MB invocation payload limit")
 )
 
 // FunctionError is the error a function's runtime reported for an
@@ -122,7 +123,7 @@ func (e *FunctionError) Error() string {
 	if e.Init {
 		where = "init"
 	}
-	return fmt.Sprintf("lambdastandin: the function reported an error during %s: %s: %s", where, e.Type, e.Message)
+	return fmt.Sprintf("runtimeapi: the function reported an error during %s: %s: %s", where, e.Type, e.Message)
 }
 
 // Option configures a Server.
@@ -136,7 +137,7 @@ func WithTimeout(d time.Duration) Option { return func(s *Server) { s.timeout = 
 // (default arn:aws:lambda:us-east-1:123456789012:function:standin).
 func WithFunctionARN(arn string) Option { return func(s *Server) { s.arn = arn } }
 
-// Server is a running stand-in Runtime API on 127.0.0.1. Its methods are
+// Server is a running local Runtime API on 127.0.0.1. Its methods are
 // safe for concurrent use; invocations queue and are delivered in order,
 // one per /next poll.
 type Server struct {
@@ -169,7 +170,7 @@ type outcome struct {
 	err     error
 }
 
-// New starts a stand-in Runtime API on a free port of 127.0.0.1.
+// New starts a local Runtime API on a free port of 127.0.0.1.
 func New(opts ...Option) (*Server, error) {
 	s := &Server{
 		timeout:  30 * time.Second,
@@ -183,11 +184,11 @@ func New(opts ...Option) (*Server, error) {
 		o(s)
 	}
 	if s.timeout <= 0 {
-		return nil, fmt.Errorf("lambdastandin: timeout %v is not positive", s.timeout)
+		return nil, fmt.Errorf("runtimeapi: timeout %v is not positive", s.timeout)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, fmt.Errorf("lambdastandin: listen on 127.0.0.1: %w", err)
+		return nil, fmt.Errorf("runtimeapi: listen on 127.0.0.1: %w", err)
 	}
 	s.ln = ln
 	mux := http.NewServeMux()
@@ -252,7 +253,7 @@ func (s *Server) Invoke(ctx context.Context, event []byte) ([]byte, error) {
 	case <-s.closed:
 		return nil, ErrClosed
 	case <-ctx.Done():
-		return nil, fmt.Errorf("lambdastandin: queueing invocation %s: %w", inv.id, ctx.Err())
+		return nil, fmt.Errorf("runtimeapi: queueing invocation %s: %w", inv.id, ctx.Err())
 	}
 
 	var timer <-chan time.Time
@@ -275,7 +276,7 @@ func (s *Server) Invoke(ctx context.Context, event []byte) ([]byte, error) {
 		case <-s.closed:
 			return nil, ErrClosed
 		case <-ctx.Done():
-			return nil, fmt.Errorf("lambdastandin: waiting for invocation %s: %w", inv.id, ctx.Err())
+			return nil, fmt.Errorf("runtimeapi: waiting for invocation %s: %w", inv.id, ctx.Err())
 		}
 	}
 }
@@ -294,7 +295,7 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) {
 		select {
 		case inv = <-s.queue:
 		case <-s.closed:
-			apiError(w, http.StatusInternalServerError, "ServiceClosed", "the stand-in Runtime API is closing")
+			apiError(w, http.StatusInternalServerError, "ServiceClosed", "the local Runtime API is closing")
 			return
 		case <-r.Context().Done():
 			return

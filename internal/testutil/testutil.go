@@ -1,0 +1,52 @@
+// Package testutil holds helpers that several packages' tests share: where
+// the repository is, and a function binary built as it is deployed. Only
+// tests import it.
+package testutil
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/framework-dev/framework/internal/runtimeapi"
+)
+
+// modulePath is the framework's module path, the first line of the
+// repository's go.mod.
+const modulePath = "github.com/framework-dev/framework"
+
+// RepoRoot returns the repository's root directory: the nearest directory
+// at or above the test's working directory (its package's directory)
+// whose go.mod declares the framework's module. It fails the test when
+// there is none.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(data, []byte("module "+modulePath+"\n")) {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("no go.mod of module %s at or above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+// BuildBootstrap builds the app in dir for this machine as the Lambda
+// package is built (runtimeapi.BuildHostBootstrap) into a temporary
+// directory of the test, and returns the binary's path.
+func BuildBootstrap(t testing.TB, dir string) string {
+	t.Helper()
+	bin, err := runtimeapi.BuildHostBootstrap(t.Context(), dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
