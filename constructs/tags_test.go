@@ -11,6 +11,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // TestNewAppProjectTags: a construct built from a project directory puts
@@ -34,22 +35,14 @@ func TestNewAppProjectTags(t *testing.T) {
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
 	dir := t.TempDir()
-	for name, body := range map[string]string{
+	testutil.WriteFiles(t, dir, map[string]string{
 		"main.go": string(main),
 		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
 			"replace github.com/framework-dev/framework => " + root + "\n",
 		"go.sum": string(sum),
 		".framework/config.json": `{"version": "1.0", "app_name": "hello", "tags": {"team": "api"},
 			"stages": {"prod": {"tags": {"cost-center": "42"}}}}`,
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 
 	out := t.TempDir()
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), AnalyticsReporting: jsii.Bool(false)})

@@ -37,15 +37,7 @@ func writeApp(t testing.TB, files map[string]string) string {
 	if _, ok := files["go.mod"]; !ok {
 		files["go.mod"] = "module example.com/app\n\ngo 1.25\n"
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 	return dir
 }
 

@@ -132,25 +132,8 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("template differs from %s (go test -update rewrites it after review):\n%s", path, firstDiff(string(want), string(got)))
+		t.Errorf("template differs from %s (go test -update rewrites it after review):\n%s", path, testutil.FirstDiff(string(want), string(got)))
 	}
-}
-
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, w, g)
-		}
-	}
-	return "(same lines)"
 }
 
 // assetHash reads the Lambda package's asset hash from the asset manifest.
@@ -338,15 +321,7 @@ func writeModule(t testing.TB, dir string, files map[string]string) {
 	files["go.mod"] = "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
 		"replace github.com/framework-dev/framework => " + root + "\n"
 	files["go.sum"] = string(sum)
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 }
 
 func writeConfig(t testing.TB, dir, body string) {

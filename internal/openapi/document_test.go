@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -54,7 +55,7 @@ func TestDocumentGolden(t *testing.T) {
 			} else if want, err := os.ReadFile(golden); err != nil {
 				t.Fatalf("%v (run go test ./internal/openapi -update to write it)", err)
 			} else if !bytes.Equal(got, want) {
-				t.Errorf("the document of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, firstDiff(string(want), string(got)))
+				t.Errorf("the document of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, testutil.FirstDiff(string(want), string(got)))
 			}
 			validateOpenAPI(t, name, got)
 		})

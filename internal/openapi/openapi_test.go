@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -66,28 +67,10 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test ./internal/openapi -update to write it)", err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Errorf("the body of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, firstDiff(string(want), string(got)))
+				t.Errorf("the body of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, testutil.FirstDiff(string(want), string(got)))
 			}
 		})
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return "line " + itoa(i+1) + ":\n want " + w + "\n  got " + g
-		}
-	}
-	return "(same lines)"
 }
 
 func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
@@ -545,7 +528,7 @@ func TestDeterministicAndJSONReady(t *testing.T) {
 				outs = append(outs, b)
 			}
 			if !bytes.Equal(outs[0], outs[1]) {
-				t.Fatalf("two builds differ:\n%s", firstDiff(string(outs[0]), string(outs[1])))
+				t.Fatalf("two builds differ:\n%s", testutil.FirstDiff(string(outs[0]), string(outs[1])))
 			}
 			if !bytes.HasSuffix(outs[0], []byte("}\n")) {
 				t.Errorf("Marshal output does not end with a newline")

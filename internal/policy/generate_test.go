@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -115,15 +117,7 @@ func writeModule(t *testing.T, files map[string]string) string {
 	if _, ok := files["go.mod"]; !ok {
 		files["go.mod"] = "module example.com/app\n\ngo 1.24\n"
 	}
-	for name, content := range files {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 	return dir
 }
 

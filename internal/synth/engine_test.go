@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // writeSource writes a framework-like checkout whose engine program has
@@ -22,15 +23,7 @@ func writeSource(t *testing.T, main string) string {
 		"cli/" + EngineName + "/x_test.go": "package main\n",
 		"test/e2e.go":                      "package test\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.WriteFiles(t, dir, files)
 	return dir
 }
 

@@ -5,8 +5,10 @@ package testutil
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/framework-dev/framework/internal/runtimeapi"
@@ -49,4 +51,38 @@ func BuildBootstrap(t testing.TB, dir string) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// WriteFiles writes files (a slash-separated path under dir → content)
+// into dir, creating the directories they need.
+func WriteFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// FirstDiff shows the first line in which two texts differ, for a test's
+// failure message; "(same lines)" when they have the same lines.
+func FirstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			return fmt.Sprintf("line %d:\n  want: %s\n  got:  %s", i+1, w, g)
+		}
+	}
+	return "(same lines)"
 }
