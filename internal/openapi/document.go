@@ -3,7 +3,6 @@ package openapi
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,27 +64,22 @@ func Document(m *manifest.Manifest, o DocOptions) (map[string]any, error) {
 	items, order := groupPaths(m.Routes)
 	sec := newSecurity()
 	ids := operationIDs(m.Routes)
-	paths := map[string]any{}
 	var tags []string
-	for _, p := range order {
-		it := items[p]
-		pi := map[string]any{}
-		methods := slices.Sorted(maps.Keys(it.methods))
-		for _, method := range methods {
-			r := it.methods[method]
-			op, err := operation(r, method, it.captures, sec, ids[opKey{r.Path, method}])
-			if err != nil {
-				return nil, err
-			}
-			if tag, ok := op["tags"].([]any); ok && !slices.Contains(tags, tag[0].(string)) {
-				tags = append(tags, tag[0].(string))
-			}
-			pi[strings.ToLower(method)] = op
+	paths, err := pathsObject(items, order, func(it *pathItem, method string) (map[string]any, error) {
+		r := it.methods[method]
+		op, err := operation(r, method, it.captures, sec, ids[opKey{r.Path, method}])
+		if err != nil {
+			return nil, err
 		}
-		if it.cors != nil {
-			pi["options"] = preflightDoc(it, methods)
+		if tag, ok := op["tags"].([]any); ok && !slices.Contains(tags, tag[0].(string)) {
+			tags = append(tags, tag[0].(string))
 		}
-		paths[p] = pi
+		return op, nil
+	}, func(it *pathItem, methods []string) (map[string]any, error) {
+		return preflightDoc(it, methods), nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	schemas := map[string]any{
 		SchemaError: map[string]any{

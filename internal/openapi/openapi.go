@@ -78,40 +78,34 @@ func Build(m *manifest.Manifest, o Options) (map[string]any, error) {
 	binary := binaryMediaTypes(m.BinaryTypes)
 	items, order := groupPaths(m.Routes)
 	sec := newSecurity()
-	paths := map[string]any{}
-	for _, p := range order {
-		it := items[p]
-		pi := map[string]any{}
-		methods := slices.Sorted(maps.Keys(it.methods))
-		for _, method := range methods {
-			r := it.methods[method]
-			op := map[string]any{
-				"responses":    proxyResponses(),
-				ExtIntegration: proxyIntegration(o.IntegrationURI),
-			}
-			if len(it.captures) > 0 {
-				op["parameters"] = pathParameters(it.captures)
-			}
-			req, err := sec.requirement(r)
-			if err != nil {
-				return nil, err
-			}
-			if req != nil {
-				op["security"] = []any{req}
-			}
-			pi[strings.ToLower(method)] = op
+	paths, err := pathsObject(items, order, func(it *pathItem, method string) (map[string]any, error) {
+		op := map[string]any{
+			"responses":    proxyResponses(),
+			ExtIntegration: proxyIntegration(o.IntegrationURI),
 		}
-		if it.cors != nil {
-			op, err := preflightOperation(it, methods)
-			if err != nil {
-				return nil, err
-			}
-			if len(it.captures) > 0 {
-				op["parameters"] = pathParameters(it.captures)
-			}
-			pi["options"] = op
+		if len(it.captures) > 0 {
+			op["parameters"] = pathParameters(it.captures)
 		}
-		paths[p] = pi
+		req, err := sec.requirement(it.methods[method])
+		if err != nil {
+			return nil, err
+		}
+		if req != nil {
+			op["security"] = []any{req}
+		}
+		return op, nil
+	}, func(it *pathItem, methods []string) (map[string]any, error) {
+		op, err := preflightOperation(it, methods)
+		if err != nil {
+			return nil, err
+		}
+		if len(it.captures) > 0 {
+			op["parameters"] = pathParameters(it.captures)
+		}
+		return op, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	doc := map[string]any{
@@ -173,6 +167,35 @@ func groupPaths(routes []manifest.Route) (map[string]*pathItem, []string) {
 	}
 	slices.Sort(order)
 	return items, order
+}
+
+// pathsObject builds the paths object: for each path of order, in turn,
+// its methods' operations from op, in the methods' sorted order, then for a
+// path with CORS its OPTIONS operation from preflight, which gets the
+// sorted methods. The first error ends it.
+func pathsObject(items map[string]*pathItem, order []string, op func(it *pathItem, method string) (map[string]any, error), preflight func(it *pathItem, methods []string) (map[string]any, error)) (map[string]any, error) {
+	paths := map[string]any{}
+	for _, p := range order {
+		it := items[p]
+		pi := map[string]any{}
+		methods := slices.Sorted(maps.Keys(it.methods))
+		for _, method := range methods {
+			o, err := op(it, method)
+			if err != nil {
+				return nil, err
+			}
+			pi[strings.ToLower(method)] = o
+		}
+		if it.cors != nil {
+			o, err := preflight(it, methods)
+			if err != nil {
+				return nil, err
+			}
+			pi["options"] = o
+		}
+		paths[p] = pi
+	}
+	return paths, nil
 }
 
 // pathParameters declares the captures of a path, or returns nil when it has none.
