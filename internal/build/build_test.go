@@ -29,18 +29,6 @@ func isolate(t testing.TB, set ...string) *Builder {
 	return &Builder{CacheDir: t.TempDir(), Environ: append(env, set...)}
 }
 
-// writeApp writes a throwaway module (example.com/app) with the given files
-// into a new temporary directory and returns it.
-func writeApp(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if _, ok := files["go.mod"]; !ok {
-		files["go.mod"] = "module example.com/app\n\ngo 1.25\n"
-	}
-	testutil.WriteFiles(t, dir, files)
-	return dir
-}
-
 // writeFrameworkApp writes a module whose main package imports this
 // repository's framework package through a replace directive, as a
 // development project created by new-project does, and lets b's go command
@@ -53,7 +41,7 @@ func writeFrameworkApp(t testing.TB, b *Builder, mainGo string) string {
 		t.Fatal(err)
 	}
 	b.Environ = append(b.Environ, "GOFLAGS=-mod=mod")
-	return writeApp(t, map[string]string{
+	return testutil.WriteModule(t, map[string]string{
 		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
 			"replace github.com/framework-dev/framework => " + root + "\n",
 		"go.sum":  string(sum),
@@ -95,7 +83,7 @@ func TestManifest(t *testing.T) {
 	// Variables that would turn a real app into a Lambda function or a
 	// server must not reach it.
 	b := isolate(t, "AWS_LAMBDA_RUNTIME_API=127.0.0.1:9", "FRAMEWORK_ADDR=127.0.0.1:9")
-	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
 	m, err := b.Manifest(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +198,7 @@ func main() {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			dir := writeApp(t, map[string]string{"main.go": tt.mainGo})
+			dir := testutil.WriteModule(t, map[string]string{"main.go": tt.mainGo})
 			_, err := b.Manifest(context.Background(), dir)
 			if err == nil {
 				t.Fatal("Manifest succeeded, want an error")
@@ -238,7 +226,7 @@ func TestManifestTimeout(t *testing.T) {
 	b.ManifestTimeout = 500 * time.Millisecond
 	// An app that ignores manifest mode and serves forever (its sleep is
 	// the hang under test, not a wait of the test's).
-	dir := writeApp(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": "package main\n\nimport \"time\"\n\nfunc main() { time.Sleep(time.Hour) }\n"})
 	_, err := b.Manifest(context.Background(), dir)
 	if err == nil || !strings.Contains(err.Error(), "did not print its route manifest within 500ms") ||
 		!strings.Contains(err.Error(), "app.Run()") {
@@ -249,7 +237,7 @@ func TestManifestTimeout(t *testing.T) {
 func TestMissingGoToolchain(t *testing.T) {
 	t.Parallel()
 	b := isolate(t, "PATH="+t.TempDir())
-	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
 	for name, f := range map[string]func() error{
 		"Manifest": func() error { _, err := b.Manifest(context.Background(), dir); return err },
 		"Package": func() error {
@@ -266,7 +254,7 @@ func TestMissingGoToolchain(t *testing.T) {
 func TestNotAMainPackage(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
-	dir := writeApp(t, map[string]string{"lib.go": "package lib\n\nfunc F() {}\n"})
+	dir := testutil.WriteModule(t, map[string]string{"lib.go": "package lib\n\nfunc F() {}\n"})
 	const want = "holds no command: its Go package is not package main"
 	if _, err := b.Manifest(context.Background(), dir); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Manifest of a library: %v, want %q", err, want)
@@ -312,7 +300,7 @@ func TestPackageDeterministic(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
 	ctx := context.Background()
-	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": lambdaApp})
 
 	first, err := b.Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "a", "function.zip"))
 	if err != nil {
@@ -327,7 +315,7 @@ func TestPackageDeterministic(t *testing.T) {
 	}
 	// The same source in another directory (another checkout, another
 	// machine) gives the same bytes too.
-	copyDir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	copyDir := testutil.WriteModule(t, map[string]string{"main.go": lambdaApp})
 	third, err := b.Package(ctx, copyDir, "arm64", filepath.Join(t.TempDir(), "function.zip"))
 	if err != nil {
 		t.Fatal(err)
@@ -360,7 +348,7 @@ func TestPackageDeterministic(t *testing.T) {
 func TestPackageContents(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
-	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": lambdaApp})
 	tests := []struct {
 		arch    string
 		machine elf.Machine
@@ -426,10 +414,10 @@ func TestPackageContents(t *testing.T) {
 func TestPackageErrors(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
-	good := writeApp(t, map[string]string{"main.go": lambdaApp})
-	broken := writeApp(t, map[string]string{"main.go": "package main\n\nfunc main() { x := 1 }\n"})
+	good := testutil.WriteModule(t, map[string]string{"main.go": lambdaApp})
+	broken := testutil.WriteModule(t, map[string]string{"main.go": "package main\n\nfunc main() { x := 1 }\n"})
 	// A cgo-only program cannot build with CGO_ENABLED=0 for Linux.
-	cgo := writeApp(t, map[string]string{"main.go": "package main\n\n// int one(void) { return 1; }\nimport \"C\"\n\nfunc main() { println(C.one()) }\n"})
+	cgo := testutil.WriteModule(t, map[string]string{"main.go": "package main\n\n// int one(void) { return 1; }\nimport \"C\"\n\nfunc main() { println(C.one()) }\n"})
 	tests := []struct {
 		name, dir, arch string
 		want            string
@@ -464,7 +452,7 @@ func TestPackageErrors(t *testing.T) {
 func TestPackageCancelled(t *testing.T) {
 	t.Parallel()
 	b := isolate(t)
-	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": lambdaApp})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := b.Package(ctx, dir, "arm64", filepath.Join(t.TempDir(), "f.zip")); !errors.Is(err, context.Canceled) {
@@ -563,7 +551,7 @@ func TestManifestConcurrent(t *testing.T) {
 	// Several commands reading the manifest of one project at once all get it.
 	t.Parallel()
 	b := isolate(t)
-	dir := writeApp(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": fakeManifestApp(goodManifest)})
 	errs := make(chan error, 4)
 	for i := 0; i < cap(errs); i++ {
 		go func() {
@@ -585,7 +573,7 @@ func TestCacheDirFromEnvironment(t *testing.T) {
 	// FRAMEWORK_CACHE_DIR moves the built binaries; Builder.CacheDir wins over it.
 	t.Parallel()
 	fromEnv, explicit := t.TempDir(), t.TempDir()
-	dir := writeApp(t, map[string]string{"main.go": lambdaApp})
+	dir := testutil.WriteModule(t, map[string]string{"main.go": lambdaApp})
 	b := isolate(t, CacheDirEnv+"="+fromEnv)
 	b.CacheDir = ""
 	bin, err := b.Host(context.Background(), dir, "app-a")

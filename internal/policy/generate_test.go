@@ -109,18 +109,6 @@ func TestScanFixtureCalls(t *testing.T) {
 	golden(t, "fixture.calls.txt", []byte(b.String()))
 }
 
-// writeModule writes files (path → content) into a fresh directory holding a
-// module without dependencies and returns the directory.
-func writeModule(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if _, ok := files["go.mod"]; !ok {
-		files["go.mod"] = "module example.com/app\n\ngo 1.24\n"
-	}
-	testutil.WriteFiles(t, dir, files)
-	return dir
-}
-
 func TestGenerateErrors(t *testing.T) {
 	offline(t)
 	tests := []struct {
@@ -180,7 +168,7 @@ func Do() {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := writeModule(t, tt.files)
+			dir := testutil.WriteModule(t, tt.files)
 			doc, err := Generate(dir)
 			if err == nil {
 				t.Fatalf("Generate succeeded with %d statements; want an error", len(doc.Statement))
@@ -212,7 +200,7 @@ func Do() {
 
 func TestGenerateWithoutSDKCallsGrantsLoggingOnly(t *testing.T) {
 	offline(t)
-	dir := writeModule(t, map[string]string{"main.go": `package main
+	dir := testutil.WriteModule(t, map[string]string{"main.go": `package main
 
 import "fmt"
 

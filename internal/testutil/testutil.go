@@ -86,3 +86,16 @@ func FirstDiff(want, got string) string {
 	}
 	return "(same lines)"
 }
+
+// WriteModule writes files (as WriteFiles does) into a new temporary
+// directory of the test and returns it; without a go.mod among files it
+// adds one of a module example.com/app without dependencies.
+func WriteModule(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, ok := files["go.mod"]; !ok {
+		files["go.mod"] = "module example.com/app\n\ngo 1.25\n"
+	}
+	WriteFiles(t, dir, files)
+	return dir
+}
