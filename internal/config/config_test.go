@@ -17,11 +17,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 const path = ".framework/config.json"
 
 func TestParseErrors(t *testing.T) {
-	tests := []struct {
-		name string
-		json string
-		want []string // each must appear in the error text
-	}{
+	testParseErrors(t, []parseErrorCase{
 		{"empty file", "  \n", []string{path + ": the file is empty"}},
 		{"malformed JSON", "{\n  \"app_name\": \"hello\",\n  \"lambda_timeout\": 30,\n}\n",
 			[]string{path + ":4:1: invalid JSON: invalid character '}'"}},
@@ -100,7 +96,20 @@ func TestParseErrors(t *testing.T) {
 		{"null value", `{"lambda_timeout": null}`, []string{"lambda_timeout: must be a whole number of seconds, not null"}},
 		{"several problems reported together", `{"lambda_timeout": 0, "stages": {"prod": {"architecture": "x"}}}`,
 			[]string{"lambda_timeout: 0 is out of range", `stages.prod.architecture: "x" is not`}},
-	}
+	})
+}
+
+// parseErrorCase is a file Parse refuses.
+type parseErrorCase struct {
+	name string
+	json string
+	want []string // each must appear in the error text
+}
+
+// testParseErrors checks that Parse refuses each case's file with a
+// *config.Error naming path whose text holds each of the case's wants.
+func testParseErrors(t *testing.T, tests []parseErrorCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := Parse(path, []byte(tt.json))
