@@ -145,18 +145,7 @@ func (p *docParser) statements() ([]Statement, error) {
 	if _, err := p.delim('[', `"Statement"`); err != nil {
 		return nil, err
 	}
-	var out []Statement
-	for p.dec.More() {
-		s, err := p.statement(len(out))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	if _, err := p.dec.Token(); err != nil {
-		return nil, p.syntax(err)
-	}
-	return out, nil
+	return elements(p, nil, p.statement)
 }
 
 func (p *docParser) statement(i int) (Statement, error) {
@@ -287,13 +276,21 @@ func (p *docParser) strings(what string) ([]string, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return nil, p.errAt(at, nil, "%s must be a string or a list of strings, found %s", what, describe(tok))
 	}
-	out := []string{}
+	return elements(p, []string{}, func(i int) (string, error) {
+		return p.str(fmt.Sprintf("%s[%d]", what, i))
+	})
+}
+
+// elements reads the rest of a list whose '[' was just read, its closing
+// ']' included: each element with elem, which gets the element's index,
+// appended to out. The first error ends it.
+func elements[T any](p *docParser, out []T, elem func(i int) (T, error)) ([]T, error) {
 	for p.dec.More() {
-		s, err := p.str(fmt.Sprintf("%s[%d]", what, len(out)))
+		v, err := elem(len(out))
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	if _, err := p.dec.Token(); err != nil {
 		return nil, p.syntax(err)
