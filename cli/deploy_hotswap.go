@@ -62,13 +62,9 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 	if plan.Action == deploy.Refuse {
 		return errors.New(plan.Reason)
 	}
-	rec, err := deploy.LoadRecord(recDir, plan.Env, plan.Assembly.StackName)
+	deployed, err := deployedCode(recDir, plan)
 	if err != nil {
 		return err
-	}
-	var deployed map[string]deploy.DeployedCode
-	if rec != nil {
-		deployed = rec.Functions
 	}
 	if !c.NoHotswap {
 		hr, err := e.Hotswap(ctx, plan, deploy.HotswapOptions{Deployed: deployed, Force: c.Force})
@@ -121,13 +117,9 @@ func recordDeploy(ctx context.Context, env *Env, e *deploy.Engine, plan *deploy.
 	if err != nil {
 		return nil // no place for records: the next hotswap deploys fully, as without one
 	}
-	rec, err := deploy.LoadRecord(recDir, plan.Env, plan.Assembly.StackName)
+	deployed, err := deployedCode(recDir, plan)
 	if err != nil {
 		return err
-	}
-	var deployed map[string]deploy.DeployedCode
-	if rec != nil {
-		deployed = rec.Functions
 	}
 	fns, err := e.Reconcile(ctx, plan, deployed)
 	if err != nil {
@@ -161,4 +153,14 @@ func merge(old, new map[string]deploy.DeployedCode) map[string]deploy.DeployedCo
 		out[k] = v
 	}
 	return out
+}
+
+// deployedCode returns the code the deploy record in recDir says the
+// functions of plan's stack run, or nil when there is no record.
+func deployedCode(recDir string, plan *deploy.Plan) (map[string]deploy.DeployedCode, error) {
+	rec, err := deploy.LoadRecord(recDir, plan.Env, plan.Assembly.StackName)
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	return rec.Functions, nil
 }
