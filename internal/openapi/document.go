@@ -159,6 +159,8 @@ func operationIDs(routes []manifest.Route) map[opKey]string {
 	return ids
 }
 
+// componentSafe returns s with every character an OpenAPI components key
+// does not allow replaced by "_".
 func componentSafe(s string) string {
 	var b strings.Builder
 	for _, c := range s {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/framework-dev/framework/manifest"
 )
@@ -23,16 +22,8 @@ func SchemeName(name string) string {
 	if schemeNameRe.MatchString(name) && name != SchemeAPIKey && name != SchemeSigV4 {
 		return name
 	}
-	var b strings.Builder
-	for _, r := range name {
-		if r < 0x80 && schemeNameRe.MatchString(string(r)) {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
 	sum := sha256.Sum256([]byte(name))
-	return b.String() + "_" + hex.EncodeToString(sum[:4])
+	return componentSafe(name) + "_" + hex.EncodeToString(sum[:4])
 }
 
 // authDef is one named authorizer, as first declared.
