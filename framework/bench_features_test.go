@@ -30,13 +30,7 @@ func benchFeature(b *testing.B, app *framework.App, c benchCase) {
 func BenchmarkTypedPost(b *testing.B) {
 	b.Run("untyped", func(b *testing.B) {
 		app := framework.New("bench")
-		app.Route("/echo", func(r *framework.Request) (any, error) {
-			var p benchPayload
-			if err := r.DecodeJSON(&p); err != nil {
-				return nil, err
-			}
-			return p, nil
-		}, framework.Methods("POST"))
+		app.Route("/echo", echoUntyped, framework.Methods("POST"))
 		benchFeature(b, app, benchPost)
 	})
 	b.Run("typed", func(b *testing.B) {
