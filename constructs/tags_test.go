@@ -20,29 +20,18 @@ import (
 // does for the stage stack.
 func TestNewAppProjectTags(t *testing.T) {
 	t.Setenv(build.CacheDirEnv, t.TempDir())
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	main, err := os.ReadFile(filepath.Join(root, "examples", "hello", "main.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	main, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "hello", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
 	dir := t.TempDir()
-	testutil.WriteFiles(t, dir, map[string]string{
+	testutil.WriteFiles(t, dir, testutil.FrameworkModule(t, map[string]string{
 		"main.go": string(main),
-		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
-			"replace github.com/framework-dev/framework => " + root + "\n",
-		"go.sum": string(sum),
 		".framework/config.json": `{"version": "1.0", "app_name": "hello", "tags": {"team": "api"},
 			"stages": {"prod": {"tags": {"cost-center": "42"}}}}`,
-	})
+	}))
 
 	out := t.TempDir()
 	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), AnalyticsReporting: jsii.Bool(false)})

@@ -35,18 +35,8 @@ func isolate(t testing.TB, set ...string) *Builder {
 // update the module's requirements.
 func writeFrameworkApp(t testing.TB, b *Builder, mainGo string) string {
 	t.Helper()
-	root := testutil.RepoRoot(t)
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	b.Environ = append(b.Environ, "GOFLAGS=-mod=mod")
-	return testutil.WriteModule(t, map[string]string{
-		"go.mod": "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
-			"replace github.com/framework-dev/framework => " + root + "\n",
-		"go.sum":  string(sum),
-		"main.go": mainGo,
-	})
+	return testutil.WriteModule(t, testutil.FrameworkModule(t, map[string]string{"main.go": mainGo}))
 }
 
 // fakeManifestApp prints body on stdout in manifest mode (and fails

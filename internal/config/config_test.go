@@ -5,11 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -233,19 +234,7 @@ func TestDefaultGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "default.json")
-	if *update {
-		if err := os.WriteFile(golden, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(data) != string(want) {
-		t.Errorf("Default(\"hello\").Marshal() differs from %s:\n%s\nwant:\n%s", golden, data, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "default.json"), data, *update)
 }
 
 func TestMarshalRoundTrip(t *testing.T) {

@@ -31,7 +31,7 @@ func TestSynthEventsExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "events-dev.template.json", normalize(t, raw))
+	testutil.Golden(t, filepath.Join("testdata", "events-dev.template.json"), normalize(t, raw), *update)
 	tpl := readTemplate(t, res.TemplatePath)
 	checkNoRedundantDependsOn(t, tpl)
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -119,7 +120,7 @@ func TestSynthSettings(t *testing.T) {
 			if base == nil {
 				t.Fatal("the base case did not synthesize")
 			}
-			golden(t, filepath.Join("settings", tc.name+".json"), fragment(t, base, tpl))
+			testutil.Golden(t, filepath.Join("testdata", "settings", tc.name+".json"), fragment(t, base, tpl), *update)
 			if tc.checks != nil {
 				tc.checks(t, readTemplate(t, res.TemplatePath))
 			}

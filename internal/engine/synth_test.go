@@ -115,27 +115,6 @@ func normalize(t *testing.T, raw []byte) []byte {
 	return append(b, '\n')
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("template differs from %s (go test -update rewrites it after review):\n%s", path, testutil.FirstDiff(string(want), string(got)))
-	}
-}
-
 // assetHash reads the Lambda package's asset hash from the asset manifest.
 func assetHashes(t *testing.T, res *Result) []string {
 	t.Helper()
@@ -186,7 +165,7 @@ func TestSynthExamples(t *testing.T) {
 			if res.ResourceCount != len(tpl.Resources) {
 				t.Errorf("ResourceCount %d, template has %d", res.ResourceCount, len(tpl.Resources))
 			}
-			golden(t, app+"-dev.template.json", normalize(t, raw))
+			testutil.Golden(t, filepath.Join("testdata", app+"-dev.template.json"), normalize(t, raw), *update)
 			checkNoRedundantDependsOn(t, tpl)
 
 			// The stack deploys without `cdk bootstrap`: no bootstrap
@@ -311,17 +290,9 @@ func copyProject(t *testing.T, src string) string {
 // repository's framework through a replace directive.
 func writeModule(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
-	root := testutil.RepoRoot(t)
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
-	files["go.mod"] = "module example.com/app\n\ngo 1.25\n\nrequire github.com/framework-dev/framework v0.0.0\n\n" +
-		"replace github.com/framework-dev/framework => " + root + "\n"
-	files["go.sum"] = string(sum)
-	testutil.WriteFiles(t, dir, files)
+	testutil.WriteFiles(t, dir, testutil.FrameworkModule(t, files))
 }
 
 func writeConfig(t testing.TB, dir, body string) {

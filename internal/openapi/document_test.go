@@ -47,16 +47,7 @@ func TestDocumentGolden(t *testing.T) {
 					t.Errorf("the document holds API Gateway extensions (%s)", ext)
 				}
 			}
-			golden := filepath.Join("testdata", name+".openapi.json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			} else if want, err := os.ReadFile(golden); err != nil {
-				t.Fatalf("%v (run go test ./internal/openapi -update to write it)", err)
-			} else if !bytes.Equal(got, want) {
-				t.Errorf("the document of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, testutil.FirstDiff(string(want), string(got)))
-			}
+			testutil.Golden(t, filepath.Join("testdata", name+".openapi.json"), got, *update)
 			validateOpenAPI(t, name, got)
 		})
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -55,20 +54,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata", name+".json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/openapi -update to write it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("the body of %s differs from %s (go test ./internal/openapi -update rewrites it after review):\n%s", name, golden, testutil.FirstDiff(string(want), string(got)))
-			}
+			testutil.Golden(t, filepath.Join("testdata", name+".json"), got, *update)
 		})
 	}
 }

@@ -24,23 +24,6 @@ func offline(t testing.TB) {
 	t.Setenv("GOWORK", "off")
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update to create it): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it after review)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
-
 func TestGenerateFixture(t *testing.T) {
 	offline(t)
 	doc, err := Generate("testdata/fixture")
@@ -51,7 +34,7 @@ func TestGenerateFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "fixture.policy.json", got)
+	testutil.Golden(t, filepath.Join("testdata", "fixture.policy.json"), got, *update)
 
 	// What a user of the fixture must get, independent of the golden file.
 	want := []string{
@@ -106,7 +89,7 @@ func TestScanFixtureCalls(t *testing.T) {
 	for _, c := range rep.Calls {
 		fmt.Fprintf(&b, "%s\t%s.%s\t%s\t%s\n", c.Pos, filepath.Base(c.Package), c.Operation, strings.Join(c.Actions, ","), c.Via)
 	}
-	golden(t, "fixture.calls.txt", []byte(b.String()))
+	testutil.Golden(t, filepath.Join("testdata", "fixture.calls.txt"), []byte(b.String()), *update)
 }
 
 func TestGenerateErrors(t *testing.T) {

@@ -99,3 +99,43 @@ func WriteModule(t testing.TB, files map[string]string) string {
 	WriteFiles(t, dir, files)
 	return dir
 }
+
+// Golden compares got with the golden file at path, failing the test when
+// the file is missing or differs (showing the first differing line); with
+// update it writes got there instead, creating the file's directory.
+func Golden(t testing.TB, path string, got []byte, update bool) {
+	t.Helper()
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run '%s' -update to write it)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the output (go test -update rewrites it after review):\n%s", path, FirstDiff(string(want), string(got)))
+	}
+}
+
+// FrameworkModule adds to files (path → content) the go.mod and go.sum of
+// a module example.com/app that requires this repository's framework module
+// through a replace directive to the repository, as a development project
+// does, and returns files.
+func FrameworkModule(t testing.TB, files map[string]string) map[string]string {
+	t.Helper()
+	root := RepoRoot(t)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files["go.mod"] = "module example.com/app\n\ngo 1.25\n\nrequire " + modulePath + " v0.0.0\n\n" +
+		"replace " + modulePath + " => " + root + "\n"
+	files["go.sum"] = string(sum)
+	return files
+}
