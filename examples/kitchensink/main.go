@@ -142,25 +142,19 @@ var customCORS = framework.CORSConfig{
 
 // errorOfKind returns the built-in error named by kind, or nil.
 func errorOfKind(kind string) error {
-	switch kind {
-	case "badrequest":
-		return framework.BadRequestError{Message: "BadRequestError raised"}
-	case "unauthorized":
-		return framework.UnauthorizedError{Message: "UnauthorizedError raised"}
-	case "forbidden":
-		return framework.ForbiddenError{Message: "ForbiddenError raised"}
-	case "notfound":
-		return framework.NotFoundError{Message: "NotFoundError raised"}
-	case "conflict":
-		return framework.ConflictError{Message: "ConflictError raised"}
-	case "unprocessable":
-		return framework.UnprocessableEntityError{Message: "UnprocessableEntityError raised"}
-	case "toomany":
-		return framework.TooManyRequestsError{Message: "TooManyRequestsError raised"}
-	case "frameworkview":
-		return framework.FrameworkViewError{Message: "FrameworkViewError raised"}
-	}
-	return nil
+	return builtinErrors[kind]
+}
+
+// builtinErrors are the built-in errors by the kind that names them.
+var builtinErrors = map[string]error{
+	"badrequest":    framework.BadRequestError{Message: "BadRequestError raised"},
+	"unauthorized":  framework.UnauthorizedError{Message: "UnauthorizedError raised"},
+	"forbidden":     framework.ForbiddenError{Message: "ForbiddenError raised"},
+	"notfound":      framework.NotFoundError{Message: "NotFoundError raised"},
+	"conflict":      framework.ConflictError{Message: "ConflictError raised"},
+	"unprocessable": framework.UnprocessableEntityError{Message: "UnprocessableEntityError raised"},
+	"toomany":       framework.TooManyRequestsError{Message: "TooManyRequestsError raised"},
+	"frameworkview": framework.FrameworkViewError{Message: "FrameworkViewError raised"},
 }
 
 func main() { newApp().Run() }
