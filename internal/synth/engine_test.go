@@ -27,6 +27,21 @@ func writeSource(t *testing.T, main string) string {
 	return dir
 }
 
+// sourceEngine returns an Engine of version 1.0.0 that builds from a
+// checkout writeSource writes with main, into the cache directory it also
+// returns (its only environment variable).
+func sourceEngine(t *testing.T, main string) (*Engine, string) {
+	t.Helper()
+	dir := writeSource(t, main)
+	cache := t.TempDir()
+	return &Engine{Version: "1.0.0", SourceDir: dir, Getenv: func(k string) string {
+		if k == names.EnvCacheDir {
+			return cache
+		}
+		return ""
+	}}, cache
+}
+
 // TestEngineKeyFollowsTheSource: a checkout's engine is rebuilt when a Go
 // file it may compile changes, not for tests or end-to-end files.
 func TestEngineKeyFollowsTheSource(t *testing.T) {
@@ -60,14 +75,7 @@ func TestEngineKeyFollowsTheSource(t *testing.T) {
 // progress line saying what, how long and that it happens once; the next
 // finds it without building.
 func TestEngineBuiltOnceAndReused(t *testing.T) {
-	dir := writeSource(t, "package main\n\nfunc main() {}\n")
-	cache := t.TempDir()
-	e := &Engine{Version: "1.0.0", SourceDir: dir, Getenv: func(k string) string {
-		if k == names.EnvCacheDir {
-			return cache
-		}
-		return ""
-	}}
+	e, cache := sourceEngine(t, "package main\n\nfunc main() {}\n")
 	var progress strings.Builder
 	var built []string
 	p, err := e.Path(context.Background(), &progress, func(step string, _ time.Duration) { built = append(built, step) })
@@ -93,14 +101,7 @@ func TestEngineBuiltOnceAndReused(t *testing.T) {
 // TestEngineBuildFailureSaysWhatToDo: a failed build is one error that
 // quotes the compiler and says what to do.
 func TestEngineBuildFailureSaysWhatToDo(t *testing.T) {
-	dir := writeSource(t, "package main\n\nfunc main() { undefinedThing() }\n")
-	cache := t.TempDir()
-	e := &Engine{Version: "1.0.0", SourceDir: dir, Getenv: func(k string) string {
-		if k == names.EnvCacheDir {
-			return cache
-		}
-		return ""
-	}}
+	e, cache := sourceEngine(t, "package main\n\nfunc main() { undefinedThing() }\n")
 	_, err := e.Path(context.Background(), nil, nil)
 	if err == nil {
 		t.Fatal("a broken engine source built")
