@@ -45,6 +45,20 @@ func code(err error) string {
 const roleTpl = `{"Resources":{"Role":{"Type":"AWS::IAM::Role","Properties":{"Path":"/","Description":"a <b> & c"}}},
 "Outputs":{"Arn":{"Value":{"Fn::GetAtt":["Role","Arn"]}},"Where":{"Value":{"Fn::Sub":"${AWS::Region}/${AWS::AccountId}"}}}}`
 
+// describeStack returns the stack "s" and its outputs (key → value).
+func describeStack(t *testing.T, c *cloudformation.Client) (types.Stack, map[string]string) {
+	t.Helper()
+	out, err := c.DescribeStacks(context.Background(), &cloudformation.DescribeStacksInput{StackName: aws.String("s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{}
+	for _, o := range out.Stacks[0].Outputs {
+		outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	return out.Stacks[0], outputs
+}
+
 // deploy creates a change set for body and executes it, polling until done.
 func deploy(t *testing.T, c *cloudformation.Client, typ types.ChangeSetType, body string) *cloudformation.DescribeChangeSetOutput {
 	t.Helper()
@@ -95,14 +109,7 @@ func TestStackLifecycleThroughTheSDK(t *testing.T) {
 		t.Errorf("unknown stack: %v", err)
 	}
 	deploy(t, c, types.ChangeSetTypeCreate, roleTpl)
-	out, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String("s")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	outputs := map[string]string{}
-	for _, o := range out.Stacks[0].Outputs {
-		outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
-	}
+	stack, outputs := describeStack(t, c)
 	if !strings.HasPrefix(outputs["Arn"], "arn:aws:iam::123456789012:role/s-Role-") || outputs["Where"] != "us-east-1/123456789012" {
 		t.Errorf("outputs = %v", outputs)
 	}
@@ -136,11 +143,11 @@ func TestStackLifecycleThroughTheSDK(t *testing.T) {
 		t.Fatal(err)
 	}
 	for a.CFN.Status("s") != "" {
-		if _, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: out.Stacks[0].StackId}); err != nil {
+		if _, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: stack.StackId}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	gone, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: out.Stacks[0].StackId})
+	gone, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: stack.StackId})
 	if err != nil || gone.Stacks[0].StackStatus != types.StackStatusDeleteComplete {
 		t.Errorf("deleted stack by id: %v %v", gone, err)
 	}

@@ -58,14 +58,7 @@ func TestTriggerResources(t *testing.T) {
 	if st := a.CFN.Status("s"); st != "CREATE_COMPLETE" {
 		t.Fatalf("status %s", st)
 	}
-	out, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String("s")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, o := range out.Stacks[0].Outputs {
-		got[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
-	}
+	_, got := describeStack(t, c)
 	for k, re := range map[string]string{
 		"RuleArn": `^arn:aws:events:us-east-1:123456789012:rule/s-Rule-[0-9A-F]{12}$`,
 		"Mapping": `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`,

@@ -63,14 +63,7 @@ func TestStageResourceTypes(t *testing.T) {
 				}
 				return
 			}
-			out, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String("s")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := map[string]string{}
-			for _, v := range out.Stacks[0].Outputs {
-				o[aws.ToString(v.OutputKey)] = aws.ToString(v.OutputValue)
-			}
+			_, o := describeStack(t, c)
 			if !strings.HasPrefix(o["Group"], "/aws/lambda/s-Fn-") || o["GroupArn"] != "arn:aws:logs:us-east-1:123456789012:log-group:"+o["Group"]+":*" {
 				t.Errorf("log group outputs %v", o)
 			}
