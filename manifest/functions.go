@@ -57,6 +57,12 @@ type Function struct {
 	// by name or ARN, or the stream's ARN (KindDynamoDB, and KindKinesis,
 	// which also takes a stream name).
 	Source string `json:"source,omitempty"`
+	// SourceResource names the declared resource (Manifest.Resources) that
+	// feeds the handler instead of Source: a queue (KindSQS), topic
+	// (KindSNS), bucket (KindS3) or a table with a stream (KindDynamoDB).
+	SourceResource string `json:"source_resource,omitempty"`
+	// Grants are this function's accesses to declared resources.
+	Grants []Grant `json:"grants,omitempty"`
 	// EventPattern is the EventBridge event pattern (KindEventBridge).
 	EventPattern json.RawMessage `json:"event_pattern,omitempty"`
 	// Events are the S3 event types (KindS3), for example "s3:ObjectCreated:*".
@@ -118,7 +124,7 @@ func (m *Manifest) validateFunctions() []error {
 			bad("unknown kind %q: use one of %v", f.Kind, FunctionKinds())
 			continue
 		}
-		if spec.Source != "" {
+		if spec.Source != "" && f.SourceResource == "" {
 			if err := spec.checkSource(f.Source); err != nil {
 				bad("%w", err)
 			}

@@ -39,6 +39,12 @@ type Manifest struct {
 	// them as {"$ref": "#/components/schemas/<name>"}. Absent without
 	// typed handlers.
 	Schemas map[string]any `json:"schemas,omitempty"`
+	// Resources are the AWS resources the app declares and owns (tables,
+	// queues, topics, buckets, secrets, parameters), sorted by name.
+	Resources []Resource `json:"resources,omitempty"`
+	// Grants are the accesses to declared resources that every function of
+	// the app has; routes and functions add their own.
+	Grants []Grant `json:"grants,omitempty"`
 }
 
 // Route is one handler of one path in a Manifest.
@@ -67,6 +73,9 @@ type Route struct {
 	// Status is the status of the handler's plain values when the route
 	// sets one (the Status option); 0 means 200.
 	Status int `json:"status,omitempty"`
+	// Grants are this route's accesses to declared resources; the REST
+	// API's function, which serves every route, has them all.
+	Grants []Grant `json:"grants,omitempty"`
 }
 
 // CORS is the CORS configuration of a route with every default
@@ -374,6 +383,7 @@ func (m *Manifest) Validate() error {
 	}
 	errs = append(errs, m.validateFunctions()...)
 	errs = append(errs, m.validateAuthorizers()...)
+	errs = append(errs, m.validateResources()...)
 	return errors.Join(errs...)
 }
 

@@ -101,3 +101,45 @@ func TestManifestValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestResourceDeclarationsChecked(t *testing.T) {
+	m := manifest.Manifest{
+		Version: manifest.Version,
+		Resources: []manifest.Resource{
+			{Name: "todos", Kind: manifest.ResourceTable, PartitionKey: &manifest.KeyAttr{Name: "id", Type: "S"}, Stream: "NEW_IMAGE"},
+			{Name: "Todos", Kind: manifest.ResourceQueue},
+			{Name: "alerts", Kind: manifest.ResourceTopic, FIFO: true},
+			{Name: "jobs", Kind: manifest.ResourceQueue, MaxReceiveCount: 3},
+		},
+		Grants: []manifest.Grant{{Resource: "nosuch", Access: manifest.AccessRead}, {Resource: "jobs", Access: manifest.AccessPublish}},
+		Functions: []manifest.Function{
+			{Name: "onjob", Kind: manifest.KindSQS, SourceResource: "jobs"},
+			{Name: "onalert", Kind: manifest.KindSQS, SourceResource: "alerts"},
+			{Name: "ontodo", Kind: manifest.KindDynamoDB, SourceResource: "todos", StartingPosition: manifest.StartLatest},
+		},
+	}
+	err := m.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted bad declarations")
+	}
+	for _, want := range []string{
+		`queue "Todos": two resources are named "Todos"`,
+		`topic "alerts": only a queue can be FIFO`,
+		`the app: access "read" to resource "nosuch", which the app does not declare`,
+		`the app: access "publish" on queue "jobs"`,
+		`sqs handler "onalert": its source topic "alerts" cannot feed a sqs handler`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the errors do not say %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "onjob") || strings.Contains(err.Error(), "ontodo") {
+		t.Errorf("a handler fed by a declared resource was refused:\n%v", err)
+	}
+	if got := manifest.ResourceEnv("todos", manifest.AttrStreamARN); got != "FRAMEWORK_RES_TODOS_STREAM_ARN" {
+		t.Errorf("ResourceEnv = %q", got)
+	}
+	if got := manifest.ResourceOutput("todos", manifest.AttrStreamARN); got != "ResTodosStreamArn" {
+		t.Errorf("ResourceOutput = %q", got)
+	}
+}
