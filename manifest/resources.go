@@ -44,6 +44,13 @@ const (
 	AttrStreamARN = "STREAM_ARN" // table with a stream
 )
 
+// UnsetValue is the value the stage's stack gives a declared secret or
+// parameter when it creates it: the real value is set outside the code
+// (`framework secret set`, the AWS console), and CloudFormation leaves a
+// value set that way alone as long as the template does not change it. A
+// handle that reads UnsetValue reports that the value is not set yet.
+const UnsetValue = "framework:unset"
+
 // ResourceSpec is what one resource kind allows.
 type ResourceSpec struct {
 	// Accesses are the accesses a grant may give on the kind.
