@@ -132,6 +132,10 @@ type App struct {
 	// plain functions, by handler name (nil when it has none): each runs
 	// the same package as Function and shares Role.
 	Functions map[string]awslambda.Function
+	// Resources are the resources the app declares, by their declared
+	// name (nil when it declares none): a host CDK app can grant,
+	// subscribe or read them.
+	Resources map[string]*Resource
 }
 
 // NewApp adds the app's REST API, function and role under scope. Building,
@@ -254,6 +258,11 @@ func (a *App) build(p *Prepared) error {
 		a.Role = awsiam.NewRole(a.Construct, jsii.String("Role"), props)
 	}
 
+	// The declared resources, granted to the role.
+	if err := a.buildResources(p); err != nil {
+		return err
+	}
+
 	// The function.
 	arch := awslambda.Architecture_ARM_64()
 	if cfg.Architecture == ArchX8664 {
@@ -265,6 +274,14 @@ func (a *App) build(p *Prepared) error {
 		for k, v := range cfg.EnvironmentVariables {
 			m[k] = jsii.String(v)
 		}
+		env = &m
+	}
+	if len(a.Resources) > 0 {
+		m := map[string]*string{}
+		if env != nil {
+			m = *env
+		}
+		m = a.resourceEnv(m)
 		env = &m
 	}
 	code := awslambda.Code_FromAsset(jsii.String(p.PackageZip), &awss3assets.AssetOptions{

@@ -99,6 +99,7 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 		for k, v := range cfg.EnvironmentVariables {
 			env[k] = jsii.String(v)
 		}
+		env = a.resourceEnv(env)
 		memory, timeout := cfg.MemorySize, cfg.TimeoutSeconds
 		if fc, ok := cfg.Functions[spec.Name]; ok {
 			memory, timeout = cmpOr(fc.MemorySize, memory), cmpOr(fc.TimeoutSeconds, timeout)
@@ -151,7 +152,7 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				SourceArn: rule.AttrArn(),
 			})
 		case manifest.TriggerSubscription:
-			topic := sourceArn(stack, kind, spec.Source)
+			topic := a.sourceArn(stack, kind, &spec)
 			awssns.NewCfnSubscription(fn, jsii.String("Subscription"), &awssns.CfnSubscriptionProps{
 				Protocol: jsii.String("lambda"), TopicArn: topic, Endpoint: fn.FunctionArn(),
 			})
@@ -165,6 +166,9 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				name = name[i+3:]
 			}
 			bucket, ok := buckets[name]
+			if r := a.declaredSource(&spec); r != nil && r.Bucket != nil {
+				bucket, ok = r.Bucket, true
+			}
 			if !ok {
 				bucket = awss3.Bucket_FromBucketName(a.Construct, jsii.String("Bucket"+bucketID(name)), jsii.String(name))
 				buckets[name] = bucket
@@ -187,7 +191,7 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				}
 			}
 		case manifest.TriggerMapping:
-			arn := sourceArn(stack, kind, spec.Source)
+			arn := a.sourceArn(stack, kind, &spec)
 			fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 				Actions: jsii.Strings(kind.ReadActions...), Resources: &[]*string{arn},
 			}))
@@ -215,9 +219,21 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 	return nil
 }
 
-// sourceArn returns the ARN of a queue, topic or stream given by name (in
-// the stack's account and region) or ARN.
-func sourceArn(stack awscdk.Stack, kind manifest.KindSpec, source string) *string {
+// sourceArn returns the ARN of the queue, topic or stream that feeds the
+// function spec: a declared resource's (its stream for a table), or one
+// given by name (in the stack's account and region) or ARN.
+func (a *App) sourceArn(stack awscdk.Stack, kind manifest.KindSpec, spec *manifest.Function) *string {
+	if r := a.declaredSource(spec); r != nil {
+		switch {
+		case r.Queue != nil:
+			return r.Queue.QueueArn()
+		case r.Topic != nil:
+			return r.Topic.TopicArn()
+		case r.Table != nil:
+			return r.Attrs[manifest.AttrStreamARN]
+		}
+	}
+	source := spec.Source
 	if strings.HasPrefix(source, "arn:") {
 		return jsii.String(source)
 	}

@@ -40,6 +40,7 @@ import (
 
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Props are the inputs of New.
@@ -128,6 +129,14 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	// and `logs` find each by its handler name.
 	for _, f := range prep.Manifest.Functions {
 		output(names.FunctionOutput(f.Name), a.Functions[f.Name].FunctionName(), fmt.Sprintf("Name of the Lambda function of the %s handler %s", f.Kind, f.Name))
+	}
+	// The declared resources' attributes: `framework local --stage` and
+	// other readers of a deployed stage find them by name.
+	for _, d := range prep.Manifest.Resources {
+		r := a.Resources[d.Name]
+		for _, attr := range constructs.ResourceAttrs(r) {
+			output(manifest.ResourceOutput(d.Name, attr), r.Attrs[attr], fmt.Sprintf("%s of the %s", attr, d.Label()))
+		}
 	}
 	if a.DomainName != nil {
 		output(names.OutputCustomDomainURL, jsii.String(a.Config.CustomDomain.URL()), "Base URL of the API at its custom domain")
