@@ -14,6 +14,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/diff"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
@@ -34,7 +35,7 @@ type AWSFlags struct {
 type DeployCmd struct {
 	Stage           string `default:"${default_stage}" help:"Stage to deploy; its stack is <app>-<stage>."`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the policy from the source."`
-	Yes             bool   `short:"y" help:"Answer yes to the IAM policy confirmation (needed when stdin is not a terminal)."`
+	Yes             bool   `short:"y" help:"Answer yes to the confirmations: IAM permissions that change, resources holding data that are replaced or deleted (needed when stdin is not a terminal)."`
 	AWSFlags
 	Hotswap   bool `help:"When only function code changed, update the functions through the Lambda API instead of CloudFormation (seconds); otherwise deploy fully, saying why."`
 	Watch     bool `help:"Keep running: rebuild on every saved change and hotswap it, deploying fully when a hotswap cannot carry the change."`
@@ -80,6 +81,9 @@ func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deplo
 	opts := deploy.Options{
 		ConfirmPolicy: func(pc deploy.PolicyChange) (bool, error) {
 			return c.confirmPolicy(env, pc)
+		},
+		ConfirmData: func(risk []diff.DataChange) (bool, error) {
+			return confirmData(env, c.Yes, risk)
 		},
 	}
 	if res.Policy != nil && !c.NoAutogenPolicy {

@@ -49,6 +49,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	if c.JSON {
 		err = r.WriteJSON(stdout)
 	} else {
+		r.Color = useColor(env)
 		err = r.WriteText(stdout)
 		if err == nil {
 			_, err = fmt.Fprintln(stdout, plan.Summary())

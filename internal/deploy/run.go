@@ -24,6 +24,12 @@ type Options struct {
 	// confirmed, just before it is executed (the CLI writes the policy
 	// file there). An error stops the deploy and deletes the change set.
 	BeforeExecute func() error
+	// ConfirmData is asked once the change set is ready, before it is
+	// executed, when the deploy replaces a resource that holds data or
+	// deletes one that is not kept (diff.Report.DataAtRisk, completed
+	// with CloudFormation's replacement answers). It returns false to stop
+	// the deploy with ErrDeclined, the change set deleted. Nil answers yes.
+	ConfirmData func([]diff.DataChange) (bool, error)
 }
 
 // PolicyChange is what a deploy changes in what the stack's roles may do.
@@ -121,6 +127,23 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 			res.Status, res.Outputs = cur.Status, cur.Outputs
 		}
 		return res, nil
+	}
+	if !first && o.ConfirmData != nil && p.Report != nil {
+		repl := map[string]string{}
+		for _, c := range cs.Changes {
+			repl[aws.ToString(c.LogicalResourceId)] = string(c.Replacement)
+		}
+		p.Report.SetReplacement(repl)
+		if risk := p.Report.DataAtRisk(); len(risk) > 0 {
+			ok, err := o.ConfirmData(risk)
+			if err == nil && !ok {
+				err = ErrDeclined
+			}
+			if err != nil {
+				e.discardChangeSet(ctx, cs)
+				return nil, err
+			}
+		}
 	}
 	if o.BeforeExecute != nil {
 		if err := o.BeforeExecute(); err != nil {

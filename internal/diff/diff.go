@@ -50,6 +50,15 @@ type Report struct {
 	// Functions are the event handlers' and plain functions' Lambda
 	// functions and triggers added and removed.
 	Functions []FunctionChange `json:"functions,omitempty"`
+	// Data are the resources holding data that the change deletes or
+	// replaces (see DataChange); SetReplacement completes them with
+	// CloudFormation's answers.
+	Data []DataChange `json:"data,omitempty"`
+	// Color makes WriteText show the data warnings in red (for a terminal).
+	Color bool `json:"-"`
+
+	// templates are kept for SetReplacement's data changes.
+	old, new *template
 }
 
 // ResourceChange is one resource added, removed or modified.
@@ -116,6 +125,10 @@ type resource struct {
 	Properties map[string]any `json:"Properties"`
 	DependsOn  any            `json:"DependsOn"`
 	Condition  any            `json:"Condition"`
+	// DeletionPolicy and UpdateReplacePolicy say whether CloudFormation
+	// keeps the resource when it leaves the stack or is replaced.
+	DeletionPolicy      string `json:"DeletionPolicy"`
+	UpdateReplacePolicy string `json:"UpdateReplacePolicy"`
 }
 
 func parse(b []byte, what string) (*template, error) {
@@ -172,7 +185,9 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 		}
 	}
 	slices.SortStableFunc(r.Resources, func(a, b ResourceChange) int { return strings.Compare(a.LogicalID, b.LogicalID) })
+	r.Data = dataChanges(o, n, r.Resources)
 
+	r.old, r.new = o, n
 	r.Routes = routeChanges(o, n)
 	r.IAM = statementChanges(o, n)
 	r.Functions = functionChanges(o, n)
@@ -198,6 +213,9 @@ func (r *Report) SetReplacement(byLogicalID map[string]string) {
 		if v, ok := byLogicalID[r.Resources[i].LogicalID]; ok && r.Resources[i].Action == Modify {
 			r.Resources[i].Replacement = v
 		}
+	}
+	if r.old != nil {
+		r.Data = dataChanges(r.old, r.new, r.Resources)
 	}
 }
 
