@@ -3,13 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/framework-dev/framework/internal/deploy"
 )
 
 // DestroyCmd deletes a stage's stack and with it the stage's REST API,
-// function and role, after asking (--yes answers for a script). The assets
-// bucket, shared by every app of the account and region, stays.
+// functions, role and declared resources, after saying which resources
+// holding data it deletes and which it keeps (retained, in a stage that
+// looks like production) and asking (--yes answers for a script). The
+// assets bucket, shared by every app of the account and region, stays.
 type DestroyCmd struct {
 	Stage string `default:"${default_stage}" help:"Stage to delete."`
 	Yes   bool   `short:"y" help:"Do not ask for confirmation (needed when stdin is not a terminal)."`
@@ -29,14 +32,20 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	var data []deploy.StackResource
 	found, err := e.Destroy(ctx, name, func(st *deploy.Stack) (bool, error) {
+		var err error
+		if data, err = e.DataResources(ctx, st); err != nil {
+			return false, err
+		}
+		writeDataFate(stdout, data)
 		if c.Yes {
 			return true, nil
 		}
 		if !env.StdinIsTerminal() {
 			return false, fmt.Errorf("refusing to delete stack %s without confirmation: stdin is not a terminal; pass --yes", name)
 		}
-		return ask(env, fmt.Sprintf("Delete stack %s (the REST API, function and role of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
+		return ask(env, fmt.Sprintf("Delete stack %s (the REST API, functions, role and resources of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
 	})
 	if err != nil {
 		if errors.Is(err, deploy.ErrDeclined) {
@@ -50,5 +59,30 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 		return nil
 	}
 	fmt.Fprintf(stdout, "Deleted stage %s (stack %s).\n", c.Stage, name)
+	var kept []deploy.StackResource
+	for _, r := range data {
+		if r.Retained {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(stdout, "Kept (retained) with their data:\n")
+		for _, r := range kept {
+			fmt.Fprintf(stdout, "  %s\n", r)
+		}
+		fmt.Fprintf(stdout, "They are no longer part of any stack: delete them in the AWS console or with the AWS CLI when you no longer need them. A new deploy of stage %s creates new, empty ones.\n", c.Stage)
+	}
 	return nil
+}
+
+// writeDataFate says, before a stack is deleted, what becomes of its
+// resources holding data: deleted with what they hold, or kept.
+func writeDataFate(w io.Writer, data []deploy.StackResource) {
+	for _, r := range data {
+		if r.Retained {
+			fmt.Fprintf(w, "Keeps %s and its data (retained).\n", r)
+		} else {
+			fmt.Fprintf(w, "DELETES %s and everything it holds.\n", r)
+		}
+	}
 }

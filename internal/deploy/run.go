@@ -85,6 +85,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 	}
 	if first {
 		e.printf("Initiating first time deployment...\n")
+		e.noteKept(ctx, a.StackName)
 	}
 	if len(a.Files) > 0 || len(a.Template) > MaxTemplateBody {
 		if usesAssetsBucket(a, env) {

@@ -64,6 +64,9 @@ type Server struct {
 	HTTPClient *http.Client
 	// EventPageSize is the number of events per DescribeStackEvents page (default 100).
 	EventPageSize int
+	// Kept are the resources that deleted stacks kept in the account
+	// (DeletionPolicy Retain), in the order they were kept.
+	Kept []Resource
 	// OnUpdate, when set, is called as a resource is updated in place,
 	// with its new properties; an error fails the update with the error's
 	// text as CloudFormation's reason.
@@ -288,6 +291,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err = s.deleteStack(f)
 	case "ListStackResources":
 		body, err = s.listStackResources(f)
+	case "ListStacks":
+		body, err = s.listStacks(f)
 	default:
 		err = &apiError{400, "InvalidAction", fmt.Sprintf("the CloudFormation stand-in does not implement %q", action)}
 	}
@@ -558,6 +563,12 @@ var recreate = map[string][]string{
 	"AWS::ApiGateway::Deployment": {"RestApiId", "Description", "StageName"},
 	"AWS::Lambda::Permission":     {"FunctionName", "Principal", "SourceArn", "Action"},
 	"AWS::ApiGateway::ApiKey":     {"Name"},
+	// The resources an app declares (issue 21): what replaces them.
+	"AWS::DynamoDB::Table":        {"KeySchema", "TableName"},
+	"AWS::SQS::Queue":             {"QueueName", "FifoQueue"},
+	"AWS::SNS::Topic":             {"TopicName", "FifoTopic"},
+	"AWS::SecretsManager::Secret": {"Name"},
+	"AWS::SSM::Parameter":         {"Name"},
 }
 
 func resourcesOf(tpl map[string]any) map[string]map[string]any {
@@ -1179,6 +1190,15 @@ func (s *Server) deleteStack(f form) (string, *apiError) {
 		if r == nil {
 			continue
 		}
+		if retained(res[logical]) {
+			// As CloudFormation does: the resource stays in the account.
+			st.pending = append(st.pending, func() {
+				delete(st.resources, logical)
+				s.Kept = append(s.Kept, *r)
+				s.addEvent(st, logical, r.PhysicalID, r.Type, "DELETE_SKIPPED", "")
+			})
+			continue
+		}
 		st.pending = append(st.pending, func() {
 			s.addEvent(st, logical, r.PhysicalID, r.Type, "DELETE_IN_PROGRESS", "")
 			s.deleteResource(st, logical)
@@ -1186,7 +1206,7 @@ func (s *Server) deleteStack(f form) (string, *apiError) {
 		})
 	}
 	st.pending = append(st.pending, func() {
-		st.outputs = nil
+		st.outputs, st.updated = nil, s.now
 		s.stackStatus(st, "DELETE_COMPLETE", "")
 	})
 	return "", nil
