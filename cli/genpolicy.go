@@ -2,16 +2,24 @@ package cli
 
 import (
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
+	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
 // GenPolicyCmd prints the IAM policy generated from the AWS SDK for Go v2
 // calls in the app's source: the CloudWatch Logs actions plus one action per
-// SDK operation the app's module calls, on every resource. It is the policy
-// deploy gives the function's role unless --no-autogen-policy is set.
+// SDK operation the app's module calls, on every resource, except that the
+// calls of a service whose resources the app declares are granted on those
+// (policy.Narrow: "${resource:NAME}" stands for a declared resource's ARN);
+// the actions that keep "*" nonetheless are listed on stderr. It is the
+// policy deploy gives the function's role unless --no-autogen-policy is set.
 type GenPolicyCmd struct {
 	Explain bool `help:"Instead of the policy, list each IAM action with the source position and SDK operation that needs it."`
 }
@@ -26,7 +34,21 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	if c.Explain {
 		return explainPolicy(stdout, rep)
 	}
-	b, err := policy.FromCalls(rep.Calls).Marshal()
+	doc := policy.FromCalls(rep.Calls)
+	if usesFramework(g.ProjectDir) {
+		// The declared resources narrow the calls that target them, as
+		// deploy does: the route manifest says which they are.
+		ctx, stop := env.Context()
+		defer stop()
+		m, err := build.Manifest(ctx, g.ProjectDir)
+		if err != nil {
+			return fmt.Errorf("gen-policy: %w", err)
+		}
+		var unscoped []policy.Unscoped
+		doc, unscoped = policy.Narrow(rep.Calls, m)
+		writeUnscoped(env.Stderr, unscoped)
+	}
+	b, err := doc.Marshal()
 	if err != nil {
 		return fmt.Errorf("gen-policy: %w", err)
 	}
@@ -49,4 +71,40 @@ func explainPolicy(w io.Writer, rep *policy.Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeUnscoped lists, one line each, the actions that keep Resource "*"
+// although the app declares resources of their service.
+func writeUnscoped(w io.Writer, unscoped []policy.Unscoped) {
+	if len(unscoped) == 0 {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("These actions keep \"Resource\": \"*\" although the app declares resources of their service (the target is not known to be one of them):\n")
+	for _, u := range unscoped {
+		fmt.Fprintf(&b, "  %s: %s\n", u.Action, u.Why)
+	}
+	io.WriteString(w, b.String())
+}
+
+// usesFramework reports whether the app's main package, in dir, imports
+// the framework: only such an app has a route manifest to ask.
+func usesFramework(dir string) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil || af.Name.Name != "main" {
+			continue
+		}
+		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "github.com/framework-dev/framework/framework" {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -235,6 +235,11 @@ func (a *App) build(p *Prepared) error {
 	stack := awscdk.Stack_Of(a.Construct)
 	cfg, d := p.Config, p.checked
 
+	// The declared resources, which the role's policy may name.
+	if err := a.buildResources(p); err != nil {
+		return err
+	}
+
 	// The execution role.
 	if cfg.RoleID != "" {
 		if strings.HasPrefix(cfg.RoleID, "arn:") {
@@ -251,15 +256,17 @@ func (a *App) build(p *Prepared) error {
 			props.ManagedPolicies = &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))}
 		}
 		if p.Policy != nil && len(p.Policy.Statement) > 0 {
+			doc, err := a.policyJSON(p.Policy)
+			if err != nil {
+				return err
+			}
 			props.InlinePolicies = &map[string]awsiam.PolicyDocument{
-				"AppPolicy": awsiam.PolicyDocument_FromJson(policyJSON(p.Policy)),
+				"AppPolicy": awsiam.PolicyDocument_FromJson(doc),
 			}
 		}
 		a.Role = awsiam.NewRole(a.Construct, jsii.String("Role"), props)
 	}
-
-	// The declared resources, granted to the role.
-	if err := a.buildResources(p); err != nil {
+	if err := a.grantResources(p.Manifest); err != nil {
 		return err
 	}
 

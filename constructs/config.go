@@ -1,11 +1,14 @@
 package constructs
 
 import (
+	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Architectures a Config accepts.
@@ -155,12 +158,29 @@ type PolicyDocument = policy.Document
 // PolicyStatement is one statement of a PolicyDocument.
 type PolicyStatement = policy.Statement
 
-// toJSON returns the document as the JSON-shaped value CDK's
-// PolicyDocument.fromJson takes.
-func policyJSON(d *PolicyDocument) map[string]any {
+// policyJSON returns the document as the JSON-shaped value CDK's
+// PolicyDocument.fromJson takes, the declared resources it names
+// (policy.ResourceRef) replaced by their ARNs.
+func (a *App) policyJSON(d *PolicyDocument) (map[string]any, error) {
+	arn := func(name string) (string, bool) {
+		for n, r := range a.Resources {
+			if strings.EqualFold(n, name) {
+				return *r.Attrs[manifest.AttrARN], true
+			}
+		}
+		return "", false
+	}
 	stmts := make([]any, 0, len(d.Statement))
 	for _, s := range d.Statement {
-		m := map[string]any{"Effect": s.Effect, "Action": strs(s.Action), "Resource": strs(s.Resource)}
+		res := make([]any, len(s.Resource))
+		for i, r := range s.Resource {
+			v, err := policy.ReplaceResourceRefs(r, arn)
+			if err != nil {
+				return nil, fmt.Errorf("the role's policy, statement %q: %w", s.Sid, err)
+			}
+			res[i] = v
+		}
+		m := map[string]any{"Effect": s.Effect, "Action": strs(s.Action), "Resource": res}
 		if s.Sid != "" {
 			m["Sid"] = s.Sid
 		}
@@ -170,7 +190,7 @@ func policyJSON(d *PolicyDocument) map[string]any {
 	if v == "" {
 		v = policy.PolicyVersion
 	}
-	return map[string]any{"Version": v, "Statement": stmts}
+	return map[string]any{"Version": v, "Statement": stmts}, nil
 }
 
 func strs(in []string) []any {

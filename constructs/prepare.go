@@ -49,12 +49,19 @@ type Prepared struct {
 	PackageSHA256 string
 	// Name is the REST API's name and the OpenAPI title.
 	Name string
+	// Unscoped are the actions of a policy generated from the source that
+	// keep Resource "*" although the app declares resources of their
+	// service (policy.Narrow), saying why.
+	Unscoped []policy.Unscoped
 
 	// dir and progress serve a deferred policy generation.
 	dir      string
 	progress io.Writer
 	// pending is set while a policy from the source is deferred.
 	pending bool
+	// calls are the SDK calls found in the source, once scanned, which
+	// narrow names the declared resources in.
+	calls []policy.Call
 	// checked holds what NewPreparedApp derives from the manifest.
 	checked *derived
 }
@@ -218,6 +225,7 @@ func (p *Prepared) buildProject(ctx context.Context, props *AppProps, opts *Prep
 		}
 	}
 	p.PackageZip, p.PackageSHA256 = pkg.ZipPath, pkg.SHA256
+	p.narrow()
 	return nil
 }
 
@@ -232,16 +240,27 @@ func (p *Prepared) ResolvePolicy() error {
 		return err
 	}
 	p.pending = false
+	p.narrow()
 	return nil
 }
 
 func (p *Prepared) generatePolicy() error {
-	doc, err := policy.Generate(p.dir)
+	rep, err := policy.Scan(p.dir)
 	if err != nil {
 		return err
 	}
-	p.Policy = doc
+	p.calls, p.Policy = rep.Calls, policy.FromCalls(rep.Calls)
 	return nil
+}
+
+// narrow grants the generated policy's calls on the app's declared
+// resources only where they target them (policy.Narrow), once both the
+// calls and the manifest are known.
+func (p *Prepared) narrow() {
+	if p.calls == nil || p.Manifest == nil || len(p.Manifest.Resources) == 0 {
+		return
+	}
+	p.Policy, p.Unscoped = policy.Narrow(p.calls, p.Manifest)
 }
 
 // derive computes what the construct needs from the manifest, generating

@@ -110,9 +110,8 @@ func visibilityTimeout(m *manifest.Manifest, cfg *Config, r *manifest.Resource) 
 
 // buildResources adds the declared resources: real L2 constructs with
 // names CloudFormation generates, encrypted, kept on deletion in a
-// production stage and deleted with the stack otherwise. It then grants
-// the role every declared access (one role serves every function, so it
-// holds the union of the app's, the routes' and the functions' grants).
+// production stage and deleted with the stack otherwise. grantResources
+// then grants the role every declared access.
 func (a *App) buildResources(p *Prepared) error {
 	m, cfg := p.Manifest, p.Config
 	if len(m.Resources) == 0 {
@@ -223,7 +222,7 @@ func (a *App) buildResources(p *Prepared) error {
 		}
 		a.Resources[d.Name] = r
 	}
-	return a.grantResources(m)
+	return nil
 }
 
 // secretName is the name of a secret whose name CloudFormation generated,
@@ -236,7 +235,10 @@ func secretName(arn *string) *string {
 	return awscdk.Fn_Join(jsii.String("-"), &[]*string{awscdk.Fn_Select(jsii.Number(0), parts), awscdk.Fn_Select(jsii.Number(1), parts)})
 }
 
-// grantResources grants the role every declared access, once each.
+// grantResources grants the role every declared access, once each: one
+// role serves every function, so it holds the union of the app's, the
+// routes' and the functions' grants. An imported role (Config.RoleID) is
+// the user's to grant: CDK adds nothing to it.
 func (a *App) grantResources(m *manifest.Manifest) error {
 	type key struct {
 		name   string

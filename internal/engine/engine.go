@@ -341,6 +341,13 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 	if err := in.ResolvePolicy(); err != nil {
 		return nil, err
 	}
+	if len(in.Unscoped) > 0 {
+		acts := make([]string, len(in.Unscoped))
+		for i, u := range in.Unscoped {
+			acts[i] = u.Action
+		}
+		progressf(progress, "IAM: %s keep Resource \"*\" although the app declares resources of their service (`framework gen-policy` says why)", strings.Join(acts, ", "))
+	}
 	wait := time.Now()
 	jsiiMu.Lock()
 	defer jsiiMu.Unlock()

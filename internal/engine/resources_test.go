@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -61,7 +62,19 @@ var resourceServices = []string{"dynamodb:", "sqs:", "sns:", "s3:", "secretsmana
 // cfn-lint finds no error.
 func TestStackResources(t *testing.T) {
 	ctx := context.Background()
-	res, err := assemble(ctx, prebuilt(t, resourcesManifest(), "dev", nil, nil), t.TempDir(), nil)
+	// The policy from the app's SDK calls, narrowed to the declared
+	// resources as `framework synth` narrows a generated one.
+	var calls []policy.Call
+	for _, c := range [][2]string{{"dynamodb", "GetItem"}, {"dynamodb", "PutItem"}, {"s3", "PutObject"}, {"sqs", "SendMessage"},
+		{"sns", "Publish"}, {"secretsmanager", "GetSecretValue"}, {"ssm", "GetParameter"}} {
+		pkg := "github.com/aws/aws-sdk-go-v2/service/" + c[0]
+		calls = append(calls, policy.Call{Package: pkg, Operation: c[1], Actions: policy.OperationActions(pkg, c[1])})
+	}
+	pol, unscoped := policy.Narrow(calls, resourcesManifest())
+	if len(unscoped) != 0 {
+		t.Fatalf("unscoped %v", unscoped)
+	}
+	res, err := assemble(ctx, prebuilt(t, resourcesManifest(), "dev", nil, pol), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,6 +310,12 @@ func TestStackResourcesProduction(t *testing.T) {
 // TestStackResourceErrors: a queue whose declared visibility timeout is
 // shorter than its handler's timeout is refused before CDK, naming both.
 func TestStackResourceErrors(t *testing.T) {
+	// A policy naming a resource the app does not declare.
+	bad := &policy.Document{Version: policy.PolicyVersion, Statement: []policy.Statement{{Sid: "X", Effect: "Allow", Action: []string{"dynamodb:GetItem"}, Resource: []string{policy.ResourceRef("gone")}}}}
+	if _, err := assemble(context.Background(), prebuilt(t, resourcesManifest(), "dev", nil, bad), t.TempDir(), nil); err == nil ||
+		!strings.Contains(err.Error(), `declares no resource "gone"`) {
+		t.Errorf("policy naming an undeclared resource: %v", err)
+	}
 	m := resourcesManifest()
 	m.Resources[1].VisibilityTimeoutSeconds = 20
 	_, err := constructs.Prepare(context.Background(), &constructs.AppProps{Manifest: m, PackageZip: writeZip(t)}, nil)
