@@ -130,3 +130,34 @@ func TestDestroyKeepsRetained(t *testing.T) {
 		t.Errorf("status %s", fake.CFN.Status("hello-dev"))
 	}
 }
+
+// TestDeployConfirmsGrants: a grant on a declared resource (the role's
+// default policy, where CDK's grants and the triggers' permissions go)
+// is a change of the role's permissions that deploy asks about, like a
+// change of the role's own policy.
+func TestDeployConfirmsGrants(t *testing.T) {
+	e, _, _ := newEngine(t)
+	ctx := context.Background()
+	if _, err := deployAssembly(ctx, e, assembly(t, withData(false, "id")), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	grant := func(tpl map[string]any) {
+		withData(false, "id")(tpl)
+		resources(tpl)["FunctionRoleDefaultPolicy"] = map[string]any{"Type": "AWS::IAM::Policy", "Properties": map[string]any{
+			"PolicyName": "FunctionRoleDefaultPolicy", "Roles": []any{map[string]any{"Ref": "FunctionRole"}},
+			"PolicyDocument": map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{
+				"Effect": "Allow", "Action": []any{"dynamodb:GetItem", "dynamodb:Query"}, "Resource": map[string]any{"Fn::GetAtt": []any{"Todos", "Arn"}}}}},
+		}}
+	}
+	var asked *PolicyChange
+	_, err := deployAssembly(ctx, e, assembly(t, grant), Options{ConfirmPolicy: func(c PolicyChange) (bool, error) {
+		asked = &c
+		return false, nil
+	}})
+	if !errors.Is(err, ErrDeclined) || asked == nil {
+		t.Fatalf("err %v, asked %v: want the grant confirmed and declined", err, asked)
+	}
+	if strings.Join(asked.Added, ",") != "dynamodb:GetItem,dynamodb:Query" || !strings.Contains(strings.Join(asked.Changes, "\n"), "Todos") {
+		t.Errorf("asked about %+v, want the two table actions on Todos", asked)
+	}
+}
