@@ -207,7 +207,7 @@ func TestDeployLifecycle(t *testing.T) {
 	l.terminal = false
 	l.expect([]string{"destroy"}, 1, "refusing to delete stack hello-dev without confirmation")
 	l.terminal, l.input = true, "y\n"
-	l.expect([]string{"delete"}, 0, "Delete stack hello-dev (the REST API, function and role of stage dev) in us-east-1? [y/N]: ", "Deleted stage dev (stack hello-dev).")
+	l.expect([]string{"delete"}, 0, "Delete stack hello-dev (the REST API, functions, role and resources of stage dev) in us-east-1? [y/N]: ", "Deleted stage dev (stack hello-dev).")
 	l.expect([]string{"url"}, 2, "stage dev is not deployed")
 	l.expect([]string{"destroy", "--yes"}, 0, "Stage dev is not deployed: there is no stack hello-dev in us-east-1. Nothing to delete.")
 }
