@@ -188,14 +188,17 @@ func (a *App) buildResources(p *Prepared) error {
 			r.Topic.ApplyRemovalPolicy(policy)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN] = r.Topic.TopicName(), r.Topic.TopicArn()
 		case manifest.ResourceBucket:
+			// CloudFormation cannot delete a bucket holding objects: one
+			// the user did not let the stack empty is kept, so that
+			// destroying the stage succeeds and says so.
 			props := &awss3.BucketProps{
 				Encryption:        awss3.BucketEncryption_S3_MANAGED,
 				BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
 				EnforceSSL:        jsii.Bool(true),
-				RemovalPolicy:     policy,
+				RemovalPolicy:     awscdk.RemovalPolicy_RETAIN,
 			}
 			if d.EmptyOnDestroy && !retain {
-				props.AutoDeleteObjects = jsii.Bool(true)
+				props.AutoDeleteObjects, props.RemovalPolicy = jsii.Bool(true), awscdk.RemovalPolicy_DESTROY
 			}
 			r.Bucket = awss3.NewBucket(a.Construct, id, props)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN] = r.Bucket.BucketName(), r.Bucket.BucketArn()

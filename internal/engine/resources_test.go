@@ -200,6 +200,40 @@ func TestStackResources(t *testing.T) {
 
 	// IAM: every statement of the six services names a declared resource.
 	checkScopedStatements(t, tpl)
+
+	// A bucket the stack may not empty is kept: CloudFormation could not
+	// delete it with objects in it.
+	m := resourcesManifest()
+	m.Resources[3].EmptyOnDestroy = false
+	res, err = assemble(ctx, prebuilt(t, m, "dev", nil, nil), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err = os.ReadFile(res.TemplatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept struct {
+		Resources map[string]struct{ Type, DeletionPolicy string }
+	}
+	if err := json.Unmarshal(raw, &kept); err != nil {
+		t.Fatal(err)
+	}
+	buckets := 0
+	for id, r := range kept.Resources {
+		switch r.Type {
+		case "Custom::S3AutoDeleteObjects":
+			t.Errorf("%s empties a bucket declared without EmptyOnDestroy", id)
+		case "AWS::S3::Bucket":
+			buckets++
+			if r.DeletionPolicy != "Retain" {
+				t.Errorf("bucket %s without EmptyOnDestroy: DeletionPolicy %q in stage dev, want Retain", id, r.DeletionPolicy)
+			}
+		}
+	}
+	if buckets != 1 {
+		t.Errorf("%d buckets", buckets)
+	}
 }
 
 // mainQueue returns the logical id of the declared queue (not its DLQ).
