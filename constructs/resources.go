@@ -66,13 +66,20 @@ var streamViewTypes = map[string]awsdynamodb.StreamViewType{
 }
 
 // checkResources checks what the construct needs of the declared
-// resources beyond manifest.Validate: a queue feeding a handler must keep
-// a message hidden at least as long as the handler may run, or Lambda
-// refuses the event source mapping at deploy time.
+// resources beyond manifest.Validate, which Lambda would otherwise refuse
+// at deploy time: a queue feeding a handler must keep a message hidden at
+// least as long as the handler may run, and a FIFO queue gives batches of
+// 10 messages at most.
 func checkResources(m *manifest.Manifest, cfg *Config) error {
 	for _, f := range m.Functions {
 		r := m.Resource(f.SourceResource)
-		if r == nil || r.Kind != manifest.ResourceQueue || r.VisibilityTimeoutSeconds == 0 {
+		if r == nil || r.Kind != manifest.ResourceQueue {
+			continue
+		}
+		if r.FIFO && f.BatchSize > 10 {
+			return fmt.Errorf("%s: batch size %d is too large for the FIFO %s it reads: use 1 to 10", f.Label(), f.BatchSize, r.Label())
+		}
+		if r.VisibilityTimeoutSeconds == 0 {
 			continue
 		}
 		if t := functionTimeout(cfg, f.Name); r.VisibilityTimeoutSeconds < t {

@@ -356,6 +356,13 @@ func TestStackResourceErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `queue "jobs": visibility timeout 20 s`) || !strings.Contains(err.Error(), `sqs handler "worker"`) {
 		t.Errorf("error %v, want the queue and the handler named", err)
 	}
+	m = resourcesManifest()
+	m.Resources[1].FIFO = true
+	m.Functions[0].BatchSize, m.Functions[0].MaxBatchingWindowSeconds = 50, 1
+	_, err = constructs.Prepare(context.Background(), &constructs.AppProps{Manifest: m, PackageZip: writeZip(t)}, nil)
+	if err == nil || !strings.Contains(err.Error(), `sqs handler "worker": batch size 50 is too large for the FIFO queue "jobs"`) {
+		t.Errorf("FIFO batch error %v", err)
+	}
 }
 
 func writeZip(t *testing.T) string {
