@@ -52,7 +52,7 @@ func TestDeployDataLifecycle(t *testing.T) {
 	// A production-like policy: the table is kept by destroy.
 	l.mutate = tableAndBucket("pk", true)
 	l.expect([]string{"deploy", "--yes"}, 0)
-	out := l.expect([]string{"destroy", "--yes"}, 0, "DELETES bucket Files (hello-dev-Files-", "Keeps table Todos (hello-dev-Todos-",
+	out := l.expect([]string{"destroy", "--yes"}, 0, "DELETES bucket Files (hello-dev-files-", "Keeps table Todos (hello-dev-Todos-",
 		"Deleted stage dev (stack hello-dev).", "Kept (retained) with their data:\n  table Todos (hello-dev-Todos-")
 	if strings.Contains(out, "Kept (retained) with their data:\n  bucket") {
 		t.Error("destroy lists the deleted bucket as kept")

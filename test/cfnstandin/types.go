@@ -97,6 +97,9 @@ func (s *Server) evalList(st *stack, obj any, key string) []string {
 
 // typeAttr returns the attributes CloudFormation documents for these types.
 func (s *Server) typeAttr(r *Resource, attr string) (string, bool) {
+	if v, ok := s.declaredAttr(r, attr); ok {
+		return v, true
+	}
 	switch r.Type + "." + attr {
 	case "AWS::Logs::LogGroup.Arn":
 		return fmt.Sprintf("arn:aws:logs:%s:%s:log-group:%s:*", s.Region, s.Account, r.PhysicalID), true
