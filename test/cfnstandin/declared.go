@@ -15,7 +15,7 @@ import (
 // declaredPhysicalID returns the physical id of a resource of these types
 // whose name CloudFormation generates from the stack, the logical id and
 // a random suffix (name), or "" for another type.
-func declaredPhysicalID(st *stack, typ, name string, props map[string]any) string {
+func declaredPhysicalID(st *stack, typ, logical, name string, props map[string]any) string {
 	region, account := stackEnv(st)
 	switch typ {
 	case "AWS::S3::Bucket":
@@ -28,8 +28,11 @@ func declaredPhysicalID(st *stack, typ, name string, props map[string]any) strin
 	case "AWS::SNS::Topic":
 		return fmt.Sprintf("arn:aws:sns:%s:%s:%s", region, account, name)
 	case "AWS::SecretsManager::Secret":
-		// Secrets Manager adds six characters to the name.
-		return fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s-%s", region, account, name, strings.ToLower(newID()[:6]))
+		// The generated name is the logical id and a random part (which
+		// the AWS CDK relies on to read the name back from the ARN);
+		// Secrets Manager adds six characters to it.
+		random := strings.ReplaceAll(newID(), "-", "")
+		return fmt.Sprintf("arn:aws:secretsmanager:%s:%s:secret:%s-%s-%s", region, account, logical, random[:12], random[12:18])
 	case "AWS::SSM::Parameter":
 		return "CFN-" + name
 	}

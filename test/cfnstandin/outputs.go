@@ -23,7 +23,8 @@ func (s *Server) setOutputs(st *stack) {
 var subVar = regexp.MustCompile(`\$\{([^}!][^}]*)\}`)
 
 // eval returns the string value of a template expression: literals, Ref,
-// Fn::GetAtt, Fn::Join, Fn::Sub and Fn::Select over the stack's resources.
+// Fn::GetAtt, Fn::Join, Fn::Sub and Fn::Select (of a list or of Fn::Split)
+// over the stack's resources.
 func (s *Server) eval(st *stack, v any) string {
 	switch t := v.(type) {
 	case string:
@@ -66,6 +67,12 @@ func (s *Server) eval(st *stack, v any) string {
 			fmt.Sscan(s.eval(st, sel[0]), &idx)
 			if l, ok := sel[1].([]any); ok && idx < len(l) {
 				return s.eval(st, l[idx])
+			}
+			if sp, ok := sel[1].(map[string]any)["Fn::Split"].([]any); ok && len(sp) == 2 {
+				sep, _ := sp[0].(string)
+				if parts := strings.Split(s.eval(st, sp[1]), sep); sep != "" && idx < len(parts) {
+					return parts[idx]
+				}
 			}
 		}
 	}

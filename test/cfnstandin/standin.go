@@ -822,7 +822,7 @@ func physicalID(st *stack, logical, typ string, props map[string]any) string {
 	if len(name) > 50 {
 		name = name[:50]
 	}
-	if id := declaredPhysicalID(st, typ, name+"-"+suffix, props); id != "" {
+	if id := declaredPhysicalID(st, typ, logical, name+"-"+suffix, props); id != "" {
 		return id
 	}
 	return name + "-" + suffix
