@@ -194,7 +194,10 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if f.AppName != "" && f.AppName != p.Manifest.App {
 		return nil, fmt.Errorf("%s has app_name %q but the app declares framework.New(%q): the stack is named <app>-<stage> and `framework url` and `destroy` read app_name, so make the two the same", f.Path, f.AppName, p.Manifest.App)
 	}
-	res, err := assemble(ctx, &inputs{Prepared: p, nodeShim: shim, timings: tm}, out, o.Progress)
+	if p.Config.RoleID != "" && declaresAccess(p.Manifest) {
+		progressf(o.Progress, "Note: the functions run with the existing role %s (manage_role false), which the stack does not change: the accesses the app declares to its resources are not granted; give that role them, on the resources named in the stack's outputs", p.Config.RoleID)
+	}
+		res, err := assemble(ctx, &inputs{Prepared: p, nodeShim: shim, timings: tm}, out, o.Progress)
 	if res != nil {
 		res.Timings = tm.list()
 	}
@@ -479,4 +482,23 @@ func countResources(path string) (int, error) {
 		return 0, fmt.Errorf("read the synthesized template %s: %w", path, err)
 	}
 	return len(t.Resources), nil
+}
+
+// declaresAccess reports whether the app declares any access to its
+// resources, app-wide, per route or per function, or a handler fed by one.
+func declaresAccess(m *manifest.Manifest) bool {
+	if len(m.Grants) > 0 {
+		return true
+	}
+	for _, r := range m.Routes {
+		if len(r.Grants) > 0 {
+			return true
+		}
+	}
+	for _, f := range m.Functions {
+		if len(f.Grants) > 0 || f.SourceResource != "" {
+			return true
+		}
+	}
+	return false
 }
