@@ -44,6 +44,7 @@ const ConstructID = "App"
 const (
 	OutputEndpointURL  = "EndpointURL"  // https://{api}.execute-api.{region}.{suffix}/{stage}/
 	OutputRestAPIID    = "RestAPIId"    // the REST API's id
+	OutputHTTPAPIID    = "HTTPAPIId"    // the HTTP API's id, for api_type http
 	OutputFunctionName = "FunctionName" // the Lambda function's name
 	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
 	OutputRoleArn      = "RoleArn"      // the execution role's ARN
