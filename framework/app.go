@@ -190,6 +190,7 @@ func (a *App) compile() (*routeTable, error) {
 		}
 		errs = append(errs, r.validate()...)
 	}
+	errs = append(errs, a.addAppAuthorizers()...)
 	errs = append(errs, a.validateFunctions()...)
 	clashes, kept := conflicts(a.routes)
 	errs = append(errs, clashes...)

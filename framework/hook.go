@@ -41,6 +41,10 @@ func (i internals) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIG
 	return i.a.gatewayAnswerOf(ev)
 }
 
+func (i internals) Authorize(ctx context.Context, ev *events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
+	return i.a.authorizeEvent(ctx, ev)
+}
+
 func (i internals) GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	return i.a.gatewayBody(ev, out)
 }

@@ -86,7 +86,9 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, route := gatewayAnswer(e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
-		res = h.app.serveRoute(t, e, route, req, args)
+		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
+			res = h.app.serveRoute(t, e, route, req, args)
+		}
 	}
 	writeResult(w, res)
 }

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -17,9 +18,10 @@ func (r *Route) methodsLabel() string {
 }
 
 // validateAuthorizers checks the routes' authorizers as the REST API needs
-// them: a known kind; for user pool and custom authorizers a name, a header,
-// a TTL within 0..3600 s, the user pool ARNs or the Lambda invocation URI;
-// and one definition per name across the routes.
+// them: a known kind; for user pool, custom and app authorizers a name, a
+// header (or an app authorizer's identity sources), a TTL within 0..3600 s,
+// the user pool ARNs, the Lambda invocation URI or the app authorizer's
+// function; and one definition per name across the routes.
 func (m *Manifest) validateAuthorizers() []error {
 	var errs []error
 	first := map[string]*Route{} // authorizer name → the route that defined it first
@@ -32,12 +34,16 @@ func (m *Manifest) validateAuthorizers() []error {
 		switch a.Type {
 		case AuthorizerIAM:
 			continue
-		case AuthorizerUserPool, AuthorizerCustom:
+		case AuthorizerUserPool, AuthorizerCustom, AuthorizerApp:
 		default:
-			errs = append(errs, fmt.Errorf("%s: authorizer kind %q is unknown: use %q, %q or %q", r.methodsLabel(), a.Type, AuthorizerIAM, AuthorizerUserPool, AuthorizerCustom))
+			errs = append(errs, fmt.Errorf("%s: authorizer kind %q is unknown: use %q, %q, %q or %q", r.methodsLabel(), a.Type, AuthorizerIAM, AuthorizerUserPool, AuthorizerCustom, AuthorizerApp))
 			continue
 		}
-		if err := a.validate(); err != nil {
+		err := a.validate()
+		if err == nil && a.Type == AuthorizerApp && !m.hasAuthorizerFunction(a.Name) {
+			err = fmt.Errorf("the manifest lists no function of kind %s named %q to run it (build the manifest with framework.App)", KindAuthorizer, a.Name)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: authorizer %q: %w", r.label(), a.Name, err))
 			continue
 		}
@@ -52,14 +58,26 @@ func (m *Manifest) validateAuthorizers() []error {
 	return errs
 }
 
-// validate checks a user pool or custom authorizer on its own.
+// validate checks a user pool, custom or app authorizer on its own.
 func (a *Authorizer) validate() error {
 	switch {
 	case a.Name == "":
 		return fmt.Errorf("no name: a %s authorizer needs one (it names the authorizer in the REST API)", a.Type)
+	case a.Type == AuthorizerApp && !functionNameRe.MatchString(a.Name):
+		return fmt.Errorf("an app authorizer's name is also its Lambda function's: use 1 to 64 letters, digits, - and _, starting with a letter")
+	case a.Type == AuthorizerApp && len(a.IdentitySources) > 0:
+		if a.Header != "" {
+			return fmt.Errorf("both a token header (%s) and identity sources: a token authorizer has Header, a request authorizer IdentitySources; keep one", a.Header)
+		}
+		for _, src := range a.IdentitySources {
+			if _, _, err := ParseIdentitySource(src); err != nil {
+				return err
+			}
+		}
 	case a.Header == "" || strings.ContainsAny(a.Header, " \t:,'"):
 		return fmt.Errorf("header %q is not a request header name", a.Header)
-	case a.TTLSeconds < 0 || a.TTLSeconds > 3600:
+	}
+	if a.TTLSeconds < 0 || a.TTLSeconds > 3600 {
 		return fmt.Errorf("TTL %d s is outside API Gateway's 0..3600", a.TTLSeconds)
 	}
 	switch a.Type {
@@ -99,6 +117,9 @@ func authorizerDiff(a, b *Authorizer) string {
 	if a.Header != b.Header {
 		d = append(d, fmt.Sprintf("header %s vs %s", a.Header, b.Header))
 	}
+	if !slices.Equal(a.IdentitySources, b.IdentitySources) {
+		d = append(d, fmt.Sprintf("identity sources %v vs %v", a.IdentitySources, b.IdentitySources))
+	}
 	if !slices.Equal(sortedUnique(a.ProviderARNs), sortedUnique(b.ProviderARNs)) {
 		d = append(d, fmt.Sprintf("provider ARNs %v vs %v", a.ProviderARNs, b.ProviderARNs))
 	}
@@ -115,4 +136,37 @@ func sortedUnique(s []string) []string {
 	out := slices.Clone(s)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Identity source places, as ParseIdentitySource returns them.
+const (
+	IdentityHeader = "header"
+	IdentityQuery  = "query"
+)
+
+var queryNameRe = regexp.MustCompile(`^[A-Za-z0-9._~-]+$`)
+
+// ParseIdentitySource splits an app authorizer's identity source,
+// "header.NAME" or "query.NAME", into its place (IdentityHeader or
+// IdentityQuery) and name.
+func ParseIdentitySource(src string) (place, name string, err error) {
+	place, name, _ = strings.Cut(src, ".")
+	switch {
+	case place == IdentityHeader && name != "" && !strings.ContainsAny(name, " \t:,'"):
+		return place, name, nil
+	case place == IdentityQuery && queryNameRe.MatchString(name):
+		return place, name, nil
+	}
+	return "", "", fmt.Errorf("identity source %q: write header.NAME (a request header) or query.NAME (a query string parameter)", src)
+}
+
+// hasAuthorizerFunction reports whether m lists a function of kind
+// KindAuthorizer named name.
+func (m *Manifest) hasAuthorizerFunction(name string) bool {
+	for _, f := range m.Functions {
+		if f.Kind == KindAuthorizer && f.Name == name {
+			return true
+		}
+	}
+	return false
 }

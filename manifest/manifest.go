@@ -100,6 +100,11 @@ const (
 	AuthorizerIAM      = "iam"
 	AuthorizerUserPool = "cognito_user_pools"
 	AuthorizerCustom   = "custom"
+	// AuthorizerApp is an in-app authorizer: a function of the app, of
+	// KindAuthorizer and named like the authorizer, that API Gateway calls
+	// as a Lambda authorizer (REST TOKEN or REQUEST, HTTP API simple
+	// responses).
+	AuthorizerApp = "app"
 )
 
 // Authorizer describes a route's authorizer.
@@ -114,8 +119,14 @@ type Authorizer struct {
 	ProviderARNs []string `json:"provider_arns,omitempty"`
 	// AuthorizerURI is the Lambda invocation URI of a custom authorizer.
 	AuthorizerURI string `json:"authorizer_uri,omitempty"`
-	// TTLSeconds is how long API Gateway caches the authorizer's answer (custom and user pool).
+	// TTLSeconds is how long API Gateway caches the authorizer's answer
+	// (custom, user pool and app; 0 turns an app authorizer's cache off).
 	TTLSeconds int `json:"ttl_seconds,omitempty"`
+	// IdentitySources make an app authorizer a request authorizer: each is
+	// "header.NAME" or "query.NAME", and API Gateway answers 401 without
+	// calling the authorizer when one is missing. Empty for a token
+	// authorizer, whose token is in Header.
+	IdentitySources []string `json:"identity_sources,omitempty"`
 }
 
 // HeaderField is one response header line.

@@ -38,6 +38,11 @@ type App interface {
 	// GatewayAnswer is the answer API Gateway gives ev itself, before the
 	// function runs, and true; or nil and false when ev reaches the function.
 	GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool)
+	// Authorize runs the app authorizer of the route ev reaches, if any, as
+	// API Gateway does before sending ev on: it returns API Gateway's
+	// refusal and true, or fills ev.RequestContext.Authorizer and returns
+	// false.
+	Authorize(ctx context.Context, ev *events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool)
 	// GatewayBody is the body a client receives when the function answers
 	// ev with out (API Gateway decodes base64 bodies the client accepts as
 	// binary).
