@@ -290,7 +290,8 @@ func (a *App) build(p *Prepared) error {
 		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
 		jsii.String(":lambda:path/2015-03-31/functions/"), a.Function.FunctionArn(), jsii.String("/invocations"),
 	})
-	body, err := d.body(*uri)
+	authURIs := a.buildAppAuthorizers(p, code, arch)
+	body, err := d.body(*uri, authURIs)
 	if err != nil {
 		return fmt.Errorf("REST API of %s: %w", p.Manifest.App, err)
 	}
@@ -314,7 +315,9 @@ func (a *App) build(p *Prepared) error {
 		SourceArn: a.RestAPI.ArnForExecuteApi(jsii.String("*"), jsii.String("/*"), jsii.String("*")),
 	})
 
-	// Custom TOKEN authorizers: API Gateway must be allowed to call them.
+	// App authorizers and custom TOKEN authorizers: API Gateway must be
+	// allowed to call them.
+	a.permitAppAuthorizers(p)
 	for i, t := range d.authz {
 		awslambda.NewCfnPermission(a.Construct, jsii.String(fmt.Sprintf("AuthorizerInvoke%d", i+1)), &awslambda.CfnPermissionProps{
 			Action:       jsii.String("lambda:InvokeFunction"),
