@@ -136,7 +136,15 @@ func printURL(w io.Writer, stack string, outputs map[string]string) error {
 	if url == "" {
 		return fmt.Errorf("stack %s has no %s output: was it synthesized by this framework?", stack, names.OutputEndpointURL)
 	}
-	fmt.Fprintf(w, "Rest API URL: %s\n", url)
+	// Which front door answers at the URL: its outputs tell.
+	label := "Rest API URL"
+	switch {
+	case outputs[names.OutputHTTPAPIID] != "":
+		label = "HTTP API URL"
+	case outputs[names.OutputRestAPIID] == "":
+		label = "Function URL"
+	}
+	fmt.Fprintf(w, "%s: %s\n", label, url)
 	if domain := outputs[names.OutputCustomDomainURL]; domain != "" {
 		fmt.Fprintf(w, "Custom domain URL: %s\n", domain)
 	}

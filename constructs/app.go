@@ -35,6 +35,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigateway"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3assets"
@@ -101,8 +102,18 @@ type App struct {
 	Construct awsconstructs.Construct
 
 	// RestAPI is the API Gateway REST API, deployed to the stage
-	// Config.APIGatewayStage (RestAPI.DeploymentStage()).
+	// Config.APIGatewayStage (RestAPI.DeploymentStage()); nil when
+	// Config.APIType chooses another front door.
 	RestAPI awsapigateway.SpecRestApi
+	// HTTPAPI, HTTPStage and HTTPDomain are the API Gateway HTTP API, its
+	// $default stage and its custom domain when Config.APIType is APIHTTP
+	// (nil otherwise; HTTPDomain nil without Config.CustomDomain).
+	HTTPAPI    awsapigatewayv2.CfnApi
+	HTTPStage  awsapigatewayv2.CfnStage
+	HTTPDomain awsapigatewayv2.CfnDomainName
+	// FunctionURL is Function's URL when Config.APIType is
+	// APIFunctionURL (nil otherwise).
+	FunctionURL awslambda.FunctionUrl
 	// Function is the Lambda function serving every route.
 	Function awslambda.Function
 	// Role is the function's execution role: created here, or imported
@@ -285,6 +296,30 @@ func (a *App) build(p *Prepared) error {
 	ApplyFunctionSettings(a.Function, cfg)
 	dropRoleDependency(a.Function, a.Role)
 
+	// The front door: a REST API unless the stage chooses another.
+	if cfg.APIType != "" && cfg.APIType != APIRest {
+		if err := a.buildFrontDoor(p); err != nil {
+			return err
+		}
+	} else if err := a.buildRESTAPI(p, stack, d); err != nil {
+		return err
+	}
+
+	// Event handlers and plain functions: one function each, same package.
+	if err := a.buildFunctions(p, code, arch); err != nil {
+		return err
+	}
+
+	for _, k := range slices.Sorted(maps.Keys(cfg.Tags)) {
+		awscdk.Tags_Of(a.Construct).Add(jsii.String(k), jsii.String(cfg.Tags[k]), nil)
+	}
+	return nil
+}
+
+// buildRESTAPI adds the REST API, its invoke permissions, custom domain
+// and API keys.
+func (a *App) buildRESTAPI(p *Prepared, stack awscdk.Stack, d *derived) error {
+	cfg := p.Config
 	// The REST API: one OpenAPI body, generated in Go, handed over whole.
 	uri := awscdk.Fn_Join(jsii.String(""), &[]*string{
 		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
@@ -340,15 +375,6 @@ func (a *App) build(p *Prepared) error {
 			Description: jsii.String("API key of " + p.Name),
 		})
 		a.UsagePlan.AddApiKey(a.APIKey, nil)
-	}
-
-	// Event handlers and plain functions: one function each, same package.
-	if err := a.buildFunctions(p, code, arch); err != nil {
-		return err
-	}
-
-	for _, k := range slices.Sorted(maps.Keys(cfg.Tags)) {
-		awscdk.Tags_Of(a.Construct).Add(jsii.String(k), jsii.String(cfg.Tags[k]), nil)
 	}
 	return nil
 }

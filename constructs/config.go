@@ -75,6 +75,14 @@ type Config struct {
 	CustomDomain *CustomDomain
 	// NoAccessLog stops the function's access line per request (access_log false).
 	NoAccessLog bool
+
+	// APIType is the stage's front door: APIRest (empty, the default),
+	// APIHTTP or APIFunctionURL (config.json: api_type; frontdoor.go).
+	APIType string `json:",omitempty"`
+	// FunctionURLAuth is the function URL's auth type with
+	// APIFunctionURL: URLAuthNone (empty, the default) or URLAuthIAM
+	// (function_url_auth).
+	FunctionURLAuth string `json:",omitempty"`
 }
 
 // Defaults applied to a zero Config.
@@ -118,6 +126,8 @@ func configFromStage(st *config.Stage) *Config {
 		Architecture:         st.Architecture,
 		APIGatewayStage:      st.APIGatewayStage,
 		NoAutogenPolicy:      !st.AutogenPolicy,
+		APIType:              st.APIType,
+		FunctionURLAuth:      st.FunctionURLAuth,
 	}
 	if !st.ManageRole {
 		c.RoleID = st.RoleID
@@ -142,6 +152,9 @@ func (c *Config) resolved(stage string) (*Config, error) {
 		return nil, err
 	}
 	if err := out.checkOperations(); err != nil {
+		return nil, err
+	}
+	if err := out.checkFrontDoorConfig(); err != nil {
 		return nil, err
 	}
 	return &out, nil

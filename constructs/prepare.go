@@ -275,6 +275,9 @@ func (p *Prepared) derive() (*derived, error) {
 	if err := checkFunctions(m, p.Config); err != nil {
 		return nil, err
 	}
+	if err := checkFrontDoor(m, p.Config); err != nil {
+		return nil, err
+	}
 	return d, nil
 }
 

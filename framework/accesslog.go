@@ -77,8 +77,10 @@ func (a *App) accessLogged(access io.Writer) func(context.Context, events.APIGat
 func (a *App) lambdaServe(stdout io.Writer, accessLog string) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	installLogHandler(stdout)
 	if accessLogOff(accessLog) {
+		a.apiEventsV2 = a.accessLoggedV2(nil)
 		return a.accessLogged(nil)
 	}
+	a.apiEventsV2 = a.accessLoggedV2(stdout)
 	return a.accessLogged(stdout)
 }
 

@@ -83,9 +83,11 @@ type App struct {
 	functions []*function // event handlers and plain functions
 	// apiEvents serves the API's events in dispatch (handleEvent when nil;
 	// Run sets the access-logged handleEvent in Lambda mode).
-	apiEvents  func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
-	middleware []kindMiddleware // Use, UseFor
-	groups     []registration   // Register
+	apiEvents func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error)
+	// apiEventsV2 is apiEvents for payload format 2.0 events (frontdoor.go).
+	apiEventsV2 func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+	middleware  []kindMiddleware // Use, UseFor
+	groups      []registration   // Register
 }
 
 // New returns an App named name with the default binary types.

@@ -48,3 +48,19 @@ func (i internals) Authorize(ctx context.Context, ev *events.APIGatewayProxyRequ
 func (i internals) GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	return i.a.gatewayBody(ev, out)
 }
+
+func (i internals) FrontDoorHandler(stage, apiType string) http.Handler {
+	return i.a.frontDoorHandler(stage, apiType)
+}
+
+func (i internals) HandleHTTPEvent(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return i.a.handleEventV2(ctx, ev)
+}
+
+func (i internals) HTTPEvent(method, target string, body []byte, headers map[string]string, stage, apiType string) events.APIGatewayV2HTTPRequest {
+	return i.a.gatewayEventV2(method, target, body, headers, stage, apiType)
+}
+
+func (i internals) HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
+	return i.a.gatewayAnswerV2(ev)
+}

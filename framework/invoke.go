@@ -43,6 +43,9 @@ func (a *App) invokeNamed(ctx context.Context, name string, event []byte) ([]byt
 		return nil, err
 	}
 	if name == "" || name == names.APIHandlerName {
+		if isV2Event(event) {
+			return a.dispatchV2(ctx, event)
+		}
 		return a.dispatchAPI(ctx, event)
 	}
 	f := a.function(name)

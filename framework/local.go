@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -24,15 +25,25 @@ import (
 // that cannot be read to its end, then the same pipeline the Lambda adapter
 // runs.
 func (a *App) httpHandler(stage string) http.Handler {
+	return a.frontDoorHandler(stage, os.Getenv(names.EnvAPIType))
+}
+
+// frontDoorHandler is httpHandler for the front door apiType (config.json's
+// api_type; empty or "rest" for the REST API), whose own answers it gives.
+func (a *App) frontDoorHandler(stage, apiType string) http.Handler {
 	if stage == "" {
 		stage = names.DefaultStage
 	}
-	return &localHandler{app: a, stage: stage}
+	if apiType == "rest" {
+		apiType = doorREST
+	}
+	return &localHandler{app: a, stage: stage, door: apiType}
 }
 
 type localHandler struct {
 	app   *App
 	stage string
+	door  string // doorREST, doorHTTP or doorFunctionURL
 }
 
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -41,7 +52,8 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeResult(w, &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(err.Error() + "\n")})
 		return
 	}
-	if r.ContentLength > maxBodyBytes {
+	limit := maxBodyFor(h.door)
+	if r.ContentLength > limit {
 		writeResult(w, tooLarge())
 		return
 	}
@@ -53,7 +65,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer release()
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeResult(w, tooLarge())
@@ -71,10 +83,13 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			body = nil
 		}
 	}
-	req := &Request{Method: r.Method, RawBody: body, ctx: r.Context(), Path: r.URL.Path}
+	req := &Request{Method: r.Method, RawBody: body, ctx: r.Context(), Path: r.URL.Path, door: h.door}
 	req.Headers = make(Headers, len(r.Header)+1)
 	for k, v := range r.Header {
 		req.Headers[strings.ToLower(k)] = v
+	}
+	if h.door != doorREST {
+		joinRepeatedHeaders(req.Headers)
 	}
 	if r.Host != "" {
 		req.Headers["host"] = []string{r.Host}
@@ -83,12 +98,15 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.QueryParams = MultiDict(r.URL.Query())
 	}
 	e, args := t.match(r.URL.EscapedPath())
-	res, route := gatewayAnswer(e, req)
+	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
 		}
+	}
+	if h.door != doorREST {
+		res = asV2Result(res)
 	}
 	writeResult(w, res)
 }

@@ -122,6 +122,8 @@ type Request struct {
 
 	ctx        context.Context
 	event      *events.APIGatewayProxyRequest
+	eventV2    *events.APIGatewayV2HTTPRequest // frontdoor.go
+	door       string                          // the front door: doorREST, doorHTTP or doorFunctionURL
 	jsonDone   bool
 	jsonBody   any
 	jsonFailed bool

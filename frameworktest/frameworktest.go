@@ -14,6 +14,7 @@ package frameworktest
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -31,6 +32,11 @@ type Client struct {
 	app *framework.App
 	// Stage is the stage in the request context (default dev).
 	Stage string
+	// APIType is the stage's front door, as config.json's api_type names
+	// it: "" or "rest" (API Gateway REST API), "http" (API Gateway HTTP
+	// API) or "function_url" (Lambda function URL). Do and Lambda answer
+	// as it would.
+	APIType string
 }
 
 // New returns a Client for app at stage dev.
@@ -80,7 +86,7 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	apphook.Of(c.app).Handler(c.Stage).ServeHTTP(rec, req)
+	apphook.Of(c.app).FrontDoorHandler(c.Stage, c.APIType).ServeHTTP(rec, req)
 	return &Response{StatusCode: rec.Code, Headers: rec.Header(), Body: rec.Body.Bytes()}
 }
 
@@ -89,7 +95,15 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 // (unknown routes, preflight, a missing API key or token, an AppAuthorizer's
 // refusal) are answered as it would, the others by the Lambda adapter; a base64 response body is decoded
 // when the Accept header names a binary type, as API Gateway does.
+//
+// With an APIType of "http" or "function_url", the event is the payload
+// format 2.0 event that front door would send (HTTPEvent), answered as it
+// would: the base64 body is always decoded, the cookies are Set-Cookie
+// headers.
 func (c *Client) Lambda(method, path string, body []byte, headers map[string]string) *Response {
+	if c.APIType != "" && c.APIType != "rest" {
+		return c.lambdaV2(method, path, body, headers)
+	}
 	ev := c.Event(method, path, body, headers)
 	if out, ok := apphook.Of(c.app).GatewayAnswer(ev); ok {
 		return proxyResponse(*out, []byte(out.Body))
@@ -114,6 +128,34 @@ func proxyResponse(out events.APIGatewayProxyResponse, body []byte) *Response {
 	}
 	for k, v := range out.MultiValueHeaders {
 		resp.Headers[k] = v
+	}
+	return resp
+}
+
+// HTTPEvent returns the payload format 2.0 event the stage's front door
+// (APIType "http" or "function_url") would send the function for a request.
+func (c *Client) HTTPEvent(method, path string, body []byte, headers map[string]string) events.APIGatewayV2HTTPRequest {
+	return apphook.Of(c.app).HTTPEvent(method, path, body, headers, c.Stage, c.APIType)
+}
+
+func (c *Client) lambdaV2(method, path string, body []byte, headers map[string]string) *Response {
+	ev := c.HTTPEvent(method, path, body, headers)
+	out, answered := apphook.Of(c.app).HTTPGatewayAnswer(ev)
+	if !answered {
+		o, _ := apphook.Of(c.app).HandleHTTPEvent(context.Background(), ev)
+		out = &o
+	}
+	resp := &Response{StatusCode: out.StatusCode, Headers: http.Header{}, Body: []byte(out.Body)}
+	for k, v := range out.Headers {
+		resp.Headers[k] = []string{v}
+	}
+	for _, ck := range out.Cookies {
+		resp.Headers["Set-Cookie"] = append(resp.Headers["Set-Cookie"], ck)
+	}
+	if out.IsBase64Encoded {
+		if b, err := base64.StdEncoding.DecodeString(out.Body); err == nil {
+			resp.Body = b
+		}
 	}
 	return resp
 }

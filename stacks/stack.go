@@ -78,7 +78,7 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	}()
 	desc := props.Description
 	if desc == "" {
-		desc = fmt.Sprintf("%s, stage %s: REST API, Lambda function and execution role (framework)", app, stage)
+		desc = fmt.Sprintf("%s, stage %s: %s, Lambda function and execution role (framework)", app, stage, frontDoorLabel(prep.Config))
 	}
 	// The configuration's tags are the stack's: CloudFormation propagates
 	// them to the resources, so the construct does not tag them again.
@@ -110,14 +110,17 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	if tags != nil {
 		a.Config.Tags = maps.Clone(props.App.Config.Tags)
 	}
-	// The REST API's own output (a logical ID with a hash) is replaced by EndpointURL.
-	a.RestAPI.Node().TryRemoveChild(jsii.String("Endpoint"))
-
 	output := func(id string, value *string, desc string) {
 		awscdk.NewCfnOutput(stack, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(desc)})
 	}
-	output(names.OutputEndpointURL, a.RestAPI.Url(), "Base URL of the deployed API: route paths are relative to it")
-	output(names.OutputRestAPIID, a.RestAPI.RestApiId(), "ID of the REST API")
+	if a.RestAPI != nil {
+		// The REST API's own output (a logical ID with a hash) is replaced by EndpointURL.
+		a.RestAPI.Node().TryRemoveChild(jsii.String("Endpoint"))
+		output(names.OutputEndpointURL, a.RestAPI.Url(), "Base URL of the deployed API: route paths are relative to it")
+		output(names.OutputRestAPIID, a.RestAPI.RestApiId(), "ID of the REST API")
+	} else {
+		frontDoorOutputs(a, output)
+	}
 	output(names.OutputFunctionName, a.Function.FunctionName(), "Name of the Lambda function")
 	output(names.OutputFunctionArn, a.Function.FunctionArn(), "ARN of the Lambda function")
 	output(names.OutputRoleArn, a.Role.RoleArn(), "ARN of the function's execution role")
@@ -129,7 +132,7 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	for _, f := range prep.Manifest.Functions {
 		output(names.FunctionOutput(f.Name), a.Functions[f.Name].FunctionName(), fmt.Sprintf("Name of the Lambda function of the %s handler %s", f.Kind, f.Name))
 	}
-	if a.DomainName != nil {
+	if a.DomainName != nil || a.HTTPDomain != nil {
 		output(names.OutputCustomDomainURL, jsii.String(a.Config.CustomDomain.URL()), "Base URL of the API at its custom domain")
 	}
 	return &Stage{Stack: stack, App: a}, nil

@@ -47,6 +47,21 @@ type App interface {
 	// ev with out (API Gateway decodes base64 bodies the client accepts as
 	// binary).
 	GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte
+
+	// The front doors other than the REST API (apiType "http" or
+	// "function_url", config.json's api_type), payload format 2.0.
+
+	// FrontDoorHandler is Handler answering as the front door apiType
+	// would ("" or "rest" for the REST API).
+	FrontDoorHandler(stage, apiType string) http.Handler
+	// HandleHTTPEvent answers one 2.0 event, as the API's function does.
+	HandleHTTPEvent(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+	// HTTPEvent is the 2.0 event the front door would send the function
+	// for a request.
+	HTTPEvent(method, target string, body []byte, headers map[string]string, stage, apiType string) events.APIGatewayV2HTTPRequest
+	// HTTPGatewayAnswer is the answer the front door gives ev itself, and
+	// true; or nil and false when ev reaches the function.
+	HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
 }
 
 // Of returns the internals of app, a *framework.App. It is nil until

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/procgroup"
 	"github.com/framework-dev/framework/internal/scratch"
 )
 
@@ -257,6 +258,7 @@ func (b *Builder) goBuild(ctx context.Context, dir, target, out string, env []st
 	cmd.Dir = dir
 	cmd.Env = env
 	cmd.WaitDelay = 5 * time.Second
+	procgroup.Own(cmd) // a cancelled build takes its compiler and linker with it
 	var output bytes.Buffer
 	cmd.Stdout = &output
 	cmd.Stderr = &output

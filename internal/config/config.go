@@ -97,6 +97,8 @@ type Settings struct {
 	// OperationSettings are the production settings (operations.go),
 	// written inline among the other keys.
 	OperationSettings
+	// FrontDoorSettings choose the stage's front door (frontdoor.go).
+	FrontDoorSettings
 }
 
 // Stage is the resolved configuration of one stage: the defaults of this
@@ -135,6 +137,8 @@ type Stage struct {
 	LambdaFunctions map[string]FunctionConfig
 	// Operations are the production settings (operations.go).
 	Operations
+	// FrontDoor is the stage's front door (frontdoor.go).
+	FrontDoor
 }
 
 // Environ returns the stage's environment variables as sorted KEY=VALUE

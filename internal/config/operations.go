@@ -8,6 +8,7 @@ var operationKeys = []string{
 	"reserved_concurrency", "layers", "subnet_ids", "security_group_ids", "xray",
 	"log_retention_in_days", "api_gateway_endpoint_type", "api_gateway_policy_file",
 	"minimum_compression_size", "api_gateway_custom_domain", "access_log",
+	"api_type", "function_url_auth", // the front door (frontdoor.go)
 }
 
 // customDomainKeys are the keys of api_gateway_custom_domain.

@@ -66,6 +66,9 @@ func resolveOperations(path, name string, s *Stage, top, st OperationSettings, k
 		fail(keyOf("security_group_ids", st.SecurityGroupIDs != nil), "stage %q gives security groups without subnet_ids: Lambda needs both to reach a VPC; add subnet_ids", name)
 	}
 	typ := o.EndpointType()
+	if s.APIType != "" {
+		typ = EndpointRegional // an HTTP API is regional; other endpoint types are refused by resolveFrontDoor
+	}
 	inStage := st.APIGatewayEndpointType != nil
 	if typ == EndpointPrivate && o.APIGatewayPolicyFile == "" {
 		fail(keyOf("api_gateway_endpoint_type", inStage), "PRIVATE for stage %q requires api_gateway_policy_file: a private REST API answers only requests its resource policy allows (for example from your VPC endpoint)", name)

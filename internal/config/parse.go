@@ -380,7 +380,7 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 	case "lambda_functions":
 		s.LambdaFunctions = p.lambdaFunctions(key, m.value)
 	default:
-		return p.operation(&s.OperationSettings, prefix, m)
+		return p.operation(&s.OperationSettings, prefix, m) || p.frontDoor(&s.FrontDoorSettings, prefix, m)
 	}
 	return true
 }

@@ -200,6 +200,7 @@ func resolve(path, name string, top, st Settings, declared bool) (*Stage, []erro
 	if len(s.Tags) > MaxTags {
 		fail(keyOf("tags", st.Tags != nil), "stage %q has %d tags: CloudFormation allows %d per stack", name, len(s.Tags), MaxTags)
 	}
+	errs = append(errs, resolveFrontDoor(path, name, s, top, st, keyOf)...)
 	errs = append(errs, resolveOperations(path, name, s, top.OperationSettings, st.OperationSettings, keyOf)...)
 	return s, errs
 }

@@ -82,6 +82,7 @@ func routeChanges(o, n *template) []RouteChange {
 			out = append(out, pathChanges(id, p, operations(op[p]), operations(np[p]))...)
 		}
 	}
+	out = append(out, httpRouteChanges(o, n)...) // httproutes.go
 	slices.SortStableFunc(out, func(a, b RouteChange) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(methodOrder[a.Method], methodOrder[b.Method]))
 	})

@@ -228,6 +228,9 @@ func (s *supervisor) loadEnv() error {
 			return err
 		}
 		stageVars = st.Environ()
+		if st.APIType != "" {
+			stageVars = append(stageVars, names.EnvAPIType+"="+st.APIType)
+		}
 	case errors.Is(err, os.ErrNotExist):
 		// A bare app without a project configuration still serves.
 	default:

@@ -44,6 +44,7 @@ const ConstructID = "App"
 const (
 	OutputEndpointURL  = "EndpointURL"  // https://{api}.execute-api.{region}.{suffix}/{stage}/
 	OutputRestAPIID    = "RestAPIId"    // the REST API's id
+	OutputHTTPAPIID    = "HTTPAPIId"    // the HTTP API's id, for api_type http
 	OutputFunctionName = "FunctionName" // the Lambda function's name
 	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
 	OutputRoleArn      = "RoleArn"      // the execution role's ARN
@@ -92,6 +93,10 @@ const (
 	EnvAddr = "FRAMEWORK_ADDR"
 	// EnvStage is the stage the app reports in the request context when serving locally.
 	EnvStage = "FRAMEWORK_STAGE"
+	// EnvAPIType is the stage's front door (config.json's api_type: rest,
+	// http or function_url), which `framework local` gives the app so that
+	// it answers as that front door would.
+	EnvAPIType = "FRAMEWORK_API_TYPE"
 	// EnvReadyFD names an inherited pipe the app writes "ready\n" to once it serves.
 	EnvReadyFD = "FRAMEWORK_READY_FD"
 	// EnvLambdaRuntimeAPI is set by AWS Lambda's runtime: the app serves events.

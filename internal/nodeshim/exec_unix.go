@@ -4,7 +4,8 @@ package nodeshim
 
 import (
 	"syscall"
-	"time"
+
+	"github.com/framework-dev/framework/internal/procgroup"
 )
 
 const supported = true
@@ -21,16 +22,4 @@ func execInOwnGroup(path string, argv, env []string) error {
 // kill ends the process group the shim made for Node.js (its id is the
 // shim's process id) and waits until the process has ended: a zombie
 // counts, as it writes nothing more.
-func kill(pid int) bool {
-	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
-		return false
-	}
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		var ws syscall.WaitStatus
-		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-		if got == pid || err == syscall.ECHILD || syscall.Kill(pid, 0) == syscall.ESRCH {
-			return true
-		}
-	}
-	return true
-}
+func kill(pid int) bool { return procgroup.Kill(pid) }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/framework-dev/framework/internal/procgroup"
 )
 
 // BuildHostBootstrap builds the app in dir for the host the way the Lambda
@@ -21,6 +23,7 @@ func BuildHostBootstrap(ctx context.Context, dir, outDir string) (string, error)
 	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-tags=lambda.norpc", "-buildvcs=false", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	procgroup.Own(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build of %s: %w\n%s", dir, err, out)
 	}

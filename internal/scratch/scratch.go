@@ -88,7 +88,13 @@ func (d *Dir) End() error {
 		os.Unsetenv("TMPDIR")
 	}
 	os.Unsetenv(names.EnvUserTempDir)
+	// A child being killed may finish a last write as the removal runs,
+	// which then fails on a directory no longer empty: try again briefly.
 	err := os.RemoveAll(d.Path)
+	for i := 0; err != nil && i < 10; i++ {
+		time.Sleep(50 * time.Millisecond)
+		err = os.RemoveAll(d.Path)
+	}
 	d.lock.Close() // after the removal: a sweeping run must not take the directory half-removed
 	d.lock = nil
 	return err

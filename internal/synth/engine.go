@@ -23,6 +23,7 @@ import (
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
+	"github.com/framework-dev/framework/internal/procgroup"
 	"github.com/framework-dev/framework/internal/scratch"
 )
 
@@ -278,6 +279,7 @@ func (s source) build(ctx context.Context, out string) error {
 			}
 		}()
 	}
+	procgroup.Own(cmd) // a cancelled build takes its compiler and linker with it
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
 	if err = cmd.Run(); err != nil {
@@ -312,7 +314,7 @@ func Close() {
 	defer running.Unlock()
 	if running.cmd != nil && running.cmd.Process != nil {
 		pid := running.cmd.Process.Pid
-		killEngine(running.cmd.Process)
+		procgroup.Kill(pid) // the engine and what it started in its group: go build and the compiler
 		nodeshim.KillOf(pid)
 	}
 }
@@ -364,7 +366,7 @@ func Run(ctx context.Context, bin string, o Options, timed func(string, time.Dur
 	cmd.Stdin = bytes.NewReader(req)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	ownProcessGroup(cmd)
+	procgroup.Own(cmd)
 	// The first Ctrl-C reaches the CLI alone (the engine has a process
 	// group of its own): pass it on, then wait for the engine to stop.
 	cmd.Cancel = func() error { return interruptEngine(cmd.Process) }

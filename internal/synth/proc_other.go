@@ -2,13 +2,6 @@
 
 package synth
 
-import (
-	"os"
-	"os/exec"
-)
-
-func ownProcessGroup(*exec.Cmd) {}
+import "os"
 
 func interruptEngine(p *os.Process) error { return p.Kill() }
-
-func killEngine(p *os.Process) { _ = p.Kill() }

@@ -8,9 +8,12 @@ import (
 
 // Resource types whose physical IDs and attributes the stand-in models
 // after CloudFormation's: a stage's log group, custom domain, base path
-// mapping and alias record. Their creation checks what CloudFormation
+// mapping and alias record, and the HTTP API and function URL front doors. Their creation checks what CloudFormation
 // checks of them, so that a template the framework gets wrong fails here
 // as it would on AWS.
+
+// httpAPIMethods are the methods of an HTTP API route key.
+var httpAPIMethods = []string{"ANY", "GET", "PUT", "POST", "DELETE", "PATCH", "HEAD", "OPTIONS"}
 
 // logRetentionDays are the retention values CloudWatch Logs accepts.
 var logRetentionDays = []int{1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
@@ -29,6 +32,14 @@ func (s *Server) namedPhysicalID(st *stack, typ string, props map[string]any) (s
 		return strings.TrimSuffix(s.eval(st, props["Name"]), "."), true
 	case "AWS::ApiGateway::BasePathMapping":
 		return s.eval(st, props["DomainName"]) + "/" + cmpOr(s.eval(st, props["BasePath"]), "(none)"), true
+	case "AWS::ApiGatewayV2::Api":
+		return shortHash(st.name + "/" + s.eval(st, props["Name"]) + "/" + newID()), true
+	case "AWS::ApiGatewayV2::Stage":
+		return s.eval(st, props["StageName"]), true
+	case "AWS::ApiGatewayV2::DomainName":
+		return s.eval(st, props["DomainName"]), true
+	case "AWS::Lambda::Url":
+		return s.eval(st, props["TargetFunctionArn"]), true // Ref of a function URL is its function's ARN
 	}
 	return "", false
 }
@@ -80,6 +91,26 @@ func (s *Server) checkResource(st *stack, r *Resource) error {
 		if s.eval(st, p["RestApiId"]) == "" || s.eval(st, p["DomainName"]) == "" {
 			return fmt.Errorf("Invalid request: RestApiId and DomainName must name existing resources")
 		}
+	case "AWS::ApiGatewayV2::Route":
+		key := s.eval(st, p["RouteKey"])
+		if method, path, ok := strings.Cut(key, " "); key != "$default" && (!ok || !slices.Contains(httpAPIMethods, method) || !strings.HasPrefix(path, "/")) {
+			return fmt.Errorf("Resource handler returned message: \"Invalid route key %q: use $default or METHOD /path\" (HandlerErrorCode: InvalidRequest)", key)
+		}
+		if s.eval(st, p["ApiId"]) == "" {
+			return fmt.Errorf("Invalid request: ApiId must name an existing API")
+		}
+	case "AWS::ApiGatewayV2::Integration":
+		if s.eval(st, p["IntegrationType"]) == "AWS_PROXY" && s.eval(st, p["PayloadFormatVersion"]) == "" {
+			return fmt.Errorf("Resource handler returned message: \"PayloadFormatVersion is required for AWS_PROXY integrations of HTTP APIs\" (HandlerErrorCode: InvalidRequest)")
+		}
+	case "AWS::ApiGatewayV2::Stage", "AWS::ApiGatewayV2::ApiMapping":
+		if s.eval(st, p["ApiId"]) == "" {
+			return fmt.Errorf("Invalid request: ApiId must name an existing API")
+		}
+	case "AWS::Lambda::Url":
+		if a := s.eval(st, p["AuthType"]); a != "NONE" && a != "AWS_IAM" {
+			return fmt.Errorf("Resource handler returned message: \"1 validation error detected: Value '%s' at 'authType' failed to satisfy constraint: Member must satisfy enum value set: [NONE, AWS_IAM]\" (HandlerErrorCode: InvalidRequest)", a)
+		}
 	}
 	return nil
 }
@@ -106,8 +137,14 @@ func (s *Server) typeAttr(r *Resource, attr string) (string, bool) {
 		return "Z2FDTNDATAQYW2", true // CloudFront's, the same everywhere
 	case "AWS::ApiGateway::DomainName.RegionalDomainName":
 		return "d-" + shortHash(r.PhysicalID) + ".execute-api." + s.Region + ".amazonaws.com", true
-	case "AWS::ApiGateway::DomainName.RegionalHostedZoneId":
+	case "AWS::ApiGateway::DomainName.RegionalHostedZoneId", "AWS::ApiGatewayV2::DomainName.RegionalHostedZoneId":
 		return "Z1UJRXOUMOOFQ8", true // API Gateway's in us-east-1
+	case "AWS::ApiGatewayV2::DomainName.RegionalDomainName":
+		return "d-" + shortHash(r.PhysicalID) + ".execute-api." + s.Region + ".amazonaws.com", true
+	case "AWS::ApiGatewayV2::Api.ApiEndpoint":
+		return "https://" + r.PhysicalID + ".execute-api." + s.Region + ".amazonaws.com", true
+	case "AWS::Lambda::Url.FunctionUrl":
+		return "https://" + shortHash(r.PhysicalID) + shortHash(r.PhysicalID+"/url") + ".lambda-url." + s.Region + ".on.aws/", true
 	}
 	return "", false
 }

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package procgroup
+
+import "os/exec"
+
+func setOwnGroup(*exec.Cmd) {}
+
+// kill cannot end a group here: exec's own cancellation kills the leader.
+func kill(int) bool { return false }
+
+func alive(int) bool { return false }

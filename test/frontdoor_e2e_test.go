@@ -1,0 +1,136 @@
+package test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// setFrontDoor sets the front door of a stage of the new project's
+// config.json; new-project's dev stage names its REST API stage, which
+// the other front doors do not have, so that key goes.
+func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
+	t.Helper()
+	path := filepath.Join(proj, ".framework", "config.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	stages, _ := cfg["stages"].(map[string]any)
+	if stages == nil {
+		stages = map[string]any{}
+		cfg["stages"] = stages
+	}
+	st, _ := stages[stage].(map[string]any)
+	if st == nil {
+		st = map[string]any{}
+	}
+	delete(st, "api_gateway_stage")
+	for k, v := range keys {
+		st[k] = v
+	}
+	stages[stage] = st
+	raw, _ = json.MarshalIndent(cfg, "", "  ")
+	writeFile(t, path, string(raw))
+}
+
+// TestDeployHTTPAPIStage drives the built CLI through an api_type http
+// stage against the CloudFormation stand-in and moto: deploy prints the
+// HTTP API's URL (no stage segment) and url the same, a code change is
+// hotswapped, diff shows a new route as a route, deploy --hotswap falls
+// back to a full deploy for it, and destroy deletes the stack.
+func TestDeployHTTPAPIStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesizes with the CDK (Node.js) several times")
+	}
+	c := startCloud(t)
+	proj := newShop(t, c.env)
+	run := cliRunner(t, proj, c.env)
+	contains := func(out string, wants ...string) {
+		t.Helper()
+		for _, w := range wants {
+			if !strings.Contains(out, w) {
+				t.Errorf("output lacks %q:\n%s", w, out)
+			}
+		}
+	}
+	// The key new-project writes is refused on an HTTP API, with the fix.
+	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
+	out := run(1, "synth")
+	contains(out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)
+	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http"})
+
+	out = run(0, "deploy")
+	m := regexp.MustCompile(`(?m)^HTTP API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("deploy printed no HTTP API URL:\n%s", out)
+	}
+	if got := strings.TrimSpace(run(0, "url")); got != m[1] {
+		t.Errorf("url printed %q, deploy %q", got, m[1])
+	}
+	tpl := c.cfn.Template("shop-dev")
+	for _, want := range []string{`"AWS::ApiGatewayV2::Api"`, `"AWS::ApiGatewayV2::Route"`, `"RouteKey":"GET /"`, `"StageName":"$default"`, `"PayloadFormatVersion":"2.0"`} {
+		if !strings.Contains(tpl, want) {
+			t.Errorf("deployed template lacks %s", want)
+		}
+	}
+	if strings.Contains(tpl, `"AWS::ApiGateway::RestApi"`) {
+		t.Error("an http stage deployed a REST API")
+	}
+
+	fn := c.functionName(t)
+	editGreeting(t, proj, "hotswapped")
+	out = run(0, "deploy", "--hotswap")
+	contains(out, "Hotswapped 1 function of stack shop-dev in ", "HTTP API URL: "+m[1])
+	if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want {
+		t.Errorf("function code %s after the hotswap, want %s", got, want)
+	}
+
+	addUsersRoute(t, proj)
+	out = run(0, "diff")
+	contains(out, "POST /users/{name}")
+	out = run(0, "deploy", "--hotswap")
+	contains(out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Deployed stack shop-dev in ")
+	if !strings.Contains(c.cfn.Template("shop-dev"), `"RouteKey":"POST /users/{name}"`) {
+		t.Error("the deployed template lacks the new route")
+	}
+
+	out = run(0, "destroy", "--yes")
+	contains(out, "Deleted stage dev (stack shop-dev).")
+	run(2, "url")
+}
+
+// TestDeployFunctionURLStage deploys an api_type function_url stage: the
+// stack has a function URL, deploy and url print it, destroy deletes it.
+func TestDeployFunctionURLStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesizes with the CDK (Node.js)")
+	}
+	c := startCloud(t)
+	proj := newShop(t, c.env)
+	run := cliRunner(t, proj, c.env)
+	setFrontDoor(t, proj, "web", map[string]any{"api_type": "function_url", "function_url_auth": "AWS_IAM"})
+	out := run(0, "deploy", "--stage", "web")
+	m := regexp.MustCompile(`(?m)^Function URL: (https://[a-z0-9]{20}\.lambda-url\.us-east-1\.on\.aws/)$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("deploy printed no function URL:\n%s", out)
+	}
+	if got := strings.TrimSpace(run(0, "url", "--stage", "web")); got != m[1] {
+		t.Errorf("url printed %q, deploy %q", got, m[1])
+	}
+	tpl := c.cfn.Template("shop-web")
+	if !strings.Contains(tpl, `"AWS::Lambda::Url"`) || !strings.Contains(tpl, `"AuthType":"AWS_IAM"`) || strings.Contains(tpl, `"AWS::ApiGateway::RestApi"`) {
+		t.Errorf("deployed template:\n%s", tpl)
+	}
+	out = run(0, "destroy", "--stage", "web", "--yes")
+	if !strings.Contains(out, "Deleted stage web (stack shop-web).") {
+		t.Errorf("destroy:\n%s", out)
+	}
+}
