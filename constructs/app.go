@@ -143,6 +143,8 @@ type App struct {
 	// plain functions, by handler name (nil when it has none): each runs
 	// the same package as Function and shares Role.
 	Functions map[string]awslambda.Function
+
+	appAuthURIs map[string]string // invocation URIs of the app authorizers' functions, by name
 }
 
 // NewApp adds the app's REST API, function and role under scope. Building,
@@ -296,6 +298,9 @@ func (a *App) build(p *Prepared) error {
 	ApplyFunctionSettings(a.Function, cfg)
 	dropRoleDependency(a.Function, a.Role)
 
+	// The app authorizers' functions: the front door names them.
+	a.appAuthURIs = a.buildAppAuthorizers(p, code, arch)
+
 	// The front door: a REST API unless the stage chooses another.
 	if cfg.APIType != "" && cfg.APIType != APIRest {
 		if err := a.buildFrontDoor(p); err != nil {
@@ -325,8 +330,7 @@ func (a *App) buildRESTAPI(p *Prepared, stack awscdk.Stack, d *derived) error {
 		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
 		jsii.String(":lambda:path/2015-03-31/functions/"), a.Function.FunctionArn(), jsii.String("/invocations"),
 	})
-	authURIs := a.buildAppAuthorizers(p, code, arch)
-	body, err := d.body(*uri, authURIs)
+	body, err := d.body(*uri, a.appAuthURIs)
 	if err != nil {
 		return fmt.Errorf("REST API of %s: %w", p.Manifest.App, err)
 	}

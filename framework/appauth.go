@@ -71,9 +71,9 @@ type AuthResult struct {
 	Allow bool
 	// PrincipalID identifies the caller; an allowed request needs one.
 	PrincipalID string
-	// Context is passed on to the handler: values are strings, numbers or
-	// booleans. Behind a REST API the handler receives them as strings,
-	// as API Gateway passes them.
+	// Context is passed on to the handler, with PrincipalID as
+	// "principalId": values are strings, numbers or booleans, which the
+	// handler receives as strings ("3", "true"), as a REST API passes them.
 	Context map[string]any
 }
 
@@ -176,7 +176,7 @@ func (z *AppAuthorizer) handle(ctx context.Context, event []byte) ([]byte, error
 		} else {
 			in.Headers = singleHeaders(ev.Headers)
 			in.QueryParams = splitQuery(ev.QueryStringParameters)
-			in.URIParams = ev.PathParameters
+			in.URIParams = unescapeParams(ev.PathParameters)
 		}
 		res, err := z.Func(ctx, in)
 		if errors.As(err, new(UnauthorizedError)) {
@@ -189,7 +189,19 @@ func (z *AppAuthorizer) handle(ctx context.Context, event []byte) ([]byte, error
 		if err := checkAuthContext(res.Context); err != nil {
 			return nil, fmt.Errorf("app authorizer %q: %w", z.Name, err)
 		}
-		return json.Marshal(events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: res.Allow, Context: res.Context})
+		if !res.Allow {
+			return json.Marshal(events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: false})
+		}
+		if res.PrincipalID == "" {
+			return nil, fmt.Errorf("app authorizer %q allowed a request without a principal id: set AuthResult.PrincipalID", z.Name)
+		}
+		// What a REST API passes the handler: the values as strings, and
+		// the principal id, so that a handler reads the same on both.
+		passed := map[string]any{"principalId": res.PrincipalID}
+		for k, v := range res.Context {
+			passed[k] = fmt.Sprint(v)
+		}
+		return json.Marshal(events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: true, Context: passed})
 	case probe.Type == "TOKEN":
 		var ev events.APIGatewayCustomAuthorizerRequest
 		if err := json.Unmarshal(event, &ev); err != nil {
@@ -211,13 +223,7 @@ func (z *AppAuthorizer) handle(ctx context.Context, event []byte) ([]byte, error
 				Headers: ev.Headers, MultiValueHeaders: ev.MultiValueHeaders,
 				QueryStringParameters: ev.QueryStringParameters, MultiValueQueryStringParameters: ev.MultiValueQueryStringParameters,
 			})
-			in.Headers, in.QueryParams = req.Headers, req.QueryParams
-			if len(ev.PathParameters) > 0 {
-				in.URIParams = make(map[string]string, len(ev.PathParameters))
-				for k, v := range ev.PathParameters {
-					in.URIParams[k] = unescapeSegment(v)
-				}
-			}
+			in.Headers, in.QueryParams, in.URIParams = req.Headers, req.QueryParams, unescapeParams(ev.PathParameters)
 		}
 		return z.policy(ctx, in)
 	}
@@ -328,6 +334,18 @@ func splitQuery(q map[string]string) MultiDict {
 	out := make(MultiDict, len(q))
 	for k, v := range q {
 		out[k] = strings.Split(v, ",")
+	}
+	return out
+}
+
+// unescapeParams are an event's path parameters, percent-decoded.
+func unescapeParams(p map[string]string) map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(p))
+	for k, v := range p {
+		out[k] = unescapeSegment(v)
 	}
 	return out
 }

@@ -40,7 +40,8 @@ import (
 //
 // HTTP API (payload 2.0, simple responses): 403 {"message":"Forbidden"}
 // for isAuthorized false, 500 {"message":"Internal Server Error"} for a
-// failure, and the context as is under "lambda".
+// failure, and the context as is (the authorizer's function sends the
+// values as strings, with principalId, as a REST API would pass them).
 //
 // Decisions are not cached locally: every request calls the authorizer.
 
@@ -252,19 +253,16 @@ func (a *App) authorizeHTTP(ctx context.Context, decl *manifest.Authorizer, c *a
 		IsAuthorized *bool          `json:"isAuthorized"`
 		Context      map[string]any `json:"context"`
 	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	if err := dec.Decode(&resp); err != nil || resp.IsAuthorized == nil {
+	if err := json.Unmarshal(out, &resp); err != nil || resp.IsAuthorized == nil {
 		return internal, nil
 	}
 	if !*resp.IsAuthorized {
 		return jsonResult(403, map[string]string{"message": "Forbidden"}), nil
 	}
-	lambda := resp.Context
-	if lambda == nil {
-		lambda = map[string]any{}
+	if resp.Context == nil {
+		resp.Context = map[string]any{}
 	}
-	return nil, map[string]any{"lambda": lambda}
+	return nil, resp.Context
 }
 
 // stringList is an IAM policy element that is one string or a list.
@@ -336,7 +334,16 @@ func (a *App) authorizeLocal(ctx context.Context, e *pathEntry, route *route, re
 	if decl == nil || decl.Type != manifest.AuthorizerApp {
 		return nil
 	}
-	res, passed := a.authorizeREST(ctx, decl, newAuthCall(req, e, args, localAccount, req.GatewayContext.APIID, stage))
+	var res *result
+	var passed map[string]any
+	switch req.door {
+	case doorREST:
+		res, passed = a.authorizeREST(ctx, decl, newAuthCall(req, e, args, localAccount, req.GatewayContext.APIID, stage))
+	case doorHTTP:
+		res, passed = a.authorizeHTTP(ctx, decl, newAuthCall(req, e, args, localAccount, req.GatewayContext.APIID, "$default"))
+	default:
+		return nil // a function URL has no authorizers: synth refuses the route
+	}
 	if res != nil {
 		return withCORS(e, res)
 	}
@@ -373,5 +380,34 @@ func (a *App) authorizeEvent(ctx context.Context, ev *events.APIGatewayProxyRequ
 		return &out, true
 	}
 	ev.RequestContext.Authorizer = passed
+	return nil, false
+}
+
+// authorizeEventV2 is authorizeEvent for the 2.0 event of an HTTP API.
+func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
+	t, err := a.compiled()
+	if err != nil || eventDoor(ev) != doorHTTP || ev.RouteKey == "$default" {
+		return nil, false
+	}
+	e, args := t.eventEntryV2(ev)
+	if e == nil {
+		return nil, false
+	}
+	req, _, _ := eventRequestV2(ctx, *ev)
+	route := e.methods[req.Method]
+	if route == nil || route.authorizerDecl == nil || route.authorizerDecl.Type != manifest.AuthorizerApp {
+		return nil, false
+	}
+	rc := ev.RequestContext
+	c := newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage)
+	if c.account == "" {
+		c.account = localAccount
+	}
+	res, passed := a.authorizeHTTP(ctx, route.authorizerDecl, c)
+	if res != nil {
+		out := toV2Response(withCORS(e, res))
+		return &out, true
+	}
+	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{Lambda: passed}
 	return nil, false
 }

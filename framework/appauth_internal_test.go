@@ -11,8 +11,8 @@ import (
 // TestAuthorizeHTTP: API Gateway's side of an HTTP API Lambda authorizer
 // (payload 2.0, simple responses), which `framework local` runs for an
 // http stage: the token reaches Func, a refusal is 403 {"message":"Forbidden"},
-// a failure 500, and on allow the handler finds the context as is under
-// "lambda".
+// a failure 500, and on allow the handler finds the context with the
+// principal id, its values as strings, as behind a REST API.
 func TestAuthorizeHTTP(t *testing.T) {
 	app := New("h")
 	app.ErrorLog = io.Discard
@@ -35,7 +35,7 @@ func TestAuthorizeHTTP(t *testing.T) {
 	for _, tc := range []struct {
 		token, status, body, passed string
 	}{
-		{"ok", "", "", `{"lambda":{"n":2,"path":"GET /items/7"}}`},
+		{"ok", "", "", `{"n":"2","path":"GET /items/7","principalId":"p"}`},
 		{"no", "403", `{"message":"Forbidden"}`, "null"},
 		{"??", "500", `{"message":"Internal Server Error"}`, "null"},
 	} {

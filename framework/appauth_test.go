@@ -56,12 +56,18 @@ func gateApp(calls *atomic.Int32) *framework.App {
 }
 
 // TestAppAuthorizerLocalAndLambda: the same requests get the same answers
-// from the local server and through the Lambda adapter with REST
-// authorizer events: API Gateway's refusals (401 for a missing token or an
-// UnauthorizedError, 403 for a deny, 500 for a failure or a context API
-// Gateway cannot pass on), and on allow the handler sees the principal and
-// the context as strings.
+// from the local server and through the Lambda adapter, with REST
+// authorizer events behind a REST API and 2.0 authorizer events behind an
+// HTTP API: the front door's refusals (401 for a missing token, and on a
+// REST API for an UnauthorizedError; 403 for a deny; 500 for a failure or
+// a context it cannot pass on), and on allow the handler sees the
+// principal and the context as strings, on both.
 func TestAppAuthorizerLocalAndLambda(t *testing.T) {
+	const (
+		explicitDeny = `{"Message":"User is not authorized to access this resource with an explicit deny"}`
+		unauthorized = `{"message":"Unauthorized"}`
+		forbidden    = `{"message":"Forbidden"}`
+	)
 	var calls atomic.Int32
 	c := frameworktest.New(gateApp(&calls))
 	for _, tc := range []struct {
@@ -69,34 +75,43 @@ func TestAppAuthorizerLocalAndLambda(t *testing.T) {
 		headers      map[string]string
 		status       int
 		body         string
+		httpStatus   int    // behind an HTTP API, when not the same
+		httpBody     string //
 		called       bool
 	}{
-		{"GET", "/me", nil, 401, `{"message":"Unauthorized"}`, false},
-		{"GET", "/me", map[string]string{"X-Token": "allow-ann"}, 200, `{"admin":"true","level":"3","principalId":"ann","route":"GET /me","tenant":"acme"}`, true},
-		{"POST", "/me", map[string]string{"X-Token": "allow-bob"}, 200, `{"admin":"true","level":"3","principalId":"bob","route":"POST /me","tenant":"acme"}`, true},
-		{"GET", "/me", map[string]string{"X-Token": "deny"}, 403, `{"Message":"User is not authorized to access this resource with an explicit deny"}`, true},
-		{"GET", "/me", map[string]string{"X-Token": "expired"}, 401, `{"message":"Unauthorized"}`, true},
-		{"GET", "/me", map[string]string{"X-Token": "what"}, 500, `{"message":null}`, true},
-		{"GET", "/me", map[string]string{"X-Token": "nested"}, 500, `{"message":null}`, true},
-		{"GET", "/t/a%20b?key=k1", map[string]string{"X-Tenant": "acme"}, 200, `{"path":"/t/a b","principalId":"t-acme"}`, true},
-		{"GET", "/t/a%20b?key=k2", map[string]string{"X-Tenant": "acme"}, 403, `{"Message":"User is not authorized to access this resource with an explicit deny"}`, true},
-		{"GET", "/t/a%20b", map[string]string{"X-Tenant": "acme"}, 401, `{"message":"Unauthorized"}`, false},
-		{"GET", "/t/a%20b?key=k1", nil, 401, `{"message":"Unauthorized"}`, false},
-		{"GET", "/open", nil, 200, `true`, false},
+		{"GET", "/me", nil, 401, unauthorized, 0, "", false},
+		{"GET", "/me", map[string]string{"X-Token": "allow-ann"}, 200, `{"admin":"true","level":"3","principalId":"ann","route":"GET /me","tenant":"acme"}`, 0, "", true},
+		{"POST", "/me", map[string]string{"X-Token": "allow-bob"}, 200, `{"admin":"true","level":"3","principalId":"bob","route":"POST /me","tenant":"acme"}`, 0, "", true},
+		{"GET", "/me", map[string]string{"X-Token": "deny"}, 403, explicitDeny, 403, forbidden, true},
+		{"GET", "/me", map[string]string{"X-Token": "expired"}, 401, unauthorized, 403, forbidden, true},
+		{"GET", "/me", map[string]string{"X-Token": "what"}, 500, `{"message":null}`, 500, `{"message":"Internal Server Error"}`, true},
+		{"GET", "/me", map[string]string{"X-Token": "nested"}, 500, `{"message":null}`, 500, `{"message":"Internal Server Error"}`, true},
+		{"GET", "/t/a%20b?key=k1", map[string]string{"X-Tenant": "acme"}, 200, `{"path":"/t/a b","principalId":"t-acme"}`, 0, "", true},
+		{"GET", "/t/a%20b?key=k2", map[string]string{"X-Tenant": "acme"}, 403, explicitDeny, 403, forbidden, true},
+		{"GET", "/t/a%20b", map[string]string{"X-Tenant": "acme"}, 401, unauthorized, 0, "", false},
+		{"GET", "/t/a%20b?key=k1", nil, 401, unauthorized, 0, "", false},
+		{"GET", "/open", nil, 200, `true`, 0, "", false},
 	} {
-		for _, via := range []string{"local", "lambda"} {
-			calls.Store(0)
-			var res *frameworktest.Response
-			if via == "local" {
-				res = c.Do(tc.method, tc.path, nil, tc.headers)
-			} else {
-				res = c.Lambda(tc.method, tc.path, nil, tc.headers)
+		for _, door := range []string{"rest", "http"} {
+			c.APIType = door
+			status, body := tc.status, tc.body
+			if door == "http" && tc.httpStatus != 0 {
+				status, body = tc.httpStatus, tc.httpBody
 			}
-			if res.StatusCode != tc.status || string(res.Body) != tc.body {
-				t.Errorf("%s %s %v via %s: got %d %s, want %d %s", tc.method, tc.path, tc.headers, via, res.StatusCode, res.Body, tc.status, tc.body)
-			}
-			if got := calls.Load() > 0; got != tc.called {
-				t.Errorf("%s %s %v via %s: authorizer called: %v, want %v", tc.method, tc.path, tc.headers, via, got, tc.called)
+			for _, via := range []string{"local", "lambda"} {
+				calls.Store(0)
+				var res *frameworktest.Response
+				if via == "local" {
+					res = c.Do(tc.method, tc.path, nil, tc.headers)
+				} else {
+					res = c.Lambda(tc.method, tc.path, nil, tc.headers)
+				}
+				if res.StatusCode != status || string(res.Body) != body {
+					t.Errorf("%s %s %v, %s via %s: got %d %s, want %d %s", tc.method, tc.path, tc.headers, door, via, res.StatusCode, res.Body, status, body)
+				}
+				if got := calls.Load() > 0; got != tc.called {
+					t.Errorf("%s %s %v, %s via %s: authorizer called: %v, want %v", tc.method, tc.path, tc.headers, door, via, got, tc.called)
+				}
 			}
 		}
 	}
@@ -178,7 +193,7 @@ func TestAppAuthorizerLambdaEvents(t *testing.T) {
 	if err := invokeJSON(t, app, "gate", v2, &simple); err != nil {
 		t.Fatal(err)
 	}
-	if !simple.IsAuthorized || simple.Context["tenant"] != "acme" || simple.Context["admin"] != true || simple.Context["route"] != "GET /me" {
+	if !simple.IsAuthorized || simple.Context["principalId"] != "cy" || simple.Context["tenant"] != "acme" || simple.Context["admin"] != "true" || simple.Context["level"] != "3" || simple.Context["route"] != "GET /me" {
 		t.Errorf("HTTP API allow: got %+v", simple)
 	}
 	for _, token := range []string{"deny", "expired"} {

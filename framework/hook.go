@@ -64,3 +64,7 @@ func (i internals) HTTPEvent(method, target string, body []byte, headers map[str
 func (i internals) HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
 	return i.a.gatewayAnswerV2(ev)
 }
+
+func (i internals) AuthorizeHTTP(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
+	return i.a.authorizeEventV2(ctx, ev)
+}

@@ -142,6 +142,9 @@ func (c *Client) lambdaV2(method, path string, body []byte, headers map[string]s
 	ev := c.HTTPEvent(method, path, body, headers)
 	out, answered := apphook.Of(c.app).HTTPGatewayAnswer(ev)
 	if !answered {
+		out, answered = apphook.Of(c.app).AuthorizeHTTP(context.Background(), &ev)
+	}
+	if !answered {
 		o, _ := apphook.Of(c.app).HandleHTTPEvent(context.Background(), ev)
 		out = &o
 	}

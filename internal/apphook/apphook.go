@@ -62,6 +62,8 @@ type App interface {
 	// HTTPGatewayAnswer is the answer the front door gives ev itself, and
 	// true; or nil and false when ev reaches the function.
 	HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
+	// AuthorizeHTTP is Authorize for the 2.0 event of an HTTP API.
+	AuthorizeHTTP(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
 }
 
 // Of returns the internals of app, a *framework.App. It is nil until
