@@ -144,7 +144,8 @@ type App struct {
 	// the same package as Function and shares Role.
 	Functions map[string]awslambda.Function
 
-	appAuthURIs map[string]string // invocation URIs of the app authorizers' functions, by name
+	appAuthURIs     map[string]string                        // invocation URIs of the app authorizers' functions, by name
+	httpAuthorizers map[string]awsapigatewayv2.CfnAuthorizer // an HTTP API's authorizers, by name
 }
 
 // NewApp adds the app's REST API, function and role under scope. Building,

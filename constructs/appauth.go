@@ -4,10 +4,12 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -54,4 +56,54 @@ func (a *App) permitAppAuthorizers(p *Prepared) {
 			}),
 		})
 	}
+}
+
+// httpAuthorizer returns the HTTP API authorizer of decl, added on first
+// use: a Lambda authorizer (payload 2.0, simple responses, the TTL and
+// identity sources configured) calling an app authorizer's function, which
+// the API's authorizers may invoke; or a JWT authorizer.
+func (a *App) httpAuthorizer(api awsapigatewayv2.CfnApi, decl *manifest.Authorizer) awsapigatewayv2.CfnAuthorizer {
+	if z, ok := a.httpAuthorizers[decl.Name]; ok {
+		return z
+	}
+	stack := awscdk.Stack_Of(a.Construct)
+	props := &awsapigatewayv2.CfnAuthorizerProps{ApiId: api.Ref(), Name: jsii.String(decl.Name)}
+	if decl.Type == manifest.AuthorizerApp {
+		var sources []*string
+		if len(decl.IdentitySources) == 0 {
+			sources = append(sources, jsii.String("$request.header."+decl.Header))
+		}
+		for _, src := range decl.IdentitySources {
+			place, name, _ := manifest.ParseIdentitySource(src)
+			if place == manifest.IdentityQuery {
+				sources = append(sources, jsii.String("$request.querystring."+name))
+			} else {
+				sources = append(sources, jsii.String("$request.header."+name))
+			}
+		}
+		props.AuthorizerType = jsii.String("REQUEST")
+		props.AuthorizerUri = jsii.String(a.appAuthURIs[decl.Name])
+		props.AuthorizerPayloadFormatVersion = jsii.String("2.0")
+		props.EnableSimpleResponses = jsii.Bool(true)
+		props.IdentitySource = &sources
+		props.AuthorizerResultTtlInSeconds = jsii.Number(float64(decl.TTLSeconds))
+		a.Functions[decl.Name].AddPermission(jsii.String("HttpAuthorizerInvoke"), &awslambda.Permission{
+			Principal: awsiam.NewServicePrincipal(jsii.String("apigateway.amazonaws.com"), nil),
+			Action:    jsii.String("lambda:InvokeFunction"),
+			SourceArn: stack.FormatArn(&awscdk.ArnComponents{
+				Service: jsii.String("execute-api"), Resource: api.Ref(), ResourceName: jsii.String("authorizers/*"),
+			}),
+		})
+	} else {
+		issuer, audiences, _ := decl.JWTConfig() // checked by frontDoorAuth
+		props.AuthorizerType = jsii.String("JWT")
+		props.IdentitySource = &[]*string{jsii.String("$request.header." + decl.Header)}
+		props.JwtConfiguration = &awsapigatewayv2.CfnAuthorizer_JWTConfigurationProperty{Issuer: jsii.String(issuer), Audience: jsii.Strings(audiences...)}
+	}
+	z := awsapigatewayv2.NewCfnAuthorizer(a.Construct, jsii.String("HttpAuthorizer"+names.FunctionID(decl.Name)), props)
+	if a.httpAuthorizers == nil {
+		a.httpAuthorizers = map[string]awsapigatewayv2.CfnAuthorizer{}
+	}
+	a.httpAuthorizers[decl.Name] = z
+	return z
 }

@@ -262,8 +262,12 @@ func (p *Prepared) derive() (*derived, error) {
 			checkAuth[f.Name] = check
 		}
 	}
-	if _, err := d.body(check, checkAuth); err != nil {
-		return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
+	if t := p.Config.APIType; t == "" || t == APIRest {
+		if _, err := d.body(check, checkAuth); err != nil {
+			return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
+		}
+	} else if err := m.Validate(); err != nil { // the REST API's body would check it
+		return nil, fmt.Errorf("routes of %s: %w", m.App, err)
 	}
 	var err error
 	if d.authz, err = customAuthorizers(m); err != nil {

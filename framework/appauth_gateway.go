@@ -331,6 +331,14 @@ const localAccount = "123456789012"
 // req.GatewayContext.Authorizer set; else API Gateway's answer.
 func (a *App) authorizeLocal(ctx context.Context, e *pathEntry, route *route, req *Request, args []string, stage string) *result {
 	decl := route.authorizerDecl
+	if decl != nil && req.door == doorHTTP && jwtAuthorizes(decl) {
+		claims, scopes, err := checkJWT(decl, req.Headers.Get(decl.Header), time.Now())
+		if err != nil {
+			return withCORS(e, unauthorized())
+		}
+		req.GatewayContext.Authorizer = map[string]any{"claims": claims, "scopes": scopes}
+		return nil
+	}
 	if decl == nil || decl.Type != manifest.AuthorizerApp {
 		return nil
 	}
@@ -395,6 +403,17 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 	}
 	req, _, _ := eventRequestV2(ctx, *ev)
 	route := e.methods[req.Method]
+	if route != nil && route.authorizerDecl != nil && jwtAuthorizes(route.authorizerDecl) {
+		claims, scopes, err := checkJWT(route.authorizerDecl, req.Headers.Get(route.authorizerDecl.Header), time.Now())
+		if err != nil {
+			out := toV2Response(withCORS(e, unauthorized()))
+			return &out, true
+		}
+		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
+			JWT: &events.APIGatewayV2HTTPRequestContextAuthorizerJWTDescription{Claims: claims, Scopes: scopes},
+		}
+		return nil, false
+	}
 	if route == nil || route.authorizerDecl == nil || route.authorizerDecl.Type != manifest.AuthorizerApp {
 		return nil, false
 	}

@@ -2,13 +2,16 @@ package framework_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
 	"maps"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
@@ -293,5 +296,69 @@ func TestAppAuthorizerDeclarationErrors(t *testing.T) {
 				t.Errorf("got %v, want an error saying %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// jwt returns an unsigned JWT with the given claims (its signature is
+// not checked locally).
+func jwt(claims map[string]any) string {
+	enc := func(v any) string {
+		b, _ := json.Marshal(v)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	return enc(map[string]string{"alg": "RS256", "typ": "JWT"}) + "." + enc(claims) + ".c2ln"
+}
+
+// TestJWTAuthorizerHTTP: behind an HTTP API, a JWTAuthorizer and a
+// UserPoolAuthorizer with its app clients are JWT authorizers: locally and
+// through the Lambda adapter (with the 2.0 event an HTTP API sends), a
+// token of another issuer or audience, an expired one or none is 401, and
+// the handler sees a good token's claims and scopes.
+func TestJWTAuthorizerHTTP(t *testing.T) {
+	app := framework.New("jwts")
+	claims := func(r *framework.Request) (any, error) { return r.GatewayContext.Authorizer, nil }
+	app.Route("/jwt", claims, framework.WithAuthorizer(framework.JWTAuthorizer{Name: "jwt", Issuer: "https://id.example.com", Audiences: []string{"api", "cli"}}))
+	app.Route("/pool", claims, framework.WithAuthorizer(framework.UserPoolAuthorizer{Name: "pool", ClientIDs: []string{"client-1"},
+		ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_abc"}}))
+	c := frameworktest.New(app)
+	c.APIType = "http"
+	later := float64(time.Now().Add(time.Hour).Unix())
+	pool := "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc"
+	for _, tc := range []struct {
+		path, token string
+		status      int
+		body        string
+	}{
+		{"/jwt", "", 401, `{"message":"Unauthorized"}`},
+		{"/jwt", "not-a-jwt", 401, `{"message":"Unauthorized"}`},
+		{"/jwt", "Bearer " + jwt(map[string]any{"iss": "https://id.example.com", "aud": "cli", "sub": "u1", "exp": later, "scope": "read write"}), 200,
+			`{"claims":{"aud":"cli","exp":"` + strconv.FormatFloat(later, 'f', -1, 64) + `","iss":"https://id.example.com","scope":"read write","sub":"u1"},"scopes":["read","write"]}`},
+		{"/jwt", jwt(map[string]any{"iss": "https://other.example.com", "aud": "cli", "exp": later}), 401, `{"message":"Unauthorized"}`},
+		{"/jwt", jwt(map[string]any{"iss": "https://id.example.com", "aud": []string{"web"}, "exp": later}), 401, `{"message":"Unauthorized"}`},
+		{"/jwt", jwt(map[string]any{"iss": "https://id.example.com", "aud": "api", "exp": 1000}), 401, `{"message":"Unauthorized"}`},
+		{"/pool", jwt(map[string]any{"iss": pool, "client_id": "client-1", "exp": later, "token_use": "access"}), 200,
+			`{"claims":{"client_id":"client-1","exp":"` + strconv.FormatFloat(later, 'f', -1, 64) + `","iss":"` + pool + `","token_use":"access"},"scopes":null}`},
+		{"/pool", jwt(map[string]any{"iss": pool, "client_id": "client-2", "exp": later}), 401, `{"message":"Unauthorized"}`},
+	} {
+		var h map[string]string
+		if tc.token != "" {
+			h = map[string]string{"Authorization": tc.token}
+		}
+		for via, res := range map[string]*frameworktest.Response{"local": c.Get(tc.path, h), "lambda": c.Lambda("GET", tc.path, nil, h)} {
+			if res.StatusCode != tc.status || string(res.Body) != tc.body {
+				t.Errorf("GET %s with %q via %s: %d %s, want %d %s", tc.path, tc.token, via, res.StatusCode, res.Body, tc.status, tc.body)
+			}
+		}
+	}
+	// A JWT authorizer's declaration is checked.
+	bad := framework.New("bad")
+	bad.Route("/", claims, framework.WithAuthorizer(framework.JWTAuthorizer{Name: "j", Issuer: "http://id.example.com"}))
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), `issuer "http://id.example.com" is not an https URL`) {
+		t.Errorf("plain-http issuer: %v", err)
+	}
+	bad = framework.New("bad")
+	bad.Route("/", claims, framework.WithAuthorizer(framework.JWTAuthorizer{Name: "j", Issuer: "https://id.example.com"}))
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "no audiences") {
+		t.Errorf("no audiences: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -34,9 +35,9 @@ func (m *Manifest) validateAuthorizers() []error {
 		switch a.Type {
 		case AuthorizerIAM:
 			continue
-		case AuthorizerUserPool, AuthorizerCustom, AuthorizerApp:
+		case AuthorizerUserPool, AuthorizerCustom, AuthorizerApp, AuthorizerJWT:
 		default:
-			errs = append(errs, fmt.Errorf("%s: authorizer kind %q is unknown: use %q, %q, %q or %q", r.methodsLabel(), a.Type, AuthorizerIAM, AuthorizerUserPool, AuthorizerCustom, AuthorizerApp))
+			errs = append(errs, fmt.Errorf("%s: authorizer kind %q is unknown: use %q, %q, %q, %q or %q", r.methodsLabel(), a.Type, AuthorizerIAM, AuthorizerUserPool, AuthorizerCustom, AuthorizerApp, AuthorizerJWT))
 			continue
 		}
 		err := a.validate()
@@ -90,6 +91,13 @@ func (a *Authorizer) validate() error {
 				return fmt.Errorf("%q is not a Cognito user pool ARN (arn:aws:cognito-idp:REGION:ACCOUNT:userpool/ID)", arn)
 			}
 		}
+	case AuthorizerJWT:
+		if u, err := url.Parse(a.Issuer); err != nil || u.Scheme != "https" || u.Host == "" {
+			return fmt.Errorf("issuer %q is not an https URL: give the tokens' iss, for example https://cognito-idp.REGION.amazonaws.com/POOL_ID", a.Issuer)
+		}
+		if len(a.Audiences) == 0 {
+			return fmt.Errorf("no audiences: list the aud (or client_id) values the tokens may carry (JWTAuthorizer.Audiences)")
+		}
 	case AuthorizerCustom:
 		if !strings.HasPrefix(a.AuthorizerURI, "arn:") || !strings.Contains(a.AuthorizerURI, ":lambda:path/") {
 			return fmt.Errorf("authorizer URI %q is not a Lambda invocation URI (arn:aws:apigateway:REGION:lambda:path/2015-03-31/functions/ARN/invocations)", a.AuthorizerURI)
@@ -116,6 +124,12 @@ func authorizerDiff(a, b *Authorizer) string {
 	}
 	if a.Header != b.Header {
 		d = append(d, fmt.Sprintf("header %s vs %s", a.Header, b.Header))
+	}
+	if a.Issuer != b.Issuer {
+		d = append(d, fmt.Sprintf("issuer %s vs %s", a.Issuer, b.Issuer))
+	}
+	if !slices.Equal(sortedUnique(a.Audiences), sortedUnique(b.Audiences)) {
+		d = append(d, fmt.Sprintf("audiences %v vs %v", a.Audiences, b.Audiences))
 	}
 	if !slices.Equal(a.IdentitySources, b.IdentitySources) {
 		d = append(d, fmt.Sprintf("identity sources %v vs %v", a.IdentitySources, b.IdentitySources))
@@ -169,4 +183,31 @@ func (m *Manifest) hasAuthorizerFunction(name string) bool {
 		}
 	}
 	return false
+}
+
+// JWTConfig returns what an HTTP API's JWT authorizer checks for a JWT
+// authorizer, or for a user pool authorizer with one user pool and its app
+// client IDs (the pool's issuer, the clients as audiences); an error says
+// why a user pool authorizer cannot be one.
+func (a *Authorizer) JWTConfig() (issuer string, audiences []string, err error) {
+	switch a.Type {
+	case AuthorizerJWT:
+		return a.Issuer, slices.Clone(a.Audiences), nil
+	case AuthorizerUserPool:
+		pools := sortedUnique(a.ProviderARNs)
+		if len(pools) != 1 {
+			return "", nil, fmt.Errorf("user pool authorizer %q trusts %d user pools, and an HTTP API's JWT authorizer one issuer: keep one pool, or one authorizer per pool", a.Name, len(pools))
+		}
+		if len(a.Audiences) == 0 {
+			return "", nil, fmt.Errorf("user pool authorizer %q names no app client: an HTTP API checks a user pool's tokens with a JWT authorizer, which needs the app client IDs (UserPoolAuthorizer.ClientIDs)", a.Name)
+		}
+		// arn:aws:cognito-idp:REGION:ACCOUNT:userpool/POOL_ID
+		parts := strings.Split(pools[0], ":")
+		id, ok := strings.CutPrefix(parts[len(parts)-1], "userpool/")
+		if len(parts) != 6 || !ok || id == "" {
+			return "", nil, fmt.Errorf("%q is not a Cognito user pool ARN (arn:aws:cognito-idp:REGION:ACCOUNT:userpool/ID)", pools[0])
+		}
+		return fmt.Sprintf("https://cognito-idp.%s.amazonaws.com/%s", parts[3], id), slices.Clone(a.Audiences), nil
+	}
+	return "", nil, fmt.Errorf("a %s authorizer is not a JWT authorizer", a.Type)
 }

@@ -105,6 +105,9 @@ const (
 	// as a Lambda authorizer (REST TOKEN or REQUEST, HTTP API simple
 	// responses).
 	AuthorizerApp = "app"
+	// AuthorizerJWT checks a JSON Web Token's issuer, audience, expiry and
+	// signature: an HTTP API's JWT authorizer.
+	AuthorizerJWT = "jwt"
 )
 
 // Authorizer describes a route's authorizer.
@@ -127,6 +130,13 @@ type Authorizer struct {
 	// calling the authorizer when one is missing. Empty for a token
 	// authorizer, whose token is in Header.
 	IdentitySources []string `json:"identity_sources,omitempty"`
+	// Issuer is a JWT authorizer's token issuer (an https URL, the tokens'
+	// iss claim).
+	Issuer string `json:"issuer,omitempty"`
+	// Audiences are a JWT authorizer's accepted audiences (aud or
+	// client_id claim), or a user pool authorizer's app client IDs, which
+	// let an HTTP API check its tokens with a JWT authorizer.
+	Audiences []string `json:"audiences,omitempty"`
 }
 
 // HeaderField is one response header line.

@@ -2,7 +2,9 @@
 // itself: a token authorizer on a bearer token and a request authorizer on
 // a tenant header and an API key in the query string. Each runs in a
 // Lambda function of its own, built from this package, which API Gateway
-// calls before the route; `framework local` calls it in the same way.
+// calls before the route; `framework local` calls it in the same way. A
+// third route takes a Cognito user pool's tokens. The stage http puts the
+// app behind an HTTP API instead of a REST API.
 package main
 
 import (
@@ -47,6 +49,15 @@ var tenantKey = framework.AppAuthorizer{
 	},
 }
 
+// pool accepts the ID and access tokens of one Cognito user pool's app
+// client: a Cognito authorizer behind a REST API, a JWT authorizer (the
+// pool as issuer, the client as audience) behind an HTTP API.
+var pool = framework.UserPoolAuthorizer{
+	Name:         "pool",
+	ProviderARNs: []string{"arn:aws:cognito-idp:us-east-1:123456789012:userpool/us-east-1_Example"},
+	ClientIDs:    []string{"example-client-id"},
+}
+
 func newApp() *framework.App {
 	app := framework.New("gated")
 	app.Route("/", func(r *framework.Request) (any, error) {
@@ -63,6 +74,9 @@ func newApp() *framework.App {
 		}
 		return map[string]any{"tenant": name, "paid": a["paid"] == "true"}, nil
 	}, framework.WithAuthorizer(tenantKey))
+	app.Route("/profile", func(r *framework.Request) (any, error) {
+		return r.GatewayContext.Authorizer["claims"], nil
+	}, framework.WithAuthorizer(pool))
 	return app
 }
 

@@ -267,6 +267,9 @@ func (s *security) docSchemes() map[string]any {
 			desc = "A token checked by a Lambda authorizer."
 		case manifest.AuthorizerApp:
 			desc = "Checked by the app's authorizer " + def.decl.Name + "."
+		case manifest.AuthorizerJWT:
+			out[def.scheme] = map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "A JSON Web Token issued by " + def.decl.Issuer + "."}
+			continue
 		}
 		name, in := schemeKey(def.decl)
 		out[def.scheme] = map[string]any{"type": "apiKey", "name": name, "in": in, "description": desc}

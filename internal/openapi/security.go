@@ -60,6 +60,15 @@ func (s *security) requirement(r *manifest.Route) (map[string]any, error) {
 		case manifest.AuthorizerIAM:
 			s.sigv4 = true
 			req[SchemeSigV4] = []any{}
+		case manifest.AuthorizerJWT:
+			if s.extension {
+				return nil, fmt.Errorf("openapi: %s: JWT authorizer %q: a REST API has no JWT authorizers, an HTTP API does: set \"api_type\": \"http\" for the stage, or protect the route with a UserPoolAuthorizer (Cognito) or an AppAuthorizer", routeLabel(r), a.Name)
+			}
+			scheme, err := s.named(r)
+			if err != nil {
+				return nil, err
+			}
+			req[scheme] = []any{}
 		case manifest.AuthorizerUserPool, manifest.AuthorizerCustom, manifest.AuthorizerApp:
 			if a.Type == manifest.AuthorizerApp && s.extension && s.appURIs[a.Name] == "" {
 				return nil, fmt.Errorf("openapi: %s: app authorizer %q: Options.AuthorizerURIs has no invocation URI for its function", routeLabel(r), a.Name)
