@@ -32,6 +32,8 @@ import (
 //     {"Message":"User is not authorized to access this resource with an explicit deny"};
 //   - the policy does not allow the method: 403
 //     {"Message":"User is not authorized to access this resource"};
+//     ("message" when the API's gateway responses carry CORS headers:
+//     their template rewrites the body);
 //   - any other failure, or an answer API Gateway cannot use (no principal
 //     id, a context value that is not a string, number or boolean): 500
 //     {"message":null};
@@ -190,11 +192,20 @@ func (a *App) authorizeREST(ctx context.Context, decl *manifest.Authorizer, c *a
 			denied = true
 		}
 	}
-	switch {
-	case denied:
-		return gatewayError(403, "AccessDeniedException", `{"Message":"User is not authorized to access this resource with an explicit deny"}`), nil
-	case !allowed:
-		return gatewayError(403, "AccessDeniedException", `{"Message":"User is not authorized to access this resource"}`), nil
+	if denied || !allowed {
+		msg := "User is not authorized to access this resource"
+		if denied {
+			msg += " with an explicit deny"
+		}
+		// API Gateway's own body says "Message"; the gateway responses a
+		// deployed API with CORS gets (their template writes "message")
+		// rewrite it.
+		key := "Message"
+		if a.templatedGatewayResponses() {
+			key = "message"
+		}
+		body, _ := json.Marshal(map[string]string{key: msg})
+		return gatewayError(403, "AccessDeniedException", string(body)), nil
 	}
 	passed := map[string]any{"principalId": resp.PrincipalID, "integrationLatency": latency}
 	for k, v := range resp.Context {
@@ -429,4 +440,23 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 	}
 	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{Lambda: passed}
 	return nil, false
+}
+
+// templatedGatewayResponses reports whether the deployed REST API has
+// gateway responses of its own (DEFAULT_4XX and DEFAULT_5XX, carrying the
+// CORS headers), whose template writes {"message": ...}: when every CORS
+// route shares one setting (internal/openapi's SharedCORS).
+func (a *App) templatedGatewayResponses() bool {
+	var shared *manifest.CORS
+	for _, r := range a.routes {
+		c := r.cors.manifest()
+		if c == nil {
+			continue
+		}
+		if shared != nil && !shared.Equal(c) {
+			return false
+		}
+		shared = c
+	}
+	return shared != nil
 }

@@ -362,3 +362,25 @@ func TestJWTAuthorizerHTTP(t *testing.T) {
 		t.Errorf("no audiences: %v", err)
 	}
 }
+
+// TestAppAuthorizerDenyWithCORS: with CORS on every route, the deployed
+// REST API's gateway responses (which carry the CORS headers) write the
+// deny's body with their template, {"message": ...}; the local server and
+// the Lambda path answer the same, with the CORS headers.
+func TestAppAuthorizerDenyWithCORS(t *testing.T) {
+	app := framework.New("corsy")
+	app.API.CORS = true
+	gate := framework.AppAuthorizer{Name: "gate", Func: func(context.Context, framework.AuthRequest) (framework.AuthResult, error) {
+		return framework.AuthResult{}, nil
+	}}
+	app.Route("/", func(*framework.Request) (any, error) { return "ok", nil }, framework.WithAuthorizer(gate))
+	c := frameworktest.New(app)
+	for via, res := range map[string]*frameworktest.Response{
+		"local":  c.Get("/", map[string]string{"Authorization": "t"}),
+		"lambda": c.Lambda("GET", "/", nil, map[string]string{"Authorization": "t"}),
+	} {
+		if res.StatusCode != 403 || string(res.Body) != `{"message":"User is not authorized to access this resource with an explicit deny"}` || res.Header("Access-Control-Allow-Origin") == nil {
+			t.Errorf("via %s: %d %s %v", via, res.StatusCode, res.Body, res.Headers)
+		}
+	}
+}
