@@ -25,8 +25,8 @@ import (
 // Func's answers: an AuthResult with Allow lets the request through, and
 // the route's handler finds PrincipalID and Context in
 // Request.GatewayContext.Authorizer; without Allow the request is refused
-// with 403; an UnauthorizedError refuses it with 401; any other error
-// with 500.
+// with 403; an UnauthorizedError refuses it with 401 (403 behind an HTTP
+// API, which has no such answer); any other error with 500.
 type AppAuthorizer struct {
 	// Name names the authorizer and its Lambda function: 1 to 64 letters,
 	// digits, - and _, starting with a letter.

@@ -260,6 +260,9 @@ func TestAppAuthorizerDeclarationErrors(t *testing.T) {
 		build func(app *framework.App)
 		want  string
 	}{
+		{"nil pointer", func(app *framework.App) {
+			app.Route("/", h, framework.WithAuthorizer((*framework.AppAuthorizer)(nil)))
+		}, "WithAuthorizer(nil): pass a RoleAuthorizer"},
 		{"nil func", func(app *framework.App) {
 			app.Route("/", h, framework.WithAuthorizer(framework.AppAuthorizer{Name: "gate"}))
 		}, `app authorizer "gate": Func is nil`},
