@@ -88,6 +88,7 @@ type App struct {
 	apiEventsV2 func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 	middleware  []kindMiddleware // Use, UseFor
 	groups      []registration   // Register
+	authCache   authCache        // app authorizers' answers, as API Gateway caches them (appauth_gateway.go)
 }
 
 // New returns an App named name with the default binary types.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/framework-dev/framework/manifest"
@@ -45,7 +46,11 @@ import (
 // failure, and the context as is (the authorizer's function sends the
 // values as strings, with principalId, as a REST API would pass them).
 //
-// Decisions are not cached locally: every request calls the authorizer.
+// Answers are cached as API Gateway caches them, for the authorizer's TTL
+// per identity source values (the token, or the request authorizer's
+// sources): a cached answer stands for every route the authorizer
+// protects, so a Func that decides per route shows, locally too, that it
+// needs caching off. Failures are not cached.
 
 // authCall is what API Gateway knows of a request when it calls an authorizer.
 type authCall struct {
@@ -156,7 +161,11 @@ func (a *App) authorizeREST(ctx context.Context, decl *manifest.Authorizer, c *a
 		return gatewayError(500, "AuthorizerConfigurationException", `{"message":null}`), nil
 	}
 	start := time.Now()
-	out, err := a.invokeNamed(ctx, decl.Name, payload)
+	key := cacheKey(doorREST, decl, c)
+	out := a.authCache.get(key, start)
+	if out == nil {
+		out, err = a.invokeNamed(ctx, decl.Name, payload)
+	}
 	latency := time.Since(start).Milliseconds()
 	if err != nil {
 		if err.Error() == errUnauthorized.Error() {
@@ -180,6 +189,7 @@ func (a *App) authorizeREST(ctx context.Context, decl *manifest.Authorizer, c *a
 	if err := dec.Decode(&resp); err != nil || resp.PrincipalID == "" || checkAuthContext(resp.Context) != nil {
 		return gatewayError(500, "AuthorizerConfigurationException", `{"message":null}`), nil
 	}
+	a.authCache.put(key, out, start.Add(time.Duration(decl.TTLSeconds)*time.Second))
 	allowed, denied := false, false
 	for _, s := range resp.PolicyDocument.Statement {
 		if !s.Action.matches("execute-api:Invoke", true) || !s.Resource.matches(arn, false) {
@@ -256,9 +266,13 @@ func (a *App) authorizeHTTP(ctx context.Context, decl *manifest.Authorizer, c *a
 	if err != nil {
 		return internal, nil
 	}
-	out, err := a.invokeNamed(ctx, decl.Name, payload)
-	if err != nil {
-		return internal, nil
+	now := time.Now()
+	key := cacheKey(doorHTTP, decl, c)
+	out := a.authCache.get(key, now)
+	if out == nil {
+		if out, err = a.invokeNamed(ctx, decl.Name, payload); err != nil {
+			return internal, nil
+		}
 	}
 	var resp struct {
 		IsAuthorized *bool          `json:"isAuthorized"`
@@ -267,6 +281,7 @@ func (a *App) authorizeHTTP(ctx context.Context, decl *manifest.Authorizer, c *a
 	if err := json.Unmarshal(out, &resp); err != nil || resp.IsAuthorized == nil {
 		return internal, nil
 	}
+	a.authCache.put(key, out, now.Add(time.Duration(decl.TTLSeconds)*time.Second))
 	if !*resp.IsAuthorized {
 		return jsonResult(403, map[string]string{"message": "Forbidden"}), nil
 	}
@@ -459,4 +474,71 @@ func (a *App) templatedGatewayResponses() bool {
 		shared = c
 	}
 	return shared != nil
+}
+
+// authCache holds the app authorizers' answers API Gateway would cache.
+type authCache struct {
+	mu sync.Mutex
+	m  map[string]cachedAuth
+}
+
+type cachedAuth struct {
+	out   []byte
+	until time.Time
+}
+
+// maxCachedAuth bounds the answers the cache holds.
+const maxCachedAuth = 1024
+
+// cacheKey is what API Gateway caches an authorizer's answer under: the
+// API and stage, the authorizer and the identity source values.
+func cacheKey(door string, decl *manifest.Authorizer, c *authCall) string {
+	parts := []string{door, c.apiID, c.stage, decl.Name}
+	if len(decl.IdentitySources) == 0 {
+		parts = append(parts, c.req.Headers.Get(decl.Header))
+	}
+	for _, src := range decl.IdentitySources {
+		place, name, _ := manifest.ParseIdentitySource(src)
+		if place == manifest.IdentityQuery {
+			parts = append(parts, strings.Join(c.req.QueryParams[name], ","))
+		} else {
+			parts = append(parts, c.req.Headers.Get(name))
+		}
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// get returns the answer cached under key at now, or nil.
+func (c *authCache) get(key string, now time.Time) []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[key]; ok && now.Before(e.until) {
+		return e.out
+	}
+	return nil
+}
+
+// put caches out under key until until (nothing when until is not later
+// than now: a TTL of 0).
+func (c *authCache) put(key string, out []byte, until time.Time) {
+	now := time.Now()
+	if !until.After(now) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedAuth{}
+	}
+	if len(c.m) >= maxCachedAuth {
+		for k, e := range c.m {
+			if !now.Before(e.until) {
+				delete(c.m, k)
+			}
+		}
+		if len(c.m) >= maxCachedAuth {
+			clear(c.m)
+		}
+	}
+	c.m[key] = cachedAuth{out: out, until: until}
 }

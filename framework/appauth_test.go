@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -71,9 +72,7 @@ func TestAppAuthorizerLocalAndLambda(t *testing.T) {
 		unauthorized = `{"message":"Unauthorized"}`
 		forbidden    = `{"message":"Forbidden"}`
 	)
-	var calls atomic.Int32
-	c := frameworktest.New(gateApp(&calls))
-	for _, tc := range []struct {
+	type testCase struct {
 		method, path string
 		headers      map[string]string
 		status       int
@@ -81,7 +80,8 @@ func TestAppAuthorizerLocalAndLambda(t *testing.T) {
 		httpStatus   int    // behind an HTTP API, when not the same
 		httpBody     string //
 		called       bool
-	}{
+	}
+	cases := []testCase{
 		{"GET", "/me", nil, 401, unauthorized, 0, "", false},
 		{"GET", "/me", map[string]string{"X-Token": "allow-ann"}, 200, `{"admin":"true","level":"3","principalId":"ann","route":"GET /me","tenant":"acme"}`, 0, "", true},
 		{"POST", "/me", map[string]string{"X-Token": "allow-bob"}, 200, `{"admin":"true","level":"3","principalId":"bob","route":"POST /me","tenant":"acme"}`, 0, "", true},
@@ -94,14 +94,19 @@ func TestAppAuthorizerLocalAndLambda(t *testing.T) {
 		{"GET", "/t/a%20b", map[string]string{"X-Tenant": "acme"}, 401, unauthorized, 0, "", false},
 		{"GET", "/t/a%20b?key=k1", nil, 401, unauthorized, 0, "", false},
 		{"GET", "/open", nil, 200, `true`, 0, "", false},
-	} {
-		for _, door := range []string{"rest", "http"} {
+	}
+	for _, door := range []string{"rest", "http"} {
+		for _, via := range []string{"local", "lambda"} {
+			// A new app each time: API Gateway would answer a token it
+			// has seen from its cache, without calling the authorizer.
+			var calls atomic.Int32
+			c := frameworktest.New(gateApp(&calls))
 			c.APIType = door
-			status, body := tc.status, tc.body
-			if door == "http" && tc.httpStatus != 0 {
-				status, body = tc.httpStatus, tc.httpBody
-			}
-			for _, via := range []string{"local", "lambda"} {
+			for _, tc := range cases {
+				status, body := tc.status, tc.body
+				if door == "http" && tc.httpStatus != 0 {
+					status, body = tc.httpStatus, tc.httpBody
+				}
 				calls.Store(0)
 				var res *frameworktest.Response
 				if via == "local" {
@@ -384,6 +389,46 @@ func TestAppAuthorizerDenyWithCORS(t *testing.T) {
 	} {
 		if res.StatusCode != 403 || string(res.Body) != `{"message":"User is not authorized to access this resource with an explicit deny"}` || res.Header("Access-Control-Allow-Origin") == nil {
 			t.Errorf("via %s: %d %s %v", via, res.StatusCode, res.Body, res.Headers)
+		}
+	}
+}
+
+// TestAppAuthorizerCache: as API Gateway does, an authorizer's answer is
+// cached for its TTL per token and stands for every route it protects, so
+// a Func deciding per route is answered from the cache on another route;
+// with caching off (-1) it is called every time. Failures are not cached.
+func TestAppAuthorizerCache(t *testing.T) {
+	for _, door := range []string{"rest", "http"} {
+		for _, ttl := range []int{0, -1} {
+			var calls atomic.Int32
+			app := framework.New("cached")
+			app.ErrorLog = io.Discard
+			perRoute := framework.AppAuthorizer{Name: "per-route", TTLSeconds: ttl, Func: func(_ context.Context, in framework.AuthRequest) (framework.AuthResult, error) {
+				calls.Add(1)
+				if in.Token == "flaky" && calls.Load() == 1 {
+					return framework.AuthResult{}, errors.New("first call fails")
+				}
+				return framework.AuthResult{Allow: in.Path == "/a", PrincipalID: "p"}, nil
+			}}
+			h := func(*framework.Request) (any, error) { return "ok", nil }
+			app.Route("/a", h, framework.WithAuthorizer(perRoute))
+			app.Route("/b", h, framework.WithAuthorizer(perRoute))
+			c := frameworktest.New(app)
+			c.APIType = door
+			tok := map[string]string{"Authorization": "t1"}
+			got := []int{c.Get("/a", tok).StatusCode, c.Get("/a", tok).StatusCode, c.Get("/b", tok).StatusCode}
+			want, wantCalls := []int{200, 200, 200}, int32(1) // /b allowed by /a's cached answer
+			if ttl == -1 {
+				want, wantCalls = []int{200, 200, 403}, 3
+			}
+			if !slices.Equal(got, want) || calls.Load() != wantCalls {
+				t.Errorf("%s, TTL %d: statuses %v, want %v; %d calls, want %d", door, ttl, got, want, calls.Load(), wantCalls)
+			}
+			calls.Store(0)
+			flaky := map[string]string{"Authorization": "flaky"}
+			if s1, s2 := c.Get("/a", flaky).StatusCode, c.Get("/a", flaky).StatusCode; s1 != 500 || s2 != 200 || calls.Load() != 2 {
+				t.Errorf("%s, TTL %d: a failure then a success: %d %d, %d calls; want 500 200, 2 calls", door, ttl, s1, s2, calls.Load())
+			}
 		}
 	}
 }
