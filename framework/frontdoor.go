@@ -286,6 +286,13 @@ func (a *App) accessLoggedV2(access io.Writer) func(context.Context, events.APIG
 		setCurrent("")
 		if access != nil {
 			_, resource, _ := strings.Cut(ev.RouteKey, " ")
+			if resource == "" { // a function URL's $default: the function routed it
+				if t, err := a.compiled(); err == nil {
+					if e, _ := t.match(ev.RawPath); e != nil {
+						resource = e.pattern
+					}
+				}
+			}
 			line := events.APIGatewayProxyRequest{HTTPMethod: ev.RequestContext.HTTP.Method, Resource: resource, Path: ev.RawPath,
 				RequestContext: events.APIGatewayProxyRequestContext{RequestID: ev.RequestContext.RequestID}}
 			writeAccessLine(access, start, time.Since(start), id, &line, resp.StatusCode)

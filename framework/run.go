@@ -20,7 +20,8 @@ import (
 //
 //   - AWS_LAMBDA_RUNTIME_API set (the Lambda provided.al2023 runtime, binary
 //     named bootstrap): serves the events of the handler FRAMEWORK_HANDLER
-//     names (API Gateway proxy events when it is absent); for the API,
+//     names (when it is absent, the API's: REST API proxy events, or the
+//     payload 2.0 events of an HTTP API or a function URL); for the API,
 //     writes one JSON access line per
 //     event to stdout (unless FRAMEWORK_ACCESS_LOG=false); log/slog records
 //     get the request id through RequestIDHandler;
