@@ -147,6 +147,9 @@ type App struct {
 	// name (nil when it declares none): a host CDK app can grant,
 	// subscribe or read them.
 	Resources map[string]*Resource
+
+	appAuthURIs     map[string]string                        // invocation URIs of the app authorizers' functions, by name
+	httpAuthorizers map[string]awsapigatewayv2.CfnAuthorizer // an HTTP API's authorizers, by name
 }
 
 // NewApp adds the app's REST API, function and role under scope. Building,
@@ -320,6 +323,9 @@ func (a *App) build(p *Prepared) error {
 	ApplyFunctionSettings(a.Function, cfg)
 	dropRoleDependency(a.Function, a.Role)
 
+	// The app authorizers' functions: the front door names them.
+	a.appAuthURIs = a.buildAppAuthorizers(p, code, arch)
+
 	// The front door: a REST API unless the stage chooses another.
 	if cfg.APIType != "" && cfg.APIType != APIRest {
 		if err := a.buildFrontDoor(p); err != nil {
@@ -349,7 +355,7 @@ func (a *App) buildRESTAPI(p *Prepared, stack awscdk.Stack, d *derived) error {
 		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
 		jsii.String(":lambda:path/2015-03-31/functions/"), a.Function.FunctionArn(), jsii.String("/invocations"),
 	})
-	body, err := d.body(*uri)
+	body, err := d.body(*uri, a.appAuthURIs)
 	if err != nil {
 		return fmt.Errorf("REST API of %s: %w", p.Manifest.App, err)
 	}
@@ -373,7 +379,9 @@ func (a *App) buildRESTAPI(p *Prepared, stack awscdk.Stack, d *derived) error {
 		SourceArn: a.RestAPI.ArnForExecuteApi(jsii.String("*"), jsii.String("/*"), jsii.String("*")),
 	})
 
-	// Custom TOKEN authorizers: API Gateway must be allowed to call them.
+	// App authorizers and custom TOKEN authorizers: API Gateway must be
+	// allowed to call them.
+	a.permitAppAuthorizers(p)
 	for i, t := range d.authz {
 		awslambda.NewCfnPermission(a.Construct, jsii.String(fmt.Sprintf("AuthorizerInvoke%d", i+1)), &awslambda.CfnPermissionProps{
 			Action:       jsii.String("lambda:InvokeFunction"),

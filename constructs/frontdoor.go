@@ -105,8 +105,10 @@ func checkFrontDoor(m *manifest.Manifest, cfg *Config) error {
 // frontDoorAuth returns the AuthorizationType of an HTTP API route with
 // authorizer a, or checks that a function URL's auth type covers it. This
 // is the one place an authorizer meets a front door other than the REST
-// API: an IAM authorizer is AWS_IAM on both; other kinds are refused here
-// until their HTTP API authorizers exist.
+// API: an IAM authorizer is AWS_IAM on both; on an HTTP API an app
+// authorizer is a Lambda (CUSTOM) authorizer, a JWT authorizer and a user
+// pool authorizer with one pool and its app clients are JWT authorizers;
+// other kinds are refused.
 func frontDoorAuth(typ, urlAuth string, a *manifest.Authorizer) (string, error) {
 	if a == nil {
 		return "NONE", nil
@@ -119,6 +121,15 @@ func frontDoorAuth(typ, urlAuth string, a *manifest.Authorizer) (string, error) 
 		return "AWS_IAM", nil
 	case a.Type == manifest.AuthorizerIAM:
 		return "", fmt.Errorf("its IAM authorizer needs the function URL's auth type %s, which is one setting for every route: set \"function_url_auth\": %q for the stage (every route then needs signed requests), or set api_type to %q", URLAuthIAM, URLAuthIAM, APIHTTP)
+	case a.Type == manifest.AuthorizerApp && typ == APIHTTP:
+		return "CUSTOM", nil // a Lambda authorizer: the app's own function
+	case (a.Type == manifest.AuthorizerJWT || a.Type == manifest.AuthorizerUserPool) && typ == APIHTTP:
+		if _, _, err := a.JWTConfig(); err != nil {
+			return "", fmt.Errorf("%w, or set api_type to %q for the stage", err, APIRest)
+		}
+		return "JWT", nil
+	case a.Type == manifest.AuthorizerApp || a.Type == manifest.AuthorizerJWT:
+		return "", fmt.Errorf("its authorizer %q is a %s authorizer, which a function URL has not (its auth is NONE or AWS_IAM for every route): set api_type to %q for the stage", a.Name, a.Type, APIHTTP)
 	}
 	return "", fmt.Errorf("its authorizer %q is a %s authorizer, which this framework wires to an API Gateway REST API only, not to the %s (api_type %q): set api_type to %q for the stage, or use an IAM authorizer", a.Name, a.Type, door, typ, APIRest)
 }
@@ -168,7 +179,7 @@ func (a *App) buildHTTPAPI(p *Prepared) error {
 		props := &awsapigatewayv2.CfnRouteProps{ApiId: api.Ref(), RouteKey: jsii.String(hr.key), Target: target}
 		if hr.route != nil {
 			props.OperationName = jsii.String(hr.route.Handler)
-			if err := attachHTTPAuthorizer(props, hr.route); err != nil {
+			if err := a.attachHTTPAuthorizer(props, hr.route, api); err != nil {
 				return err
 			}
 		}
@@ -191,7 +202,7 @@ func (a *App) buildHTTPAPI(p *Prepared) error {
 // attachHTTPAuthorizer sets the authorization of an HTTP API route from
 // its manifest route's authorizer: the one place HTTP API routes get
 // their authorizers.
-func attachHTTPAuthorizer(props *awsapigatewayv2.CfnRouteProps, r *manifest.Route) error {
+func (a *App) attachHTTPAuthorizer(props *awsapigatewayv2.CfnRouteProps, r *manifest.Route, api awsapigatewayv2.CfnApi) error {
 	if r.Authorizer == nil {
 		return nil
 	}
@@ -200,6 +211,9 @@ func attachHTTPAuthorizer(props *awsapigatewayv2.CfnRouteProps, r *manifest.Rout
 		return fmt.Errorf("route %s (handler %s): %w", r.Path, r.Handler, err)
 	}
 	props.AuthorizationType = jsii.String(authType)
+	if authType == "CUSTOM" || authType == "JWT" {
+		props.AuthorizerId = a.httpAuthorizer(api, r.Authorizer).Ref()
+	}
 	return nil
 }
 

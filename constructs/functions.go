@@ -90,40 +90,16 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 	if len(p.Manifest.Functions) == 0 {
 		return nil
 	}
-	cfg := p.Config
 	stack := awscdk.Stack_Of(a.Construct)
-	a.Functions = make(map[string]awslambda.Function, len(p.Manifest.Functions))
+	if a.Functions == nil {
+		a.Functions = make(map[string]awslambda.Function, len(p.Manifest.Functions))
+	}
 	buckets := map[string]awss3.IBucket{}
 	for _, spec := range p.Manifest.Functions {
-		env := map[string]*string{names.EnvHandler: jsii.String(spec.Name)}
-		for k, v := range cfg.EnvironmentVariables {
-			env[k] = jsii.String(v)
+		if _, built := a.Functions[spec.Name]; built {
+			continue // an app authorizer's, built before the REST API
 		}
-		env = a.resourceEnv(env)
-		memory, timeout := cfg.MemorySize, cfg.TimeoutSeconds
-		if fc, ok := cfg.Functions[spec.Name]; ok {
-			memory, timeout = cmpOr(fc.MemorySize, memory), cmpOr(fc.TimeoutSeconds, timeout)
-		}
-		desc := spec.Description
-		if desc == "" {
-			desc = fmt.Sprintf("%s handler %s of %s", spec.Kind, spec.Name, p.Name)
-		}
-		fn := awslambda.NewFunction(a.Construct, jsii.String(names.OutputFunctionPrefix+names.FunctionID(spec.Name)), &awslambda.FunctionProps{
-			Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
-			Handler:      jsii.String(build.BootstrapName),
-			Code:         code,
-			Role:         a.Role,
-			Architecture: arch,
-			MemorySize:   jsii.Number(float64(memory)),
-			Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(timeout))),
-			Environment:  &env,
-			Description:  jsii.String(desc),
-		})
-		a.Functions[spec.Name] = fn
-		// The production settings apply to every function of the app:
-		// concurrency, layers, VPC, tracing, an owned log group.
-		ApplyFunctionSettings(fn, cfg)
-		dropRoleDependency(fn, a.Role)
+		fn := a.handlerFunction(p, code, arch, spec)
 
 		kind, ok := manifest.SpecOf(spec.Kind)
 		if !ok {
@@ -217,6 +193,46 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 		}
 	}
 	return nil
+}
+
+// handlerFunction adds the Lambda function of one event handler, plain
+// function or app authorizer: the app's package, FRAMEWORK_HANDLER naming
+// it, the stage's settings, and lambda_functions' memory and timeout.
+func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.Architecture, spec manifest.Function) awslambda.Function {
+	cfg := p.Config
+	env := map[string]*string{names.EnvHandler: jsii.String(spec.Name)}
+	for k, v := range cfg.EnvironmentVariables {
+		env[k] = jsii.String(v)
+	}
+	env = a.resourceEnv(env)
+	memory, timeout := cfg.MemorySize, cfg.TimeoutSeconds
+	if fc, ok := cfg.Functions[spec.Name]; ok {
+		memory, timeout = cmpOr(fc.MemorySize, memory), cmpOr(fc.TimeoutSeconds, timeout)
+	}
+	desc := spec.Description
+	if desc == "" {
+		desc = fmt.Sprintf("%s handler %s of %s", spec.Kind, spec.Name, p.Name)
+	}
+	fn := awslambda.NewFunction(a.Construct, jsii.String(names.OutputFunctionPrefix+names.FunctionID(spec.Name)), &awslambda.FunctionProps{
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Handler:      jsii.String(build.BootstrapName),
+		Code:         code,
+		Role:         a.Role,
+		Architecture: arch,
+		MemorySize:   jsii.Number(float64(memory)),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(timeout))),
+		Environment:  &env,
+		Description:  jsii.String(desc),
+	})
+	if a.Functions == nil {
+		a.Functions = map[string]awslambda.Function{}
+	}
+	a.Functions[spec.Name] = fn
+	// The production settings apply to every function of the app:
+	// concurrency, layers, VPC, tracing, an owned log group.
+	ApplyFunctionSettings(fn, cfg)
+	dropRoleDependency(fn, a.Role)
+	return fn
 }
 
 // sourceArn returns the ARN of the queue, topic or stream that feeds the

@@ -69,7 +69,7 @@ type Prepared struct {
 // derived is what the construct derives from the route manifest, computed
 // (and so checked) before any CDK call.
 type derived struct {
-	body   func(integrationURI string) (map[string]any, error)
+	body   func(integrationURI string, authorizerURIs map[string]string) (map[string]any, error)
 	authz  []authorizerTarget
 	apiKey bool
 }
@@ -271,11 +271,22 @@ func (p *Prepared) derive() (*derived, error) {
 		return nil, errors.New("constructs: the prepared inputs lack a route manifest, an app name, a configuration or a package: build them with constructs.Prepare")
 	}
 	m, title := p.Manifest, p.Name
-	d := &derived{body: func(uri string) (map[string]any, error) {
-		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri})
+	d := &derived{body: func(uri string, authURIs map[string]string) (map[string]any, error) {
+		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri, AuthorizerURIs: authURIs})
 	}}
-	if _, err := d.body("arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:check/invocations"); err != nil {
-		return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
+	const check = "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:check/invocations"
+	checkAuth := map[string]string{}
+	for _, f := range m.Functions {
+		if f.Kind == manifest.KindAuthorizer {
+			checkAuth[f.Name] = check
+		}
+	}
+	if t := p.Config.APIType; t == "" || t == APIRest {
+		if _, err := d.body(check, checkAuth); err != nil {
+			return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
+		}
+	} else if err := m.Validate(); err != nil { // the REST API's body would check it
+		return nil, fmt.Errorf("routes of %s: %w", m.App, err)
 	}
 	var err error
 	if d.authz, err = customAuthorizers(m); err != nil {

@@ -88,6 +88,7 @@ type App struct {
 	apiEventsV2 func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 	middleware  []kindMiddleware // Use, UseFor
 	groups      []registration   // Register
+	authCache   authCache        // app authorizers' answers, as API Gateway caches them (appauth_gateway.go)
 }
 
 // New returns an App named name with the default binary types.
@@ -192,6 +193,7 @@ func (a *App) compile() (*routeTable, error) {
 		}
 		errs = append(errs, r.validate()...)
 	}
+	errs = append(errs, a.addAppAuthorizers()...)
 	errs = append(errs, a.validateFunctions()...)
 	clashes, kept := conflicts(a.routes)
 	errs = append(errs, clashes...)

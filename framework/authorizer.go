@@ -1,9 +1,14 @@
 package framework
 
-import "github.com/framework-dev/framework/manifest"
+import (
+	"slices"
 
-// Authorizer protects a route; see RoleAuthorizer, UserPoolAuthorizer and
-// CustomAuthorizer. API Gateway enforces it before the function runs.
+	"github.com/framework-dev/framework/manifest"
+)
+
+// Authorizer protects a route; see RoleAuthorizer, UserPoolAuthorizer,
+// CustomAuthorizer, JWTAuthorizer and AppAuthorizer. The front door
+// enforces it before the function runs.
 type Authorizer interface {
 	manifest() *manifest.Authorizer
 }
@@ -20,6 +25,28 @@ type UserPoolAuthorizer struct {
 	Header string
 	// ProviderARNs are the ARNs of the user pools that may issue tokens.
 	ProviderARNs []string
+	// ClientIDs are the user pool's app clients whose tokens are accepted.
+	// A REST API does not check them; an HTTP API, which checks a user
+	// pool's tokens with a JWT authorizer, needs them (and one pool).
+	ClientIDs []string
+}
+
+// JWTAuthorizer validates the JSON Web Token in Header (a bearer token) on
+// an HTTP API: its signature, expiry, issuer and audience. The handler
+// finds its claims in Request.GatewayContext.Authorizer["claims"]. A REST
+// API has no JWT authorizers: use UserPoolAuthorizer there.
+type JWTAuthorizer struct {
+	// Name is the authorizer's name in the HTTP API.
+	Name string
+	// Header carries the token; default Authorization ("Bearer " prefix
+	// optional).
+	Header string
+	// Issuer is the tokens' issuer, their iss claim: an https URL whose
+	// OpenID configuration names its keys (for a Cognito user pool,
+	// https://cognito-idp.REGION.amazonaws.com/POOL_ID).
+	Issuer string
+	// Audiences are the accepted aud (or client_id) claims: at least one.
+	Audiences []string
 }
 
 // CustomAuthorizer lets a Lambda function validate the token in Header
@@ -41,7 +68,11 @@ func (RoleAuthorizer) manifest() *manifest.Authorizer {
 }
 
 func (u UserPoolAuthorizer) manifest() *manifest.Authorizer {
-	return &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: u.Name, Header: headerOrDefault(u.Header), ProviderARNs: append([]string(nil), u.ProviderARNs...)}
+	return &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: u.Name, Header: headerOrDefault(u.Header), ProviderARNs: append([]string(nil), u.ProviderARNs...), Audiences: slices.Clone(u.ClientIDs)}
+}
+
+func (j JWTAuthorizer) manifest() *manifest.Authorizer {
+	return &manifest.Authorizer{Type: manifest.AuthorizerJWT, Name: j.Name, Header: headerOrDefault(j.Header), Issuer: j.Issuer, Audiences: slices.Clone(j.Audiences)}
 }
 
 func (c CustomAuthorizer) manifest() *manifest.Authorizer {

@@ -13,7 +13,7 @@ import (
 // type expected, not a start-up error.
 func TestWrongHandlersDoNotCompile(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds three programs")
+		t.Skip("builds four programs")
 	}
 	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
 	for _, tc := range []struct {
@@ -23,6 +23,7 @@ func TestWrongHandlersDoNotCompile(t *testing.T) {
 		{"sqs", []string{"main.go:11:", "func(ev events.SQSEvent) error", "func(context.Context, events.SQSEvent) error"}},
 		{"s3", []string{"main.go:13:", "events.SNSEvent", "func(context.Context, events.S3Event) error"}},
 		{"function", []string{"main.go:12:", "func(ctx context.Context, in []string) int", "func(context.Context, In) (Out, error)"}},
+		{"authorizer", []string{"main.go:13:", "(bool, error)", "func(context.Context, framework.AuthRequest) (framework.AuthResult, error)"}},
 	} {
 		t.Run(tc.dir, func(t *testing.T) {
 			cmd := exec.Command(gobin, "vet", "./testdata/wronghandler/"+tc.dir)

@@ -33,6 +33,9 @@ import (
 //   - a route with a UserPoolAuthorizer or CustomAuthorizer and no token
 //     header: 401 {"message":"Unauthorized"}; the token itself is not
 //     validated locally (no user pool or authorizer function is called);
+//   - a route with an AppAuthorizer: 401 {"message":"Unauthorized"} when
+//     its token header or an identity source is missing, else whatever the
+//     authorizer decides (appauth_gateway.go);
 //   - a body over maxBodyBytes: 413 {"message":"Request Too Long"};
 //   - locally, a body the server cannot read to its end (a malformed chunk,
 //     fewer bytes than Content-Length, the connection closed mid-body): 400
@@ -85,6 +88,10 @@ func gatewayAnswer(e *pathEntry, req *Request) (*result, *route) {
 		case manifest.AuthorizerIAM:
 			if req.Headers.Get("authorization") == "" {
 				return withCORS(e, missingAuthToken()), nil
+			}
+		case manifest.AuthorizerApp:
+			if identityMissing(a, req) {
+				return withCORS(e, unauthorized()), nil
 			}
 		default:
 			if req.Headers.Get(a.Header) == "" {

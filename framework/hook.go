@@ -41,6 +41,10 @@ func (i internals) GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIG
 	return i.a.gatewayAnswerOf(ev)
 }
 
+func (i internals) Authorize(ctx context.Context, ev *events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool) {
+	return i.a.authorizeEvent(ctx, ev)
+}
+
 func (i internals) GatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	return i.a.gatewayBody(ev, out)
 }
@@ -59,4 +63,8 @@ func (i internals) HTTPEvent(method, target string, body []byte, headers map[str
 
 func (i internals) HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
 	return i.a.gatewayAnswerV2(ev)
+}
+
+func (i internals) AuthorizeHTTP(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
+	return i.a.authorizeEventV2(ctx, ev)
 }

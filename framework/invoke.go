@@ -108,7 +108,9 @@ func (a *App) dispatch(ctx context.Context, f *function, event []byte) (out []by
 		err = ee
 	}
 	if err != nil {
-		a.logEventError(ctx, f, err)
+		if err != errUnauthorized { // an authorizer's 401 is an answer, not a failure
+			a.logEventError(ctx, f, err)
+		}
 		return nil, err
 	}
 	return out, nil

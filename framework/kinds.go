@@ -18,6 +18,7 @@ const (
 	KindDynamoDB    = manifest.KindDynamoDB    // records of a DynamoDB stream
 	KindKinesis     = manifest.KindKinesis     // records of a Kinesis data stream
 	KindFunction    = manifest.KindFunction    // a plain function: any JSON in, any JSON out
+	KindAuthorizer  = manifest.KindAuthorizer  // an AppAuthorizer, which API Gateway calls
 
 	// KindAll selects every kind in App.UseFor: the routes and every
 	// event handler and plain function.

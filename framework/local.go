@@ -101,7 +101,9 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
-		res = h.app.serveRoute(t, e, route, req, args)
+		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
+			res = h.app.serveRoute(t, e, route, req, args)
+		}
 	}
 	if h.door != doorREST {
 		res = asV2Result(res)

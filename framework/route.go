@@ -87,12 +87,13 @@ func WithCORS(cfg CORSConfig) RouteOption {
 // APIKeyRequired makes API Gateway accept only requests with a valid X-Api-Key header.
 func APIKeyRequired() RouteOption { return RouteOption{func(r *route) { r.APIKeyRequired = true }} }
 
-// WithAuthorizer protects the route with a RoleAuthorizer, UserPoolAuthorizer
-// or CustomAuthorizer.
+// WithAuthorizer protects the route with a RoleAuthorizer, UserPoolAuthorizer,
+// CustomAuthorizer, JWTAuthorizer or AppAuthorizer.
 func WithAuthorizer(a Authorizer) RouteOption {
 	return RouteOption{func(r *route) {
-		if a == nil {
-			r.optErrs = append(r.optErrs, errors.New("WithAuthorizer(nil): pass a RoleAuthorizer, UserPoolAuthorizer or CustomAuthorizer"))
+		if v := reflect.ValueOf(a); a == nil || v.Kind() == reflect.Pointer && v.IsNil() {
+			r.optErrs = append(r.optErrs, errors.New("WithAuthorizer(nil): pass a RoleAuthorizer, UserPoolAuthorizer, CustomAuthorizer, JWTAuthorizer or AppAuthorizer"))
+			a = nil
 		}
 		r.authorizer = a
 	}}

@@ -92,8 +92,8 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 
 // Lambda sends one request through the Lambda adapter as the deployed REST
 // API would: the event is Event's; requests API Gateway answers itself
-// (unknown routes, preflight, a missing API key or token) are answered as
-// it would, the others by the Lambda adapter; a base64 response body is decoded
+// (unknown routes, preflight, a missing API key or token, an AppAuthorizer's
+// refusal) are answered as it would, the others by the Lambda adapter; a base64 response body is decoded
 // when the Accept header names a binary type, as API Gateway does.
 //
 // With an APIType of "http" or "function_url", the event is the payload
@@ -106,6 +106,9 @@ func (c *Client) Lambda(method, path string, body []byte, headers map[string]str
 	}
 	ev := c.Event(method, path, body, headers)
 	if out, ok := apphook.Of(c.app).GatewayAnswer(ev); ok {
+		return proxyResponse(*out, []byte(out.Body))
+	}
+	if out, ok := apphook.Of(c.app).Authorize(context.Background(), &ev); ok {
 		return proxyResponse(*out, []byte(out.Body))
 	}
 	out, _ := apphook.Of(c.app).HandleEvent(context.Background(), ev)
@@ -138,6 +141,9 @@ func (c *Client) HTTPEvent(method, path string, body []byte, headers map[string]
 func (c *Client) lambdaV2(method, path string, body []byte, headers map[string]string) *Response {
 	ev := c.HTTPEvent(method, path, body, headers)
 	out, answered := apphook.Of(c.app).HTTPGatewayAnswer(ev)
+	if !answered {
+		out, answered = apphook.Of(c.app).AuthorizeHTTP(context.Background(), &ev)
+	}
 	if !answered {
 		o, _ := apphook.Of(c.app).HandleHTTPEvent(context.Background(), ev)
 		out = &o

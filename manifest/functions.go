@@ -23,6 +23,7 @@ const (
 	KindDynamoDB    Kind = "dynamodb"    // records of a DynamoDB stream
 	KindKinesis     Kind = "kinesis"     // records of a Kinesis data stream
 	KindFunction    Kind = "function"    // a plain function: any JSON in, any JSON out
+	KindAuthorizer  Kind = "authorizer"  // an in-app authorizer, which API Gateway calls
 )
 
 // Starting positions of a stream's event source mapping.

@@ -83,6 +83,7 @@ var Kinds = []KindSpec{
 		ARNHint: "arn:aws:kinesis:REGION:ACCOUNT:stream/NAME", MaxBatch: 10000, Stream: true, Trigger: TriggerMapping,
 		ReadActions: []string{"kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords", "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:ListStreams", "kinesis:SubscribeToShard"}},
 	{Kind: KindFunction},
+	{Kind: KindAuthorizer},
 }
 
 // SpecOf returns the description of kind, and false for a kind that is

@@ -100,6 +100,14 @@ const (
 	AuthorizerIAM      = "iam"
 	AuthorizerUserPool = "cognito_user_pools"
 	AuthorizerCustom   = "custom"
+	// AuthorizerApp is an in-app authorizer: a function of the app, of
+	// KindAuthorizer and named like the authorizer, that API Gateway calls
+	// as a Lambda authorizer (REST TOKEN or REQUEST, HTTP API simple
+	// responses).
+	AuthorizerApp = "app"
+	// AuthorizerJWT checks a JSON Web Token's issuer, audience, expiry and
+	// signature: an HTTP API's JWT authorizer.
+	AuthorizerJWT = "jwt"
 )
 
 // Authorizer describes a route's authorizer.
@@ -114,8 +122,21 @@ type Authorizer struct {
 	ProviderARNs []string `json:"provider_arns,omitempty"`
 	// AuthorizerURI is the Lambda invocation URI of a custom authorizer.
 	AuthorizerURI string `json:"authorizer_uri,omitempty"`
-	// TTLSeconds is how long API Gateway caches the authorizer's answer (custom and user pool).
+	// TTLSeconds is how long API Gateway caches the authorizer's answer
+	// (custom, user pool and app; 0 turns an app authorizer's cache off).
 	TTLSeconds int `json:"ttl_seconds,omitempty"`
+	// IdentitySources make an app authorizer a request authorizer: each is
+	// "header.NAME" or "query.NAME", and API Gateway answers 401 without
+	// calling the authorizer when one is missing. Empty for a token
+	// authorizer, whose token is in Header.
+	IdentitySources []string `json:"identity_sources,omitempty"`
+	// Issuer is a JWT authorizer's token issuer (an https URL, the tokens'
+	// iss claim).
+	Issuer string `json:"issuer,omitempty"`
+	// Audiences are a JWT authorizer's accepted audiences (aud or
+	// client_id claim), or a user pool authorizer's app client IDs, which
+	// let an HTTP API check its tokens with a JWT authorizer.
+	Audiences []string `json:"audiences,omitempty"`
 }
 
 // HeaderField is one response header line.

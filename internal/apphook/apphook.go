@@ -38,6 +38,11 @@ type App interface {
 	// GatewayAnswer is the answer API Gateway gives ev itself, before the
 	// function runs, and true; or nil and false when ev reaches the function.
 	GatewayAnswer(ev events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool)
+	// Authorize runs the app authorizer of the route ev reaches, if any, as
+	// API Gateway does before sending ev on: it returns API Gateway's
+	// refusal and true, or fills ev.RequestContext.Authorizer and returns
+	// false.
+	Authorize(ctx context.Context, ev *events.APIGatewayProxyRequest) (*events.APIGatewayProxyResponse, bool)
 	// GatewayBody is the body a client receives when the function answers
 	// ev with out (API Gateway decodes base64 bodies the client accepts as
 	// binary).
@@ -57,6 +62,8 @@ type App interface {
 	// HTTPGatewayAnswer is the answer the front door gives ev itself, and
 	// true; or nil and false when ev reaches the function.
 	HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
+	// AuthorizeHTTP is Authorize for the 2.0 event of an HTTP API.
+	AuthorizeHTTP(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
 }
 
 // Of returns the internals of app, a *framework.App. It is nil until

@@ -129,6 +129,11 @@ func TestFrontDoorFeatures(t *testing.T) {
 	keyed.APIKeyRequired = true
 	pool := route("/pool", "GET")
 	pool.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization", ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_abc"}}
+	twoPools := pool
+	twoPools.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerUserPool, Name: "pool", Header: "Authorization", Audiences: []string{"client"},
+		ProviderARNs: []string{"arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_abc", "arn:aws:cognito-idp:eu-west-1:123456789012:userpool/eu-west-1_def"}}
+	jwt := route("/jwt", "GET")
+	jwt.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerJWT, Name: "jwt", Header: "Authorization", Issuer: "https://issuer.example.com", Audiences: []string{"api"}}
 	for _, tc := range []struct {
 		name  string
 		r     manifest.Route
@@ -137,7 +142,10 @@ func TestFrontDoorFeatures(t *testing.T) {
 	}{
 		{"api key on http", keyed, constructs.Config{APIType: constructs.APIHTTP}, []string{"route /keyed (handler post_keyed) requires an API key", "API Gateway HTTP API", `set api_type to "rest"`}},
 		{"api key on function url", keyed, constructs.Config{APIType: constructs.APIFunctionURL}, []string{"route /keyed", "Lambda function URL"}},
-		{"user pool on http", pool, constructs.Config{APIType: constructs.APIHTTP}, []string{"route /pool (handler get_pool)", `authorizer "pool" is a cognito_user_pools authorizer`, "HTTP API"}},
+		{"user pool without app clients on http", pool, constructs.Config{APIType: constructs.APIHTTP}, []string{"route /pool (handler get_pool)", `user pool authorizer "pool" names no app client`, "UserPoolAuthorizer.ClientIDs", `set api_type to "rest"`}},
+		{"two user pools on http", twoPools, constructs.Config{APIType: constructs.APIHTTP}, []string{"route /pool (handler get_pool)", `trusts 2 user pools`}},
+		{"jwt on rest", jwt, constructs.Config{}, []string{`route GET /jwt (handler "get_jwt")`, `JWT authorizer "jwt": a REST API has no JWT authorizers`, `"api_type": "http"`}},
+		{"jwt on function url", jwt, constructs.Config{APIType: constructs.APIFunctionURL}, []string{"route /jwt (handler get_jwt)", `"jwt" is a jwt authorizer, which a function URL has not`}},
 		{"iam on an open function url", iam, constructs.Config{APIType: constructs.APIFunctionURL}, []string{"route /iam (handler get_iam)", `"function_url_auth": "AWS_IAM"`}},
 		{"compression on http", route("/", "GET"), constructs.Config{APIType: constructs.APIHTTP, MinimumCompressionSize: new(int)}, []string{"HTTP API has no response compression"}},
 		{"unknown type", route("/", "GET"), constructs.Config{APIType: "graphql"}, []string{`api type "graphql"`}},

@@ -190,6 +190,11 @@ func For(f manifest.Function) ([]byte, error) {
 		ev = Kinesis(f.Source, []byte(`{"sample": 1}`), []byte(`{"sample": 2}`))
 	case framework.KindFunction:
 		return []byte("{}"), nil
+	case framework.KindAuthorizer:
+		ev = events.APIGatewayCustomAuthorizerRequest{
+			Type: "TOKEN", AuthorizationToken: "sample-token",
+			MethodArn: fmt.Sprintf("arn:aws:execute-api:%s:%s:sample/api/GET/", Region, Account),
+		}
 	case framework.KindHTTP, "":
 		return nil, fmt.Errorf("no sample event for the REST API's function: give an API Gateway proxy event with --event, or call the route with `framework local`")
 	default:

@@ -72,6 +72,12 @@
 //     {type: token, authorizerUri: AuthorizerURI, identitySource:
 //     method.request.header.<Header>, authorizerResultTtlInSeconds:
 //     TTLSeconds or 300}}.
+//   - Authorizer app (an AppAuthorizer) → the same custom scheme with the
+//     invocation URI of the authorizer's own function
+//     (Options.AuthorizerURIs) and authorizerResultTtlInSeconds TTLSeconds
+//     (0: no caching); with identity sources a {type: request} authorizer
+//     whose identitySource lists method.request.header.<NAME> and
+//     method.request.querystring.<NAME>, the scheme naming the first.
 //   - A route with an API key and an authorizer has one security requirement
 //     naming both schemes (API Gateway checks both).
 //

@@ -262,10 +262,17 @@ func (s *security) docSchemes() map[string]any {
 	}
 	for _, def := range s.byName {
 		desc := "A Cognito user pool token."
-		if def.decl.Type == manifest.AuthorizerCustom {
+		switch def.decl.Type {
+		case manifest.AuthorizerCustom:
 			desc = "A token checked by a Lambda authorizer."
+		case manifest.AuthorizerApp:
+			desc = "Checked by the app's authorizer " + def.decl.Name + "."
+		case manifest.AuthorizerJWT:
+			out[def.scheme] = map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "A JSON Web Token issued by " + def.decl.Issuer + "."}
+			continue
 		}
-		out[def.scheme] = map[string]any{"type": "apiKey", "name": def.decl.Header, "in": "header", "description": desc}
+		name, in := schemeKey(def.decl)
+		out[def.scheme] = map[string]any{"type": "apiKey", "name": name, "in": in, "description": desc}
 	}
 	if len(out) == 0 {
 		return nil

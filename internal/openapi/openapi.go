@@ -41,6 +41,10 @@ type Options struct {
 	// "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/<function arn>/invocations".
 	// The construct passes a string holding CDK token markers (e.g. "${Token[TOKEN.123]}"); copy it verbatim.
 	IntegrationURI string
+	// AuthorizerURIs are the Lambda invocation URIs of the app authorizers'
+	// functions, by authorizer name (manifest.AuthorizerApp); every app
+	// authorizer a route uses needs one.
+	AuthorizerURIs map[string]string
 }
 
 // pathItem gathers the routes of one path while building.
@@ -78,6 +82,7 @@ func Build(m *manifest.Manifest, o Options) (map[string]any, error) {
 	binary := binaryMediaTypes(m.BinaryTypes)
 	items, order := groupPaths(m.Routes)
 	sec := newSecurity()
+	sec.appURIs, sec.extension = o.AuthorizerURIs, true
 	paths, err := pathsObject(items, order, func(it *pathItem, method string) (map[string]any, error) {
 		op := map[string]any{
 			"responses":    proxyResponses(),

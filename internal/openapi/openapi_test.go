@@ -293,6 +293,27 @@ func TestFeatures(t *testing.T) {
 			},
 		},
 		{
+			name: "app authorizers: token and request, with their functions' URIs",
+			m: func() *manifest.Manifest {
+				m := newManifest(with(route("/a", "a"), func(r *manifest.Route) {
+					r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerApp, Name: "gate", Header: "X-Token", TTLSeconds: 300}
+				}), with(route("/b/{id}", "b"), func(r *manifest.Route) {
+					r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerApp, Name: "tenant", IdentitySources: []string{"query.key", "header.X-Tenant"}}
+				}))
+				m.Functions = []manifest.Function{{Name: "gate", Kind: manifest.KindAuthorizer}, {Name: "tenant", Kind: manifest.KindAuthorizer}}
+				return m
+			}(),
+			opts: Options{IntegrationURI: testURI, AuthorizerURIs: map[string]string{"gate": "uri:gate", "tenant": "uri:tenant"}},
+			checks: []check{
+				{[]string{"paths", "/a", "get", "security"}, `[{"gate":[]}]`},
+				{[]string{"components", "securitySchemes", "gate"}, `{"type":"apiKey","name":"X-Token","in":"header","x-amazon-apigateway-authtype":"custom",
+					"x-amazon-apigateway-authorizer":{"type":"token","identitySource":"method.request.header.X-Token","authorizerResultTtlInSeconds":300,"authorizerUri":"uri:gate"}}`},
+				{[]string{"paths", "/b/{id}", "get", "security"}, `[{"tenant":[]}]`},
+				{[]string{"components", "securitySchemes", "tenant"}, `{"type":"apiKey","name":"key","in":"query","x-amazon-apigateway-authtype":"custom",
+					"x-amazon-apigateway-authorizer":{"type":"request","identitySource":"method.request.querystring.key, method.request.header.X-Tenant","authorizerResultTtlInSeconds":0,"authorizerUri":"uri:tenant"}}`},
+			},
+		},
+		{
 			name: "authorizer names that are not component keys, or are taken",
 			m: newManifest(with(route("/a", "a"), func(r *manifest.Route) { r.Authorizer = custom("my auth!", 0) }),
 				with(route("/b", "b"), func(r *manifest.Route) { r.Authorizer = custom("my_auth_", 0) }),
@@ -437,6 +458,16 @@ func TestBuildErrors(t *testing.T) {
 			testOptions, []string{`(handler "ah")`, "no name"}},
 		{"authorizer without a header", newManifest(with(route("/a", "ah"), func(r *manifest.Route) { r.Authorizer = tok("t", "", uri) })),
 			testOptions, []string{`(handler "ah")`, "not a request header name"}},
+		{"app authorizer without its function's URI", func() *manifest.Manifest {
+			m := newManifest(with(route("/a", "ah"), func(r *manifest.Route) {
+				r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerApp, Name: "gate", Header: "Authorization"}
+			}))
+			m.Functions = []manifest.Function{{Name: "gate", Kind: manifest.KindAuthorizer}}
+			return m
+		}(), testOptions, []string{`(handler "ah")`, `app authorizer "gate"`, "AuthorizerURIs has no invocation URI"}},
+		{"app authorizer without its function", newManifest(with(route("/a", "ah"), func(r *manifest.Route) {
+			r.Authorizer = &manifest.Authorizer{Type: manifest.AuthorizerApp, Name: "gate", Header: "Authorization"}
+		})), testOptions, []string{`(handler "ah")`, `no function of kind authorizer named "gate"`}},
 		{"one method, two handlers", newManifest(route("/s", "one", "GET", "POST"), route("/s", "two", "POST")),
 			testOptions, []string{`(handler "one")`, `(handler "two")`, "both declare POST"}},
 		{"different CORS on a shared path", newManifest(with(route("/s", "one"), func(r *manifest.Route) { r.CORS = defaultCORS() }), route("/s", "two", "POST")),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/framework-dev/framework/manifest"
 )
@@ -38,6 +39,8 @@ type security struct {
 	apiKey, sigv4 bool
 	byName        map[string]*authDef
 	schemeOwner   map[string]string // scheme name → authorizer name
+	appURIs       map[string]string // app authorizer name → its function's invocation URI
+	extension     bool              // building API Gateway's definition (Build), which needs appURIs
 }
 
 func newSecurity() *security {
@@ -57,7 +60,19 @@ func (s *security) requirement(r *manifest.Route) (map[string]any, error) {
 		case manifest.AuthorizerIAM:
 			s.sigv4 = true
 			req[SchemeSigV4] = []any{}
-		case manifest.AuthorizerUserPool, manifest.AuthorizerCustom:
+		case manifest.AuthorizerJWT:
+			if s.extension {
+				return nil, fmt.Errorf("openapi: %s: JWT authorizer %q: a REST API has no JWT authorizers, an HTTP API does: set \"api_type\": \"http\" for the stage, or protect the route with a UserPoolAuthorizer (Cognito) or an AppAuthorizer", routeLabel(r), a.Name)
+			}
+			scheme, err := s.named(r)
+			if err != nil {
+				return nil, err
+			}
+			req[scheme] = []any{}
+		case manifest.AuthorizerUserPool, manifest.AuthorizerCustom, manifest.AuthorizerApp:
+			if a.Type == manifest.AuthorizerApp && s.extension && s.appURIs[a.Name] == "" {
+				return nil, fmt.Errorf("openapi: %s: app authorizer %q: Options.AuthorizerURIs has no invocation URI for its function", routeLabel(r), a.Name)
+			}
 			scheme, err := s.named(r)
 			if err != nil {
 				return nil, err
@@ -120,9 +135,28 @@ func (s *security) schemes() map[string]any {
 			authorizer["type"] = "token"
 			authorizer["authorizerUri"] = a.AuthorizerURI
 			authorizer["authorizerResultTtlInSeconds"] = float64(a.CacheTTL())
+		case manifest.AuthorizerApp:
+			// A Lambda authorizer whose function is the app's own.
+			authType = "custom"
+			authorizer["type"] = "token"
+			authorizer["authorizerUri"] = s.appURIs[a.Name]
+			authorizer["authorizerResultTtlInSeconds"] = float64(a.TTLSeconds)
+			if len(a.IdentitySources) > 0 {
+				authorizer["type"] = "request"
+				sources := make([]string, len(a.IdentitySources))
+				for i, src := range a.IdentitySources {
+					place, n, _ := manifest.ParseIdentitySource(src)
+					sources[i] = "method.request.header." + n
+					if place == manifest.IdentityQuery {
+						sources[i] = "method.request.querystring." + n
+					}
+				}
+				authorizer["identitySource"] = strings.Join(sources, ", ")
+			}
 		}
+		name, in := schemeKey(a)
 		out[def.scheme] = map[string]any{
-			"type": "apiKey", "name": a.Header, "in": "header",
+			"type": "apiKey", "name": name, "in": in,
 			ExtAuthType:   authType,
 			ExtAuthorizer: authorizer,
 		}
@@ -131,4 +165,18 @@ func (s *security) schemes() map[string]any {
 		return nil
 	}
 	return out
+}
+
+// schemeKey is where the security scheme of a user pool, custom or app
+// authorizer says its credential is: the token header, or a request
+// authorizer's first identity source.
+func schemeKey(a *manifest.Authorizer) (name, in string) {
+	if a.Type != manifest.AuthorizerApp || len(a.IdentitySources) == 0 {
+		return a.Header, "header"
+	}
+	place, name, _ := manifest.ParseIdentitySource(a.IdentitySources[0])
+	if place == manifest.IdentityQuery {
+		return name, "query"
+	}
+	return name, "header"
 }
