@@ -2,9 +2,11 @@ package test
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -43,12 +45,23 @@ func TestNoTempFilesLeft(t *testing.T) {
 		}
 	})
 	t.Run("synth-interrupted-twice", func(t *testing.T) {
-		env := testEnv(t, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20")
+		// An empty Go build cache: the app's builds then take well over
+		// the last interrupt's 3 s, so that every interrupt lands while Go
+		// builds and Node.js loads, as on a fresh machine, instead of after
+		// a synth that a warm cache finished first.
+		env := testEnv(t, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20", "GOCACHE="+t.TempDir())
 		dir := newShop(t, env)
 		// Ctrl-C twice at several points of a synth: while Go builds and
-		// Node.js loads, and later. Whenever it lands, nothing is left.
-		for i, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond, 3 * time.Second} {
-			appendFile(t, filepath.Join(dir, "main.go"), "\n// edit "+after.String()+"\n") // a build each time
+		// Node.js loads, and later; the last time, the second one comes
+		// as the command has stopped and says so, while the CLI removes
+		// what its children left. Whenever it lands, nothing is left.
+		type interrupt struct {
+			after   time.Duration
+			onError bool // the second Ctrl-C as soon as "Error:" is printed
+		}
+		for i, in := range []interrupt{{300 * time.Millisecond, false}, {1500 * time.Millisecond, false}, {3 * time.Second, false}, {2 * time.Second, true}} {
+			after := in.after
+			appendFile(t, filepath.Join(dir, "main.go"), "\n// edit "+strconv.Itoa(i)+"\n") // a build each time
 			cmd := exec.Command(frameworkCLI(t), "synth")
 			cmd.Dir, cmd.Env = dir, env
 			var out lockedBuffer
@@ -58,12 +71,21 @@ func TestNoTempFilesLeft(t *testing.T) {
 				t.Fatal(err)
 			}
 			time.Sleep(after)
-			for range 2 {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			if in.onError {
+				for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), "Error:") && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+			} else {
 				time.Sleep(100 * time.Millisecond)
 			}
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 			err := cmd.Wait()
 			t.Logf("interrupt %d after %s: %v\n%s", i, after, err, out.String())
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+				t.Errorf("interrupt %d: the synth ended with %v, want exit status 130 (interrupted, cleaned up)", i, err)
+			}
 			if strings.Contains(out.String(), "Runtime process exited") {
 				t.Errorf("the interrupted synth printed jsii's noise:\n%s", out.String())
 			}
