@@ -84,20 +84,18 @@ func StartingPosition(p string) FunctionOption {
 	return FunctionOption{name: "StartingPosition", kinds: streamKinds, apply: func(m *manifest.Function) { m.StartingPosition = p }}
 }
 
-// S3Events sets the S3 event types an S3 handler receives (default
-// s3:ObjectCreated:*).
-func S3Events(types ...string) FunctionOption {
-	return FunctionOption{name: "S3Events", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Events = slices.Clone(types) }}
-}
-
-// S3Prefix limits an S3 handler to the object keys starting with prefix.
-func S3Prefix(prefix string) FunctionOption {
-	return FunctionOption{name: "S3Prefix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Prefix = prefix }}
-}
-
-// S3Suffix limits an S3 handler to the object keys ending with suffix.
-func S3Suffix(suffix string) FunctionOption {
-	return FunctionOption{name: "S3Suffix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Suffix = suffix }}
+// S3Filter narrows the object events an S3 handler receives: to the keys
+// starting with prefix and ending with suffix ("" matches any), and to the
+// event types events (by default s3:ObjectCreated:*, every object created).
+// For example S3Filter("incoming/", ".csv") or
+// S3Filter("", "", "s3:ObjectRemoved:*").
+func S3Filter(prefix, suffix string, events ...string) FunctionOption {
+	return FunctionOption{name: "S3Filter", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) {
+		m.Prefix, m.Suffix = prefix, suffix
+		if len(events) > 0 {
+			m.Events = slices.Clone(events)
+		}
+	}}
 }
 
 // OnSchedule runs handler on a schedule built by Rate or Cron; the event is
@@ -140,8 +138,7 @@ func (a *App) OnSNSMessage(name, topic string, handler func(context.Context, eve
 }
 
 // OnS3Event runs handler on the object events of an S3 bucket, given by
-// name or ARN; S3Events, S3Prefix and S3Suffix narrow them (by default
-// every object created).
+// name or ARN; S3Filter narrows them (by default every object created).
 func (a *App) OnS3Event(name, bucket string, handler func(context.Context, events.S3Event) error, opts ...FunctionOption) {
 	f := a.newFunction(name, KindS3, handler == nil, noResult(handler), opts)
 	if f.spec.Events == nil {
@@ -235,7 +232,7 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 	}
 	for _, o := range opts {
 		if o.apply == nil {
-			f.errs = append(f.errs, errors.New("an option is the zero FunctionOption: build options with the framework's functions (BatchSize, S3Prefix, ...)"))
+			f.errs = append(f.errs, errors.New("an option is the zero FunctionOption: build options with the framework's functions (BatchSize, S3Filter, ...)"))
 			continue
 		}
 		if o.kinds != nil && !slices.Contains(o.kinds, kind) {

@@ -53,7 +53,7 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 			a.OnS3Event("uploads", "My_Bucket", func(context.Context, events.S3Event) error { return nil })
 		}, []string{`bucket name "My_Bucket" is not valid`}},
 		{"unknown S3 event", func(a *framework.App) {
-			a.OnS3Event("uploads", "b-1", func(context.Context, events.S3Event) error { return nil }, framework.S3Events("s3:ObjectMade"))
+			a.OnS3Event("uploads", "b-1", func(context.Context, events.S3Event) error { return nil }, framework.S3Filter("", "", "s3:ObjectMade"))
 		}, []string{`S3 event type "s3:ObjectMade" is unknown`}},
 		{"missing stream", func(a *framework.App) {
 			a.OnDynamoDBRecord("audit", "", func(context.Context, events.DynamoDBEvent) error { return nil })

@@ -35,7 +35,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 	app.OnS3Event("b", "arn:aws:s3:::bkt", func(_ context.Context, ev events.S3Event) error {
 		got["b"] = ev.Records[0].EventName + " " + ev.Records[0].S3.Bucket.Name + "/" + ev.Records[0].S3.Object.Key
 		return nil
-	}, framework.S3Events("s3:ObjectRemoved:*"), framework.S3Prefix("in/"), framework.S3Suffix(".csv"))
+	}, framework.S3Filter("in/", ".csv", "s3:ObjectRemoved:*"))
 	const stream = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2024"
 	app.OnDynamoDBRecord("d", stream, func(_ context.Context, ev events.DynamoDBEvent) error {
 		got["d"] = ev.Records[0].EventName + " " + ev.Records[0].Change.Keys["id"].String()
