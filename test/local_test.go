@@ -219,6 +219,21 @@ type request struct {
 	headers      map[string]string // Accept defaults to */* like curl's
 }
 
+// clientHeaders are the request's headers as the test clients send them:
+// Accept: */* unless the case removes it, and a header whose value is ""
+// removed.
+func (r request) clientHeaders() map[string]string {
+	headers := map[string]string{"Accept": "*/*"}
+	for k, v := range r.headers {
+		if v == "" {
+			delete(headers, k)
+		} else {
+			headers[k] = v
+		}
+	}
+	return headers
+}
+
 // response is what came back.
 type response struct {
 	status  int
