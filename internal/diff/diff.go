@@ -224,6 +224,13 @@ func keys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	out := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // equal compares two decoded JSON values (numbers decoded as json.Number).
 func equal(a, b any) bool {
 	return reflect.DeepEqual(a, b)
@@ -241,14 +248,7 @@ func compare(typ, path string, a, b any, out *[]PropertyChange) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if aok && bok && !intrinsic(am) && !intrinsic(bm) {
-		names := map[string]bool{}
-		for k := range am {
-			names[k] = true
-		}
-		for k := range bm {
-			names[k] = true
-		}
-		for _, k := range keys(names) {
+		for _, k := range unionKeys(am, bm) {
 			compare(typ, join(path, k), am[k], bm[k], out)
 		}
 		return
