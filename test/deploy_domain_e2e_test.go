@@ -17,10 +17,7 @@ import (
 // the CloudFormation stand-in and the S3 fake: deploy and url print both
 // URLs, the stack owns the function's log group, and destroy deletes it.
 func TestDeployCustomDomainStage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js)")
-	}
-	fake := cfnstandin.Start(t)
+	fake, env := startStandins(t)
 	var mu sync.Mutex
 	created, deleted := map[string]string{}, map[string]string{} // type → physical ID
 	prevCreate := fake.CFN.OnCreate
@@ -35,13 +32,8 @@ func TestDeployCustomDomainStage(t *testing.T) {
 		deleted[r.Type] = r.PhysicalID
 		mu.Unlock()
 	}
-	env := standinEnv(t, fake.Environ(t.TempDir()))
-	work := t.TempDir()
-	proj := filepath.Join(work, "shop")
+	proj := newProject(t, env, "shop")
 	run := cliRunner(t, proj, env)
-	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
-	}
 	cfgPath := filepath.Join(proj, ".framework", "config.json")
 	var cfg map[string]any
 	raw, err := os.ReadFile(cfgPath)

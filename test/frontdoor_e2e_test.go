@@ -47,24 +47,12 @@ func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
 // hotswapped, diff shows a new route as a route, deploy --hotswap falls
 // back to a full deploy for it, and destroy deletes the stack.
 func TestDeployHTTPAPIStage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
-	contains := func(out string, wants ...string) {
-		t.Helper()
-		for _, w := range wants {
-			if !strings.Contains(out, w) {
-				t.Errorf("output lacks %q:\n%s", w, out)
-			}
-		}
-	}
 	// The key new-project writes is refused on an HTTP API, with the fix.
 	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
 	out := run(1, "synth")
-	contains(out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)
+	wantOutput(t, out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)
 	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http"})
 
 	out = run(0, "deploy")
@@ -88,33 +76,29 @@ func TestDeployHTTPAPIStage(t *testing.T) {
 	fn := c.functionName(t)
 	editGreeting(t, proj, "hotswapped")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswapped 1 function of stack shop-dev in ", "HTTP API URL: "+m[1])
+	wantOutput(t, out, "Hotswapped 1 function of stack shop-dev in ", "HTTP API URL: "+m[1])
 	if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want {
 		t.Errorf("function code %s after the hotswap, want %s", got, want)
 	}
 
 	addUsersRoute(t, proj)
 	out = run(0, "diff")
-	contains(out, "POST /users/{name}")
+	wantOutput(t, out, "POST /users/{name}")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Deployed stack shop-dev in ")
+	wantOutput(t, out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Deployed stack shop-dev in ")
 	if !strings.Contains(c.cfn.Template("shop-dev"), `"RouteKey":"POST /users/{name}"`) {
 		t.Error("the deployed template lacks the new route")
 	}
 
 	out = run(0, "destroy", "--yes")
-	contains(out, "Deleted stage dev (stack shop-dev).")
+	wantOutput(t, out, "Deleted stage dev (stack shop-dev).")
 	run(2, "url")
 }
 
 // TestDeployFunctionURLStage deploys an api_type function_url stage: the
 // stack has a function URL, deploy and url print it, destroy deletes it.
 func TestDeployFunctionURLStage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js)")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
 	setFrontDoor(t, proj, "web", map[string]any{"api_type": "function_url", "function_url_auth": "AWS_IAM"})
 	out := run(0, "deploy", "--stage", "web")
