@@ -50,6 +50,17 @@ func setCurrent(id string) {
 	current.Unlock()
 }
 
+// beginInvocation makes the Lambda request id of ctx ("" outside Lambda)
+// the current one until setCurrent("") ends the invocation, and returns it.
+func beginInvocation(ctx context.Context) string {
+	var id string
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		id = lc.AwsRequestID
+	}
+	setCurrent(id)
+	return id
+}
+
 // accessLogged returns handleEvent plus one access line per event written
 // to access (none when access is nil), with the invocation's request id
 // known to RequestIDHandler while it runs: how the deployed API's function
@@ -57,11 +68,7 @@ func setCurrent(id string) {
 func (a *App) accessLogged(access io.Writer) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 	return func(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
 		start := time.Now()
-		var id string
-		if lc, ok := lambdacontext.FromContext(ctx); ok {
-			id = lc.AwsRequestID
-		}
-		setCurrent(id)
+		id := beginInvocation(ctx)
 		resp, err := a.handleEvent(ctx, ev)
 		setCurrent("")
 		if access != nil {

@@ -61,8 +61,12 @@ type authCall struct {
 }
 
 // newAuthCall describes req, matched to the path entry e with the decoded
-// captures args, as API Gateway sees it.
+// captures args, as API Gateway sees it; an empty account (an event sent
+// outside AWS) is localAccount.
 func newAuthCall(req *Request, e *pathEntry, args []string, account, apiID, stage string) *authCall {
+	if account == "" {
+		account = localAccount
+	}
 	c := &authCall{req: req, pattern: e.pattern, region: localRegion(), account: account, apiID: apiID, stage: stage, id: req.GatewayContext.RequestID}
 	if len(args) > 0 {
 		c.pathParams = make(map[string]string, len(args))
@@ -404,11 +408,7 @@ func (a *App) authorizeEvent(ctx context.Context, ev *events.APIGatewayProxyRequ
 		return nil, false
 	}
 	rc := ev.RequestContext
-	c := newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage)
-	if c.account == "" {
-		c.account = localAccount
-	}
-	res, passed := a.authorizeREST(ctx, route.authorizerDecl, c)
+	res, passed := a.authorizeREST(ctx, route.authorizerDecl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
 		out := toProxyResponse(withCORS(e, res))
 		return &out, true
@@ -444,11 +444,7 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 		return nil, false
 	}
 	rc := ev.RequestContext
-	c := newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage)
-	if c.account == "" {
-		c.account = localAccount
-	}
-	res, passed := a.authorizeHTTP(ctx, route.authorizerDecl, c)
+	res, passed := a.authorizeHTTP(ctx, route.authorizerDecl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
 		out := toV2Response(withCORS(e, res))
 		return &out, true

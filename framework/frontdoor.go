@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"io"
 	"net/url"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -109,20 +106,11 @@ func isV2Event(event []byte) bool {
 
 // dispatchV2 answers one 2.0 event of the API's function.
 func (a *App) dispatchV2(ctx context.Context, event []byte) ([]byte, error) {
-	var ev events.APIGatewayV2HTTPRequest
-	if err := json.Unmarshal(event, &ev); err != nil {
-		a.logInvocation(ctx, "uncaught error", KindHTTP, names.APIHandlerName, err, nil)
-		return nil, err
-	}
 	serve := a.handleEventV2
 	if a.apiEventsV2 != nil {
 		serve = a.apiEventsV2
 	}
-	res, err := serve(ctx, ev)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(res)
+	return dispatchAPIEvent(a, ctx, event, serve)
 }
 
 // handleEventV2 answers one payload format 2.0 event through the same
@@ -207,11 +195,8 @@ func eventRequestV2(ctx context.Context, event events.APIGatewayV2HTTPRequest) (
 		if q, err := url.ParseQuery(ev.RawQueryString); err == nil && len(q) > 0 {
 			req.QueryParams = MultiDict(q)
 		}
-	} else if len(ev.QueryStringParameters) > 0 {
-		req.QueryParams = make(MultiDict, len(ev.QueryStringParameters))
-		for k, v := range ev.QueryStringParameters {
-			req.QueryParams[k] = []string{v}
-		}
+	} else {
+		req.QueryParams = eventQuery(ev.QueryStringParameters, false)
 	}
 	if len(ev.StageVariables) > 0 {
 		req.StageVars = ev.StageVariables
@@ -258,12 +243,7 @@ func toV2Response(res *result) events.APIGatewayV2HTTPResponse {
 			out.Headers[h.Name] = h.Value
 		}
 	}
-	if res.binary {
-		out.Body = base64.StdEncoding.EncodeToString(res.body)
-		out.IsBase64Encoded = true
-	} else {
-		out.Body = string(res.body)
-	}
+	out.Body, out.IsBase64Encoded = res.encodedBody()
 	return out
 }
 
@@ -277,11 +257,7 @@ func (r *Request) HTTPEvent() *events.APIGatewayV2HTTPRequest { return r.eventV2
 func (a *App) accessLoggedV2(access io.Writer) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		start := time.Now()
-		var id string
-		if lc, ok := lambdacontext.FromContext(ctx); ok {
-			id = lc.AwsRequestID
-		}
-		setCurrent(id)
+		id := beginInvocation(ctx)
 		resp, err := a.handleEventV2(ctx, ev)
 		setCurrent("")
 		if access != nil {

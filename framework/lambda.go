@@ -71,11 +71,8 @@ func eventRequest(ctx context.Context, event events.APIGatewayProxyRequest) (*Re
 		for k, v := range ev.MultiValueQueryStringParameters {
 			req.QueryParams[k] = append([]string(nil), v...)
 		}
-	} else if len(ev.QueryStringParameters) > 0 {
-		req.QueryParams = make(MultiDict, len(ev.QueryStringParameters))
-		for k, v := range ev.QueryStringParameters {
-			req.QueryParams[k] = []string{v}
-		}
+	} else {
+		req.QueryParams = eventQuery(ev.QueryStringParameters, false)
 	}
 	if len(ev.StageVariables) > 0 {
 		req.StageVars = ev.StageVariables
@@ -111,13 +108,17 @@ func toProxyResponse(res *result) events.APIGatewayProxyResponse {
 	for _, h := range res.headers {
 		out.MultiValueHeaders[h.Name] = append(out.MultiValueHeaders[h.Name], h.Value)
 	}
-	if res.binary {
-		out.Body = base64.StdEncoding.EncodeToString(res.body)
-		out.IsBase64Encoded = true
-	} else {
-		out.Body = string(res.body)
-	}
+	out.Body, out.IsBase64Encoded = res.encodedBody()
 	return out
+}
+
+// encodedBody is the body of an answer to an event: base64 when it is
+// binary.
+func (res *result) encodedBody() (body string, base64Encoded bool) {
+	if res.binary {
+		return base64.StdEncoding.EncodeToString(res.body), true
+	}
+	return string(res.body), false
 }
 
 func strOrNil(s string) *string {
