@@ -1,8 +1,6 @@
 package constructs
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +8,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/jsiitest"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 func TestMain(m *testing.M) { jsiitest.Main(m) }
@@ -26,13 +25,6 @@ func hostStack(t *testing.T) (stack awscdk.Stack, synth func(tpl any) []byte) {
 	return stack, func(tpl any) []byte {
 		t.Helper()
 		app.Synth(nil)
-		raw, err := os.ReadFile(filepath.Join(out, "Host.template.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(raw, tpl); err != nil {
-			t.Fatal(err)
-		}
-		return raw
+		return testutil.ReadJSON(t, filepath.Join(out, "Host.template.json"), tpl)
 	}
 }

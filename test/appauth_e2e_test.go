@@ -42,7 +42,7 @@ func addAppAuthorizer(t testing.TB, proj string) {
 func TestDeployAppAuthorizer(t *testing.T) {
 	c, proj := startShop(t)
 	addAppAuthorizer(t, proj)
-	setFrontDoor(t, proj, "web", map[string]any{"api_type": "http"})
+	setStage(t, proj, "web", map[string]any{"api_type": "http"})
 	run := cliRunner(t, proj, c.env)
 	functions := func() map[string]string { // "api" or "gate" → function name
 		out, err := c.lambda.ListFunctions(context.Background(), &lambda.ListFunctionsInput{})

@@ -1,9 +1,6 @@
 package test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -34,16 +31,7 @@ func TestDeployCustomDomainStage(t *testing.T) {
 	}
 	proj := newProject(t, env, "shop")
 	run := cliRunner(t, proj, env)
-	cfgPath := filepath.Join(proj, ".framework", "config.json")
-	var cfg map[string]any
-	raw, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["stages"].(map[string]any)["prod"] = map[string]any{
+	setStage(t, proj, "prod", map[string]any{
 		"log_retention_in_days": 30,
 		"api_gateway_custom_domain": map[string]any{
 			"domain_name":     "api.example.com",
@@ -51,9 +39,7 @@ func TestDeployCustomDomainStage(t *testing.T) {
 			"base_path":       "v1",
 			"hosted_zone_id":  "Z0123456789ABCDEFGHIJ",
 		},
-	}
-	raw, _ = json.MarshalIndent(cfg, "", "  ")
-	writeFile(t, cfgPath, string(raw))
+	})
 
 	out := run(0, "deploy", "--stage", "prod")
 	api := regexp.MustCompile(`(?m)^Rest API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/prod/)$`).FindStringSubmatch(out)

@@ -2,27 +2,22 @@ package test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
-// setFrontDoor sets the front door of a stage of the new project's
-// config.json; new-project's dev stage names its REST API stage, which
-// the other front doors do not have, so that key goes.
-func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
+// setStage sets keys of a stage of the new project's config.json, adding
+// the stage when it has none. new-project's dev stage names its REST API
+// stage, which the other front doors do not have, so that key goes.
+func setStage(t testing.TB, proj, stage string, keys map[string]any) {
 	t.Helper()
 	path := filepath.Join(proj, ".framework", "config.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cfg map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
+	testutil.ReadJSON(t, path, &cfg)
 	stages, _ := cfg["stages"].(map[string]any)
 	if stages == nil {
 		stages = map[string]any{}
@@ -37,7 +32,7 @@ func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
 		st[k] = v
 	}
 	stages[stage] = st
-	raw, _ = json.MarshalIndent(cfg, "", "  ")
+	raw, _ := json.MarshalIndent(cfg, "", "  ")
 	writeFile(t, path, string(raw))
 }
 
@@ -50,10 +45,10 @@ func TestDeployHTTPAPIStage(t *testing.T) {
 	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
 	// The key new-project writes is refused on an HTTP API, with the fix.
-	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
+	setStage(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
 	out := run(1, "synth")
 	wantOutput(t, out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)
-	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http"})
+	setStage(t, proj, "dev", map[string]any{"api_type": "http"})
 
 	out = run(0, "deploy")
 	m := regexp.MustCompile(`(?m)^HTTP API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/)$`).FindStringSubmatch(out)
@@ -100,7 +95,7 @@ func TestDeployHTTPAPIStage(t *testing.T) {
 func TestDeployFunctionURLStage(t *testing.T) {
 	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
-	setFrontDoor(t, proj, "web", map[string]any{"api_type": "function_url", "function_url_auth": "AWS_IAM"})
+	setStage(t, proj, "web", map[string]any{"api_type": "function_url", "function_url_auth": "AWS_IAM"})
 	out := run(0, "deploy", "--stage", "web")
 	m := regexp.MustCompile(`(?m)^Function URL: (https://[a-z0-9]{20}\.lambda-url\.us-east-1\.on\.aws/)$`).FindStringSubmatch(out)
 	if m == nil {
