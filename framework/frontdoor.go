@@ -369,11 +369,7 @@ func (a *App) gatewayEventV2(method, target string, body []byte, headers map[str
 		}
 	}
 	if body != nil {
-		if t.binary.has(mediaType(headers[headerKey(headers, "Content-Type")])) || !utf8.Valid(body) {
-			ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
-		} else {
-			ev.Body = string(body)
-		}
+		ev.Body, ev.IsBase64Encoded = eventBody(body, t.binary.has(mediaType(headers[headerKey(headers, "Content-Type")])) || !utf8.Valid(body))
 	}
 	return ev
 }
@@ -390,7 +386,7 @@ func (a *App) gatewayAnswerV2(ev events.APIGatewayV2HTTPRequest) (*events.APIGat
 		return nil, false
 	}
 	door := eventDoor(&ev)
-	if n := int64(len(ev.Body)); n > maxBodyFor(door) && (!ev.IsBase64Encoded || int64(base64.StdEncoding.DecodedLen(int(n))) > maxBodyFor(door)) {
+	if bodyOver(ev.Body, ev.IsBase64Encoded, maxBodyFor(door)) {
 		out := toV2Response(tooLarge())
 		return &out, true
 	}

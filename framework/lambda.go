@@ -115,10 +115,26 @@ func toProxyResponse(res *result) events.APIGatewayProxyResponse {
 // encodedBody is the body of an answer to an event: base64 when it is
 // binary.
 func (res *result) encodedBody() (body string, base64Encoded bool) {
-	if res.binary {
-		return base64.StdEncoding.EncodeToString(res.body), true
+	return eventBody(res.body, res.binary)
+}
+
+// eventBody is body as an event or its answer carries it: base64 when it
+// is binary.
+func eventBody(body []byte, binary bool) (string, bool) {
+	if binary {
+		return base64.StdEncoding.EncodeToString(body), true
 	}
-	return string(res.body), false
+	return string(body), false
+}
+
+// bodyOver tells whether an event's body, base64 or not, holds more than
+// max bytes.
+func bodyOver(body string, base64Encoded bool, max int64) bool {
+	n := int64(len(body))
+	if base64Encoded {
+		n = int64(base64.StdEncoding.DecodedLen(len(body)))
+	}
+	return n > max
 }
 
 func strOrNil(s string) *string {
