@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"strings"
 
 	"github.com/framework-dev/framework/internal/apphook"
 
@@ -37,33 +35,11 @@ func (c *Client) spec(name string) (manifest.Function, error) {
 	}
 	for _, f := range m.Functions {
 		if f.Name == name {
-			if f.Source == "" && f.SourceResource != "" {
-				f.Source = declaredSource(f)
-			}
+			f.Source = eventsample.Source(f)
 			return f, nil
 		}
 	}
 	return manifest.Function{}, fmt.Errorf("frameworktest: the app %s has no function named %q", m.App, name)
-}
-
-// declaredSource is the ARN of the declared resource that feeds f: the
-// one the environment gives (the stack's, or framework local's), or else
-// one made from the resource's name.
-func declaredSource(f manifest.Function) string {
-	attr := manifest.AttrARN
-	if f.Kind == manifest.KindDynamoDB {
-		attr = manifest.AttrStreamARN
-	}
-	if arn := os.Getenv(manifest.ResourceEnv(f.SourceResource, attr)); arn != "" {
-		return arn
-	}
-	switch f.Kind {
-	case manifest.KindDynamoDB:
-		return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/stream/2026-01-01T00:00:00.000", eventsample.Region, eventsample.Account, f.SourceResource)
-	case manifest.KindS3:
-		return eventsample.ARN("s3", strings.ToLower(f.SourceResource))
-	}
-	return f.SourceResource
 }
 
 // Schedule sends the scheduled handler name one tick: the "Scheduled
