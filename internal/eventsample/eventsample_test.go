@@ -2,8 +2,8 @@ package eventsample
 
 import (
 	"context"
-	"strings"
 	"github.com/framework-dev/framework/internal/apphook"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +79,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 func TestForDeclaredSource(t *testing.T) {
 	t.Setenv("FRAMEWORK_RES_JOBS_ARN", "")
 	b, err := For(manifest.Function{Name: "worker", Kind: manifest.KindSQS, SourceResource: "jobs"})
-	if err != nil || !strings.Contains(string(b), `"eventSourceARN":"arn:aws:sqs:us-east-1:123456789012:jobs"`) {
+	if err != nil || !strings.Contains(string(b), `"eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:jobs"`) {
 		t.Fatalf("sample %s, %v: want the queue jobs as its source", b, err)
 	}
 }
