@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -255,26 +254,18 @@ func (r *Request) HTTPEvent() *events.APIGatewayV2HTTPRequest { return r.eventV2
 
 // accessLoggedV2 is accessLogged for 2.0 events.
 func (a *App) accessLoggedV2(access io.Writer) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		start := time.Now()
-		id := beginInvocation(ctx)
-		resp, err := a.handleEventV2(ctx, ev)
-		setCurrent("")
-		if access != nil {
-			_, resource, _ := strings.Cut(ev.RouteKey, " ")
-			if resource == "" { // a function URL's $default: the function routed it
-				if t, err := a.compiled(); err == nil {
-					if e, _ := t.match(ev.RawPath); e != nil {
-						resource = e.pattern
-					}
+	return logAccess(access, a.handleEventV2, func(ev events.APIGatewayV2HTTPRequest, resp events.APIGatewayV2HTTPResponse) (*events.APIGatewayProxyRequest, int) {
+		_, resource, _ := strings.Cut(ev.RouteKey, " ")
+		if resource == "" { // a function URL's $default: the function routed it
+			if t, err := a.compiled(); err == nil {
+				if e, _ := t.match(ev.RawPath); e != nil {
+					resource = e.pattern
 				}
 			}
-			line := events.APIGatewayProxyRequest{HTTPMethod: ev.RequestContext.HTTP.Method, Resource: resource, Path: ev.RawPath,
-				RequestContext: events.APIGatewayProxyRequestContext{RequestID: ev.RequestContext.RequestID}}
-			writeAccessLine(access, start, time.Since(start), id, &line, resp.StatusCode)
 		}
-		return resp, err
-	}
+		return &events.APIGatewayProxyRequest{HTTPMethod: ev.RequestContext.HTTP.Method, Resource: resource, Path: ev.RawPath,
+			RequestContext: events.APIGatewayProxyRequestContext{RequestID: ev.RequestContext.RequestID}}, resp.StatusCode
+	})
 }
 
 // joinRepeatedHeaders gives each header one value, its values joined by
