@@ -33,7 +33,7 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 	if err != nil {
 		return // the app's start reports it
 	}
-	res, err := localres.Resolve(ctx, m, localres.Options{App: m.App, Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region})
+	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region})
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -59,7 +59,7 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 	s.stopDeliverer()
 	s.res.key = string(key)
 	d := &localres.Deliverer{
-		Manifest: m, Resources: res, App: m.App, Stage: s.o.Stage, Schedules: !s.o.NoSchedules,
+		Manifest: m, Resources: res, App: localres.AppName(s.dir, m), Stage: s.o.Stage, Schedules: !s.o.NoSchedules,
 		Invoke: func(ctx context.Context, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
 			return s.invoke(ctx, m.App, fn, event)
 		},

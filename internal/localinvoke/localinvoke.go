@@ -107,7 +107,7 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 			return nil, err
 		}
 	}
-	res, err := localres.Resolve(ctx, m, localres.Options{App: m.App, Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region})
+	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region})
 	switch {
 	case errors.Is(err, localres.ErrNoneDeployed):
 		if o.Notice != nil {

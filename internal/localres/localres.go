@@ -28,6 +28,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/framework-dev/framework/internal/awscall"
+	fwconfig "github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
@@ -56,6 +57,18 @@ type Resources struct {
 	Attrs map[string]map[string]string
 	// Client reaches the services where the resources are.
 	Client *Client
+}
+
+// ErrNotDeployed wraps the error of a stage that has no stack.
+var ErrNotDeployed = errors.New("stage not deployed")
+
+// AppName is the name the stage's stack carries for the app m of the
+// project in dir: app_name in .framework/config.json, else the app's own.
+func AppName(dir string, m *manifest.Manifest) string {
+	if f, err := fwconfig.Load(dir); err == nil && f.AppName != "" {
+		return f.AppName
+	}
+	return m.App
 }
 
 // ErrNoneDeployed wraps the reason the deployed stage's resources could not
@@ -247,7 +260,7 @@ func (c *Client) stackOutputs(ctx context.Context, stack string) (map[string]str
 		return nil, err
 	}
 	if st == nil {
-		return nil, fmt.Errorf("no stack %s in %s", stack, c.call.Region)
+		return nil, fmt.Errorf("%w: no stack %s in %s", ErrNotDeployed, stack, c.call.Region)
 	}
 	return st.Outputs, nil
 }
