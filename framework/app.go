@@ -89,6 +89,8 @@ type App struct {
 	middleware  []kindMiddleware // Use, UseFor
 	groups      []registration   // Register
 	authCache   authCache        // app authorizers' answers, as API Gateway caches them (appauth_gateway.go)
+	resources   []resourceDecl   // declared with package framework/resource
+	grants      []grantDecl
 }
 
 // New returns an App named name with the default binary types.
@@ -197,7 +199,9 @@ func (a *App) compile() (*routeTable, error) {
 	errs = append(errs, a.validateFunctions()...)
 	clashes, kept := conflicts(a.routes)
 	errs = append(errs, clashes...)
-	if err := a.manifestOf(kept).Validate(); err != nil {
+	m := a.manifestOf(kept)
+	errs = append(errs, a.validateResources(m)...)
+	if err := m.Validate(); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)
 		} else {
@@ -243,6 +247,7 @@ func (a *App) manifestOf(routes []*route) *manifest.Manifest {
 		return strings.Compare(firstOr(x.Methods), firstOr(y.Methods))
 	})
 	m.Functions = a.manifestFunctions()
+	a.addResources(m)
 	return m
 }
 
@@ -254,7 +259,7 @@ func firstOr(s []string) string {
 }
 
 // DeclarationError lists every problem found in an app's declarations:
-// its routes, event handlers and plain functions.
+// its routes, event handlers, plain functions and resources.
 type DeclarationError struct{ Errs []error }
 
 // Error lists every problem, one a line, sorted.

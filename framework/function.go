@@ -114,7 +114,8 @@ func (a *App) OnSchedule(name string, when ScheduleExpression, handler func(cont
 }
 
 // OnSQSMessage runs handler on the messages of an SQS queue, given by name
-// (in the stack's account and region) or ARN. An error fails the whole
+// (in the stack's account and region), ARN, or a declared queue's Ref()
+// (package framework/resource). An error fails the whole
 // batch, which Lambda retries; OnSQSPartialBatch reports the messages that
 // failed instead.
 func (a *App) OnSQSMessage(name, queue string, handler func(context.Context, events.SQSEvent) error, opts ...FunctionOption) {
@@ -134,13 +135,13 @@ func (a *App) OnSQSPartialBatch(name, queue string, handler func(context.Context
 }
 
 // OnSNSMessage runs handler on the messages of an SNS topic, given by name
-// (in the stack's account and region) or ARN.
+// (in the stack's account and region), ARN, or a declared topic's Ref().
 func (a *App) OnSNSMessage(name, topic string, handler func(context.Context, events.SNSEvent) error, opts ...FunctionOption) {
 	a.addSource(a.newFunction(name, KindSNS, handler == nil, noResult(handler), opts), topic)
 }
 
 // OnS3Event runs handler on the object events of an S3 bucket, given by
-// name or ARN; S3Events, S3Prefix and S3Suffix narrow them (by default
+// name, ARN, or a declared bucket's Ref(); S3Events, S3Prefix and S3Suffix narrow them (by default
 // every object created).
 func (a *App) OnS3Event(name, bucket string, handler func(context.Context, events.S3Event) error, opts ...FunctionOption) {
 	f := a.newFunction(name, KindS3, handler == nil, noResult(handler), opts)
@@ -166,7 +167,7 @@ func (a *App) OnEventBridge(name string, pattern map[string]any, handler func(co
 }
 
 // OnDynamoDBRecord runs handler on the records of a DynamoDB table's
-// stream, given by its ARN. An error fails the whole batch;
+// stream, given by its ARN or a declared table's Stream(). An error fails the whole batch;
 // OnDynamoDBPartialBatch reports the records that failed instead.
 func (a *App) OnDynamoDBRecord(name, streamARN string, handler func(context.Context, events.DynamoDBEvent) error, opts ...FunctionOption) {
 	a.addSource(a.newFunction(name, KindDynamoDB, handler == nil, noResult(handler), opts), streamARN)
@@ -256,7 +257,7 @@ func (a *App) newPartial(name string, kind HandlerKind, nilHandler bool, call ev
 
 // addSource adds f, which reads from source (a queue, topic, bucket or stream).
 func (a *App) addSource(f *function, source string) {
-	f.spec.Source = source
+	sourceOf(&f.spec, source)
 	a.addFunction(f)
 }
 
