@@ -114,8 +114,9 @@ func (s *supervisor) invoke(ctx context.Context, app string, fn *manifest.Functi
 // delivered reports one delivery: a `delivery` event in JSON mode, a line
 // otherwise.
 func (s *supervisor) delivered(d localres.Delivery) {
+	failed := append([]string{}, d.Failed...)
 	fields := map[string]any{"function": d.Function, "kind": string(d.Kind), "source": d.Source,
-		"messages": d.Messages, "failed": len(d.Failed), "failed_ids": d.Failed, "ok": d.Error == "",
+		"messages": d.Messages, "failed": len(d.Failed), "failed_ids": failed, "ok": d.Error == "",
 		"seconds": d.Duration.Seconds()}
 	if d.Error != "" {
 		fields["error"] = d.Error

@@ -119,8 +119,8 @@ func Resolve(ctx context.Context, m *manifest.Manifest, o Options) (*Resources, 
 			r.Attrs[d.Name] = attrs
 		}
 		if len(missing) > 0 {
-			return r.withEnv(m), fmt.Errorf("%w: stage %s was deployed before %s was declared: run `framework deploy --stage %s`, or pass --aws-endpoint URL to use an emulator",
-				ErrNoneDeployed, o.Stage, strings.Join(missing, ", "), o.Stage)
+			return r.withEnv(m), tagged{fmt.Errorf("stage %s was deployed before %s was declared: the app runs without them; deploy it again (`framework deploy --stage %s`), or pass --aws-endpoint URL to create them in an emulator (LocalStack, moto)",
+				o.Stage, strings.Join(missing, ", "), o.Stage), ErrNoneDeployed}
 		}
 	}
 	return r.withEnv(m), nil
@@ -142,9 +142,18 @@ func (r *Resources) withEnv(m *manifest.Manifest) *Resources {
 // noneDeployed is the one line that says the app runs without its
 // resources, why, and the two ways to give them.
 func noneDeployed(o Options, err error) error {
-	return fmt.Errorf("%w: the deployed stage %s could not be read (%v); deploy it with `framework deploy --stage %s` and give credentials (--profile), or pass --aws-endpoint URL to create them in an emulator (LocalStack, moto). Serving without them",
-		ErrNoneDeployed, o.Stage, err, o.Stage)
+	return tagged{fmt.Errorf("the resources of stage %s could not be read (%v): the app runs without them; deploy the stage (`framework deploy --stage %s`, with --profile for its account), or pass --aws-endpoint URL to create them in an emulator (LocalStack, moto)",
+		o.Stage, err, o.Stage), ErrNoneDeployed}
 }
+
+// tagged is an error that is also tag for errors.Is.
+type tagged struct {
+	error
+	tag error
+}
+
+func (t tagged) Is(target error) bool { return target == t.tag }
+func (t tagged) Unwrap() error        { return t.error }
 
 // attrsOf are the attributes the stack publishes for d.
 func attrsOf(d *manifest.Resource) []string {
@@ -218,12 +227,18 @@ func NewClient(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{
-		call: awscall.Config{Region: cfg.Region, Endpoint: o.Endpoint, Credentials: awscall.Credentials{
-			AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey, SessionToken: creds.SessionToken,
-		}},
-		sdk: cfg, endpoint: o.Endpoint,
-	}, nil
+	// The endpoints the SDK would use: --aws-endpoint, else the
+	// environment's AWS_ENDPOINT_URL(_<SERVICE>) or the profile's.
+	call := awscall.FromEnv()
+	call.Region = cfg.Region
+	call.Credentials = awscall.Credentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey, SessionToken: creds.SessionToken}
+	switch {
+	case o.Endpoint != "":
+		call.Endpoint, call.Endpoints = o.Endpoint, nil
+	case call.Endpoint == "" && cfg.BaseEndpoint != nil:
+		call.Endpoint = *cfg.BaseEndpoint
+	}
+	return &Client{call: call, sdk: cfg, endpoint: o.Endpoint}, nil
 }
 
 // environ is what the app needs to reach the same place as c: the
@@ -260,7 +275,7 @@ func (c *Client) stackOutputs(ctx context.Context, stack string) (map[string]str
 		return nil, err
 	}
 	if st == nil {
-		return nil, fmt.Errorf("%w: no stack %s in %s", ErrNotDeployed, stack, c.call.Region)
+		return nil, tagged{fmt.Errorf("no stack %s in %s", stack, c.call.Region), ErrNotDeployed}
 	}
 	return st.Outputs, nil
 }
