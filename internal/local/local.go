@@ -217,11 +217,12 @@ type supervisor struct {
 	lastErr   string
 	announced bool
 
-	res      resources // the declared resources and what feeds the handlers
-	fnMu     sync.Mutex
-	fnBin    string // the build the event handlers run, under fnMu
-	fnEnv    []string
-	timeouts localinvoke.Timeouts
+	res        resources // the declared resources and what feeds the handlers
+	fnMu       sync.Mutex
+	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
+	fnEnv      []string
+	fnTimeouts localinvoke.Timeouts
+	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
 }
 
 // child is one running app process.

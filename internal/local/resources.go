@@ -50,7 +50,7 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 	}
 	s.res.env = res.Env
 	s.fnMu.Lock()
-	s.fnBin, s.fnEnv = bin, append(slices.Clip(s.env), res.Env...)
+	s.fnBin, s.fnEnv, s.fnTimeouts = bin, append(slices.Clip(s.env), res.Env...), s.timeouts
 	s.fnMu.Unlock()
 	key, _ := json.Marshal([]any{m.Functions, m.Resources, res.Attrs})
 	if string(key) == s.res.key {
@@ -91,14 +91,14 @@ func (s *supervisor) stopDeliverer() {
 // Lambda runtime loop, as its deployed function would.
 func (s *supervisor) invoke(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
 	s.fnMu.Lock()
-	bin, env := s.fnBin, s.fnEnv
+	bin, env, timeouts := s.fnBin, s.fnEnv, s.fnTimeouts
 	s.fnMu.Unlock()
 	if bin == "" {
 		return nil, errors.New("the app is not built yet")
 	}
 	res, err := localinvoke.Exec(ctx, localinvoke.Process{
 		Bin: bin, Env: env, Handler: fn.Name, Log: s.appOut,
-		Timeout:      s.timeouts.Of(fn.Name),
+		Timeout:      timeouts.Of(fn.Name),
 		FunctionName: names.StackName(app, s.o.Stage) + "-" + fn.Name,
 	}, event)
 	if err != nil {

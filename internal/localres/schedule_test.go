@@ -1,9 +1,13 @@
 package localres
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 func TestScheduleNext(t *testing.T) {
@@ -43,5 +47,46 @@ func TestScheduleNext(t *testing.T) {
 		if _, err := ParseSchedule(bad); err == nil || !strings.Contains(err.Error(), bad[:4]) {
 			t.Errorf("%s: got %v, want an error", bad, err)
 		}
+	}
+}
+
+// soon fires once, right away, then never.
+type soon struct{ fired bool }
+
+func (s *soon) Next(t time.Time) time.Time {
+	if s.fired {
+		return t.Add(time.Hour)
+	}
+	s.fired = true
+	return t
+}
+
+func TestScheduleFiresTheHandlerWithAScheduledEvent(t *testing.T) {
+	f := &manifest.Function{Name: "nightly", Kind: manifest.KindSchedule, Schedule: "rate(1 day)"}
+	got := &deliveries{ch: make(chan Delivery, 1)}
+	events := make(chan []byte, 1)
+	d := &Deliverer{Report: got.report, Invoke: func(_ context.Context, fn *manifest.Function, event []byte) (*Outcome, error) {
+		events <- event
+		return &Outcome{Error: "Boom: it failed"}, nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); d.fire(ctx, f, &soon{}) }()
+	del := got.wait(t, 5*time.Second)
+	cancel()
+	<-done
+	var ev struct {
+		DetailType string   `json:"detail-type"`
+		Source     string   `json:"source"`
+		Resources  []string `json:"resources"`
+	}
+	if err := json.Unmarshal(<-events, &ev); err != nil {
+		t.Fatal(err)
+	}
+	if ev.DetailType != "Scheduled Event" || ev.Source != "aws.events" || len(ev.Resources) != 1 || !strings.HasSuffix(ev.Resources[0], "rule/nightly") {
+		t.Errorf("event %+v: want EventBridge's scheduled event for rule nightly", ev)
+	}
+	if del.Function != "nightly" || del.Source != "rate(1 day)" || del.Error != "Boom: it failed" {
+		t.Errorf("delivery %+v: want the handler's failure reported", del)
 	}
 }
