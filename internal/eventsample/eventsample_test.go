@@ -3,6 +3,7 @@ package eventsample
 import (
 	"context"
 	"github.com/framework-dev/framework/internal/apphook"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,5 +71,15 @@ func TestSamplesFitTheirKind(t *testing.T) {
 	}
 	if _, err := For(manifest.Function{Kind: framework.KindHTTP}); err == nil {
 		t.Error("a sample for the REST API's function: want an error saying to give an event")
+	}
+}
+
+// The sample event of a handler fed by a declared queue comes from that
+// queue (`framework invoke --local`).
+func TestForDeclaredSource(t *testing.T) {
+	t.Setenv("FRAMEWORK_RES_JOBS_ARN", "")
+	b, err := For(manifest.Function{Name: "worker", Kind: manifest.KindSQS, SourceResource: "jobs"})
+	if err != nil || !strings.Contains(string(b), `"eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:jobs"`) {
+		t.Fatalf("sample %s, %v: want the queue jobs as its source", b, err)
 	}
 }
