@@ -168,6 +168,10 @@ func TestInvokeLocalResources(t *testing.T) {
 	if strings.Contains(out, "could not be read") || !strings.Contains(out, "ConditionalCheckFailed") || !strings.Contains(out, "batchItemFailures") {
 		t.Errorf("invoke --local --aws-endpoint: want the handler to reach the table (unknown ids fail the condition):\n%s", out)
 	}
+	out = run(0, "invoke", "done", "--local", "--aws-endpoint", moto.URL, "--json")
+	if !strings.Contains(out, `"eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:todo-dev-jobs"`) {
+		t.Errorf("invoke --local --aws-endpoint: want the sample event from the emulator's queue:\n%s", out)
+	}
 }
 
 // `secret set` against a deployed stage finds the secret through the

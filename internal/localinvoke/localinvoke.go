@@ -102,11 +102,6 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 		}
 		inv.Function, handler = m.Functions[i], o.Name
 	}
-	if inv.Event == nil {
-		if inv.Event, err = eventsample.For(inv.Function); err != nil {
-			return nil, err
-		}
-	}
 	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region})
 	switch {
 	case errors.Is(err, localres.ErrNoneDeployed):
@@ -118,6 +113,16 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	}
 	if res != nil {
 		env = append(env, res.Env...)
+	}
+	if inv.Event == nil {
+		// The sample names the resource that feeds the handler where it is.
+		f := inv.Function
+		if arn := res.SourceARN(&f); arn != "" {
+			f.Source, f.SourceResource = arn, ""
+		}
+		if inv.Event, err = eventsample.For(f); err != nil {
+			return nil, err
+		}
 	}
 	bin, err := build.Host(ctx, o.ProjectDir, "invoke")
 	if err != nil {

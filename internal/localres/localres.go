@@ -126,6 +126,19 @@ func Resolve(ctx context.Context, m *manifest.Manifest, o Options) (*Resources, 
 	return r.withEnv(m), nil
 }
 
+// SourceARN is the ARN of the declared resource that feeds handler f (a
+// table's stream for a stream handler), or "" when none does or it is not
+// known.
+func (r *Resources) SourceARN(f *manifest.Function) string {
+	if r == nil || f.SourceResource == "" {
+		return ""
+	}
+	if f.Kind == manifest.KindDynamoDB {
+		return r.Attrs[f.SourceResource][manifest.AttrStreamARN]
+	}
+	return r.Attrs[f.SourceResource][manifest.AttrARN]
+}
+
 // withEnv adds the FRAMEWORK_RES_* variables of r.Attrs to r.Env.
 func (r *Resources) withEnv(m *manifest.Manifest) *Resources {
 	for i := range m.Resources {
