@@ -20,8 +20,12 @@ type resources struct {
 	env    []string // FRAMEWORK_RES_* and AWS_ENDPOINT_URL for the app
 	key    string   // what the deliverer was started for
 	notice string   // the last problem reported, not repeated
-	stop   context.CancelFunc
-	done   chan struct{}
+	// last is the last lookup's outcome; resolved is it when it is kept
+	// for the declarations `declared` (JSON).
+	last, resolved *localres.Resources
+	declared       string
+	stop           context.CancelFunc
+	done           chan struct{}
 }
 
 // resolve reads the manifest of bin, finds or creates its declared
@@ -33,21 +37,33 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 	if err != nil {
 		return // the app's start reports it
 	}
-	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region})
-	if err != nil {
+	// The resources are looked up again only when the declarations
+	// change, or after an error other than an unreadable deployed stage
+	// (an emulator that was not running yet): a reload stays fast.
+	declared, _ := json.Marshal(m.Resources)
+	if s.res.resolved == nil || string(declared) != s.res.declared {
+		res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region})
 		if ctx.Err() != nil {
 			return
 		}
-		if msg := err.Error(); msg != s.res.notice {
-			s.res.notice = msg
-			s.event("resources_unavailable", map[string]any{"error": msg}, "%s", msg)
+		if err != nil {
+			if msg := err.Error(); msg != s.res.notice {
+				s.res.notice = msg
+				s.event("resources_unavailable", map[string]any{"error": msg}, "%s", msg)
+			}
+		} else {
+			s.res.notice = ""
 		}
-	} else {
-		s.res.notice = ""
+		if res == nil {
+			res = &localres.Resources{}
+		}
+		s.res.resolved, s.res.declared = res, string(declared)
+		if err != nil && !errors.Is(err, localres.ErrNoneDeployed) {
+			s.res.resolved = nil
+		}
+		s.res.last = res
 	}
-	if res == nil {
-		res = &localres.Resources{}
-	}
+	res := s.res.last
 	s.res.env = res.Env
 	s.fnMu.Lock()
 	s.fnBin, s.fnEnv, s.fnTimeouts = bin, append(slices.Clip(s.env), res.Env...), s.timeouts
