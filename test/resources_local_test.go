@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -205,5 +206,49 @@ func TestSecretSetDeployedStage(t *testing.T) {
 	var got struct{ SecretString string }
 	if err := cfg.Call(ctx, "secretsmanager", "GetSecretValue", map[string]any{"SecretId": "ApiKeyA1B2-xyz"}, &got); err != nil || got.SecretString != "from-stdin" {
 		t.Errorf("the deployed secret holds %q (%v), want the value from stdin without its newline", got.SecretString, err)
+	}
+}
+
+// paramApp declares a parameter and a plain function that reads it.
+const paramApp = `package main
+
+import (
+	"context"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/framework/resource"
+)
+
+func main() {
+	app := framework.New("shop")
+	flags := resource.NewParameter(app, "flags")
+	flags.Allow("read")
+	framework.LambdaFunction(app, "read", func(ctx context.Context, _ struct{}) (string, error) {
+		return flags.Value(ctx)
+	})
+	app.Run()
+}
+`
+
+// A declared parameter set with `secret set --aws-endpoint` is what the
+// app's Parameter.Value reads under `invoke --local --aws-endpoint`.
+func TestSecretSetParameterAtEmulator(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := newShop(t, env)
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(paramApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := cliRunner(t, dir, env)
+	out := run(1, "invoke", "read", "--local", "--aws-endpoint", moto.URL)
+	if !strings.Contains(out, "has no value yet") {
+		t.Errorf("before secret set: want the handle's error saying the value is not set:\n%s", out)
+	}
+	out = run(0, "secret", "set", "flags", "--value", "beta=on", "--aws-endpoint", moto.URL)
+	if !strings.Contains(out, `Set parameter "flags" of stage dev (shop-dev-flags), version 2.`) {
+		t.Errorf("secret set of a parameter:\n%s", out)
+	}
+	if out = run(0, "invoke", "read", "--local", "--aws-endpoint", moto.URL); !strings.Contains(out, `"beta=on"`) {
+		t.Errorf("the app's Parameter.Value after secret set:\n%s", out)
 	}
 }
