@@ -50,8 +50,8 @@ type Options struct {
 	// stage read with that profile's credentials in that region.
 	Endpoint, Profile, Region string
 	// Notice, when not nil, receives the line saying that the deployed
-	// stage's resources could not be read; the handler then runs without
-	// them.
+	// stage's resources could not be read, or which ones the emulator
+	// could not create; the handler then runs without them.
 	Notice func(string)
 }
 
@@ -104,12 +104,10 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	}
 	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region})
 	switch {
-	case errors.Is(err, localres.ErrNoneDeployed):
-		if o.Notice != nil {
-			o.Notice(err.Error())
-		}
-	case err != nil:
+	case err != nil && res == nil && !errors.Is(err, localres.ErrNoneDeployed):
 		return nil, err
+	case err != nil && o.Notice != nil:
+		o.Notice(err.Error()) // the handler runs with what could be found
 	}
 	if res != nil {
 		env = append(env, res.Env...)

@@ -124,7 +124,8 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 func (c *Client) queueURL(ctx context.Context, name string, attrs map[string]string) (string, error) {
 	var out struct{ QueueUrl string }
 	err := c.Call(ctx, "sqs", "GetQueueUrl", map[string]any{"QueueName": name}, &out)
-	if awscall.IsCode(err, "QueueDoesNotExist") || awscall.IsCode(err, "NonExistentQueue") {
+	var ae *awscall.Error
+	if errors.As(err, &ae) && (ae.Code == "QueueDoesNotExist" || strings.HasSuffix(ae.Code, "NonExistentQueue")) {
 		for k, v := range attrs {
 			if v == "" {
 				delete(attrs, k)

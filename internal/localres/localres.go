@@ -91,13 +91,20 @@ func Resolve(ctx context.Context, m *manifest.Manifest, o Options) (*Resources, 
 	}
 	r := &Resources{Client: c, Attrs: map[string]map[string]string{}, Env: c.environ()}
 	if o.Endpoint != "" {
+		// An emulator may serve some services only (DynamoDB Local): the
+		// resources it has are given, the others named in the error.
+		var errs []error
 		for i := range m.Resources {
 			d := &m.Resources[i]
 			attrs, err := c.ensure(ctx, PhysicalName(o.App, o.Stage, d), d)
 			if err != nil {
-				return nil, fmt.Errorf("create %s at %s: %w", d.Label(), o.Endpoint, err)
+				errs = append(errs, fmt.Errorf("create %s at %s: %w", d.Label(), o.Endpoint, err))
+				continue
 			}
 			r.Attrs[d.Name] = attrs
+		}
+		if len(errs) > 0 {
+			return r.withEnv(m), errors.Join(errs...)
 		}
 	} else {
 		outputs, err := c.stackOutputs(ctx, names.StackName(o.App, o.Stage))

@@ -2,8 +2,13 @@ package localres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -14,8 +19,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-
-	"encoding/json"
 
 	"github.com/framework-dev/framework/internal/mototest"
 	"github.com/framework-dev/framework/manifest"
@@ -264,5 +267,33 @@ func TestQueueHandlerGetsTheMessagesAndFailedOnesStay(t *testing.T) {
 	}
 	if len(left) != 1 || left[0] != badID+" bad" {
 		t.Errorf("left on the queue: %v; want only %s bad", left, badID)
+	}
+}
+
+// What the emulator cannot create is named, and the rest is still given:
+// here an emulator that serves DynamoDB only, as DynamoDB Local does.
+func TestEmulatorPartialFailure(t *testing.T) {
+	moto := startMoto(t)
+	target, _ := url.Parse(moto.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	dynamoOnly := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_") {
+			w.WriteHeader(400)
+			_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#UnknownOperationException"}`))
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer dynamoOnly.Close()
+	m := &manifest.Manifest{App: "shop", Resources: []manifest.Resource{
+		{Name: "jobs", Kind: manifest.ResourceQueue},
+		{Name: "todos", Kind: manifest.ResourceTable, PartitionKey: &manifest.KeyAttr{Name: "id", Type: "S"}},
+	}}
+	r, err := Resolve(context.Background(), m, Options{App: "shop", Stage: "dev", Endpoint: dynamoOnly.URL})
+	if err == nil || !strings.Contains(err.Error(), `create queue "jobs" at `+dynamoOnly.URL) || !strings.Contains(err.Error(), "UnknownOperationException") || strings.Contains(err.Error(), "todos") {
+		t.Errorf("error %v: want the queue named, not the table", err)
+	}
+	if r == nil || envMap(r.Env)["FRAMEWORK_RES_TODOS_NAME"] != "shop-dev-todos" || envMap(r.Env)["FRAMEWORK_RES_JOBS_NAME"] != "" {
+		t.Errorf("resources %+v: want the table only", r)
 	}
 }
