@@ -17,7 +17,7 @@ import (
 type LocalCmd struct {
 	Port         port   `default:"8000" help:"TCP port to serve on (0 picks a free one)."`
 	Host         string `default:"127.0.0.1" help:"Address to bind; the default keeps the server private to this machine."`
-	Stage        string `default:"${default_stage}" help:"Stage whose environment variables from .framework/config.json the app gets; also the stage in the request context."`
+	Stage        string `default:"${default_stage}" help:"Stage whose environment variables from .framework/config.json the app gets, and whose deployed resources it uses (without --aws-endpoint); also the stage in the request context."`
 	NoAutoreload bool   `name:"no-autoreload" help:"Do not rebuild and restart on source changes."`
 	Profile      string `help:"AWS profile for the app's own AWS SDK calls (sets AWS_PROFILE for the app) and for reading the deployed stage's resources."`
 	Region       string `help:"AWS region of the deployed stage whose resources the app uses, or of the emulator (default: AWS_REGION, else the profile's region)."`

@@ -42,6 +42,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/localinvoke"
+	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
 )
 
@@ -107,6 +108,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if err := config.CheckStageName(o.Stage); err != nil {
 		return err
+	}
+	if o.Endpoint != "" {
+		if err := localres.CheckEndpoint(o.Endpoint); err != nil {
+			return err
+		}
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port: use 1 to 65535 (or 0 for any free port)", o.Port)

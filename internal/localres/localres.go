@@ -20,6 +20,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -222,12 +223,24 @@ type Client struct {
 	endpoint string
 }
 
+// CheckEndpoint says what is wrong with an --aws-endpoint value, or nil.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--aws-endpoint %q is not an http(s) URL: give the emulator's, such as http://localhost:4566 (LocalStack) or http://127.0.0.1:5000 (moto)", endpoint)
+	}
+	return nil
+}
+
 // NewClient loads the AWS configuration of o. With an emulator endpoint,
 // missing credentials and region are not an error: the emulator gets
 // placeholder ones.
 func NewClient(ctx context.Context, o Options) (*Client, error) {
 	var more []func(*config.LoadOptions) error
 	if o.Endpoint != "" {
+		if err := CheckEndpoint(o.Endpoint); err != nil {
+			return nil, err
+		}
 		more = append(more, config.WithBaseEndpoint(o.Endpoint))
 	}
 	cfg, err := deploy.LoadConfig(ctx, o.Profile, o.Region, more...)

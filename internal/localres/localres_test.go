@@ -297,3 +297,16 @@ func TestEmulatorPartialFailure(t *testing.T) {
 		t.Errorf("resources %+v: want the table only", r)
 	}
 }
+
+func TestCheckEndpoint(t *testing.T) {
+	for _, ok := range []string{"http://localhost:4566", "https://emulator.example:443/"} {
+		if err := CheckEndpoint(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"localhost:4566", "4566", "ftp://x", "http://"} {
+		if err := CheckEndpoint(bad); err == nil || !strings.Contains(err.Error(), "http://localhost:4566") {
+			t.Errorf("%s: got %v, want an error showing a URL", bad, err)
+		}
+	}
+}
