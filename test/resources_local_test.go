@@ -252,3 +252,50 @@ func TestSecretSetParameterAtEmulator(t *testing.T) {
 		t.Errorf("the app's Parameter.Value after secret set:\n%s", out)
 	}
 }
+
+// Without --aws-endpoint, `framework local` gives the app the deployed
+// stage's resources, from its stack's outputs.
+func TestLocalWithDeployedStageResources(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	ctx := context.Background()
+	if err := cfg.Call(ctx, "dynamodb", "CreateTable", map[string]any{"TableName": "Todos-X1", "BillingMode": "PAY_PER_REQUEST",
+		"KeySchema": []map[string]string{{"AttributeName": "id", "KeyType": "HASH"}}, "AttributeDefinitions": []map[string]string{{"AttributeName": "id", "AttributeType": "S"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Call(ctx, "dynamodb", "PutItem", map[string]any{"TableName": "Todos-X1", "Item": map[string]any{"id": map[string]string{"S": "a1"}, "title": map[string]string{"S": "deployed"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{}
+	for _, r := range []struct{ name, arn string }{
+		{"Todos", "arn:aws:dynamodb:us-east-1:123456789012:table/Todos-X1"}, {"Jobs", "arn:aws:sqs:us-east-1:123456789012:Jobs-X2"},
+		{"Events", "arn:aws:sns:us-east-1:123456789012:Events-X3"}, {"Files", "arn:aws:s3:::files-x4"}, {"ApiKey", "arn:aws:secretsmanager:us-east-1:123456789012:secret:ApiKey-X5"},
+	} {
+		outputs["Res"+r.name+"Arn"] = r.arn
+		outputs["Res"+r.name+"Name"] = r.arn[strings.LastIndexAny(r.arn, ":/")+1:]
+	}
+	outputs["ResTodosStreamArn"] = "arn:aws:dynamodb:us-east-1:123456789012:table/Todos-X1/stream/1"
+	outputs["ResJobsUrl"] = moto.URL + "/123456789012/Jobs-X2"
+	tmpl, _ := json.Marshal(map[string]any{"Resources": map[string]any{"Q": map[string]string{"Type": "AWS::SQS::Queue"}}, "Outputs": func() map[string]any {
+		o := map[string]any{}
+		for k, v := range outputs {
+			o[k] = map[string]string{"Value": v}
+		}
+		return o
+	}()})
+	moto.CreateStack(t, "todo-dev", string(tmpl))
+
+	s := startLocal(t, dir, env, "--no-schedules")
+	resp, err := http.Get(s.URL + "/todos/a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"title":"deployed"`) {
+		t.Errorf("GET an item of the deployed table: %d %s\n%s", resp.StatusCode, b, s.stderr.String())
+	}
+	s.stop(t)
+}
