@@ -71,6 +71,7 @@ type CLI struct {
 	URL        URLCmd        `cmd:"" name:"url" help:"Print the deployed base URL of a stage."`
 	Logs       LogsCmd       `cmd:"" help:"Print a deployed function's CloudWatch Logs (--follow to keep printing)."`
 	Invoke     InvokeCmd     `cmd:"" help:"Invoke a deployed function and print its result and the tail of its log."`
+	Secret     SecretCmd     `cmd:"" help:"Set the values of the app's declared secrets and parameters."`
 	Destroy    DestroyCmd    `cmd:"" aliases:"delete" help:"Delete a stage's stack: its REST API, function and role."`
 	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
 	OpenAPI    OpenAPICmd    `cmd:"" name:"openapi" help:"Write the OpenAPI 3.0 document of the app (routes, typed schemas, errors, security)."`

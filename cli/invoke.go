@@ -19,7 +19,8 @@ type InvokeCmd struct {
 	Payload string `placeholder:"FILE|-" aliases:"event" help:"The event to send, a JSON file, or - to read it from standard input (default {}; with --local, a realistic sample event for the handler's kind). --event is the same flag."`
 	JSON    bool   `name:"json" help:"Print one JSON object: payload, status_code, function_error, error_type, error_message, log_tail, executed_version."`
 	FunctionFlags
-	Local bool `help:"Run the handler in a local build of the app, through the same Lambda runtime path as deployed, instead of invoking the deployed function (no AWS account needed)."`
+	Local       bool   `help:"Run the handler in a local build of the app, through the same Lambda runtime path as deployed, instead of invoking the deployed function (no AWS account needed)."`
+	AWSEndpoint string `name:"aws-endpoint" placeholder:"URL" help:"With --local: an AWS emulator (LocalStack, DynamoDB Local, moto) where the app's declared resources are created when missing and its AWS SDK calls go; without it, the deployed stage's resources are used."`
 }
 
 // Run invokes the function synchronously: its result on stdout, the tail of
