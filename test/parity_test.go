@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -72,24 +70,8 @@ func kitchensinkLambda(t *testing.T) (twin *framework.App, invoke func(t *testin
 	}
 	twin = routeTwin(t, m)
 
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build kitchensink: %v\n%s", err, out)
-	}
-	rt, err := runtimeapi.New(runtimeapi.WithTimeout(30 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = rt.Close() })
-	fn := exec.Command(bin)
-	fn.Env = append(testEnv(t), "AWS_LAMBDA_RUNTIME_API="+rt.Addr(), "KITCHENSINK_DEBUG=1", "_HANDLER=bootstrap")
-	fn.Stderr = os.Stderr
-	if err := fn.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = fn.Process.Kill(); _ = fn.Wait() })
+	bin := testutil.BuildBootstrap(t, dir)
+	rt := testutil.StartFunction(t, bin, testEnv(t, "KITCHENSINK_DEBUG=1", "_HANDLER=bootstrap"), runtimeapi.WithTimeout(30*time.Second))
 
 	return twin, func(t *testing.T, event, answer any) {
 		t.Helper()
