@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"reflect"
 	"slices"
@@ -120,6 +121,18 @@ type template struct {
 	Outputs   map[string]any      `json:"Outputs"`
 }
 
+// ofType yields the logical id and the resource of each of t's resources
+// of type typ.
+func (t *template) ofType(typ string) iter.Seq2[string, resource] {
+	return func(yield func(string, resource) bool) {
+		for id, r := range t.Resources {
+			if r.Type == typ && !yield(id, r) {
+				return
+			}
+		}
+	}
+}
+
 type resource struct {
 	Type       string         `json:"Type"`
 	Properties map[string]any `json:"Properties"`
@@ -144,14 +157,21 @@ func parse(b []byte, what string) (*template, error) {
 	return t, nil
 }
 
+// parseBoth parses the deployed and the synthesized template.
+func parseBoth(deployed, synthesized []byte) (o, n *template, err error) {
+	if o, err = parse(deployed, "deployed"); err != nil {
+		return nil, nil, err
+	}
+	if n, err = parse(synthesized, "synthesized"); err != nil {
+		return nil, nil, err
+	}
+	return o, n, nil
+}
+
 // Templates compares the deployed template old (nil when the stack is not
 // deployed) with the synthesized template new.
 func Templates(stack string, old, new []byte) (*Report, error) {
-	o, err := parse(old, "deployed")
-	if err != nil {
-		return nil, err
-	}
-	n, err := parse(new, "synthesized")
+	o, n, err := parseBoth(old, new)
 	if err != nil {
 		return nil, err
 	}

@@ -26,10 +26,7 @@ var httpRoutes = routeRules{
 // $default route is its own path and method.
 func httpAPIRoutes(t *template) map[string]apiPaths {
 	out := map[string]apiPaths{}
-	for _, r := range t.Resources {
-		if r.Type != "AWS::ApiGatewayV2::Route" {
-			continue
-		}
+	for _, r := range t.ofType("AWS::ApiGatewayV2::Route") {
 		key, _ := r.Properties["RouteKey"].(string)
 		method, path, ok := strings.Cut(key, " ")
 		if !ok {

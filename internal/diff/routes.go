@@ -41,10 +41,7 @@ var restRoutes = routeRules{
 // restAPIs returns the OpenAPI paths of each REST API with a Body.
 func restAPIs(t *template) map[string]apiPaths {
 	out := map[string]apiPaths{}
-	for id, r := range t.Resources {
-		if r.Type != "AWS::ApiGateway::RestApi" {
-			continue
-		}
+	for id, r := range t.ofType("AWS::ApiGateway::RestApi") {
 		body, _ := r.Properties["Body"].(map[string]any)
 		paths, _ := body["paths"].(map[string]any)
 		out[id] = apiPaths{}
