@@ -20,6 +20,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/procgroup"
 	"github.com/framework-dev/framework/internal/scratch"
 	"github.com/framework-dev/framework/internal/synth"
 )
@@ -203,8 +204,10 @@ func Run() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "framework: warning: cannot create a private temporary directory (%v); temporary files may be left in %s\n", err, os.TempDir())
 	}
+	procgroup.AdoptOrphans()
 	end := sync.OnceFunc(func() {
-		synth.Close() // a synthesis engine still at work, and its Node.js
+		synth.Close()               // a synthesis engine still at work, and its Node.js
+		procgroup.KillDescendants() // what a child that ended left running (a go list of the policy scan)
 		dir.End()
 	})
 	interrupted := func() { end(); os.Exit(130) }

@@ -10,3 +10,7 @@ func setOwnGroup(*exec.Cmd) {}
 func kill(int) ([]int, bool) { return nil, false }
 
 func alive(int) bool { return false }
+
+func descendants(int) (groups, pids []int) { return nil, nil }
+
+func anyRunning([]int) bool { return false }

@@ -112,3 +112,44 @@ func alive(pgid int) bool {
 	}
 	return false
 }
+
+// descendants returns the process groups (other than this process's own)
+// of the processes descending from pid, and the pids of those descendants
+// that are in this process's own group.
+func descendants(pid int) (groups, pids []int) {
+	all := procs()
+	own := syscall.Getpgrp()
+	below := map[int]bool{pid: true}
+	for grew := true; grew; {
+		grew = false
+		for p, pr := range all {
+			if !below[p] && below[pr.ppid] {
+				below[p], grew = true, true
+			}
+		}
+	}
+	seen := map[int]bool{}
+	for p := range below {
+		pr, ok := all[p]
+		switch {
+		case p == pid || !ok || pr.state == "Z":
+		case pr.pgrp == own || pr.pgrp <= 1:
+			pids = append(pids, p)
+		case !seen[pr.pgrp]:
+			seen[pr.pgrp] = true
+			groups = append(groups, pr.pgrp)
+		}
+	}
+	return groups, pids
+}
+
+// anyRunning reports whether one of pids still runs (is not a zombie).
+func anyRunning(pids []int) bool {
+	all := procs()
+	for _, p := range pids {
+		if pr, ok := all[p]; ok && pr.state != "Z" && pr.state != "X" {
+			return true
+		}
+	}
+	return false
+}
