@@ -4,18 +4,14 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 
@@ -211,34 +207,13 @@ func Run() {
 		dir.End()
 	})
 	interrupted := func() { end(); os.Exit(130) }
-	// SIGINT and SIGTERM never have their default effect in this process:
-	// that would end it with its temporary files and its children (a go
-	// build, the engine) still there. While a command's context listens
-	// (env.Signals), the first signal cancels it and the second calls
-	// interrupted; outside one, the first calls interrupted; once the
-	// command has returned, the cleanup under way runs to its end. A
-	// second Ctrl-C landing between a command's return and its cleanup
-	// used to kill the process there and leave both behind.
-	var listening atomic.Int32
-	var ending atomic.Bool
-	caught := make(chan os.Signal, 4)
-	signal.Notify(caught, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		for range caught {
-			if !ending.Load() && listening.Load() == 0 {
-				interrupted()
-			}
-		}
-	}()
+	signals := newSignalRouter(interrupted)
+	signals.listen()
 	env := processEnv(os.Stdout, os.Stderr)
-	env.Signals = func() (context.Context, context.CancelFunc) {
-		listening.Add(1)
-		ctx, stop := signalContext(interrupted)
-		return ctx, sync.OnceFunc(func() { stop(); listening.Add(-1) })
-	}
+	env.Signals = signals.Context
 	var root CLI
 	code := run(&root, os.Args[1:], env)
-	ending.Store(true)
+	signals.End()
 	end()
 	os.Exit(code)
 }

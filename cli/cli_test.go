@@ -61,24 +61,81 @@ func TestSignalContextCancelsOnTheFirstSignal(t *testing.T) {
 	}
 }
 
-// TestSignalContextSecondSignal: as the CLI runs it, a second signal does
-// not kill the process outright: it calls the hook that removes the run's
-// temporary files and exits.
-func TestSignalContextSecondSignal(t *testing.T) {
+// TestSignalRouter: as the CLI program takes signals, the first one stops
+// the command under way (it cancels its context) and the process goes on
+// to say how things stand and exit with the command's code; a second one,
+// or one with no command listening, runs the hook that removes the run's
+// temporary files and exits 130; once the command has returned, the
+// cleanup is never cut short.
+func TestSignalRouter(t *testing.T) {
+	t.Parallel()
+	interrupts := 0
+	r := newSignalRouter(func() { interrupts++ })
+	ctx, stop := r.Context()
+	r.route()
+	if ctx.Err() == nil || interrupts != 0 {
+		t.Fatalf("first signal: context %v, %d interrupts; want cancelled, 0", ctx.Err(), interrupts)
+	}
+	r.route()
+	if interrupts != 1 {
+		t.Fatalf("second signal during the command: %d interrupts, want 1", interrupts)
+	}
+	stop()
+
+	// One Ctrl-C that stops `logs --follow`: the command returns, and a
+	// late look at the signal must not turn its exit 0 into 130.
+	r = newSignalRouter(func() { interrupts++ })
+	interrupts = 0
+	ctx, stop = r.Context()
+	r.route()
+	stop()
+	r.End()
+	if ctx.Err() == nil || interrupts != 0 {
+		t.Fatalf("one signal, command returned: context %v, %d interrupts; want cancelled, 0", ctx.Err(), interrupts)
+	}
+	r.route() // a second one during the cleanup
+	if interrupts != 0 {
+		t.Fatalf("a signal during the cleanup interrupted it")
+	}
+
+	// No command listening (--version, before a command starts).
+	r = newSignalRouter(func() { interrupts++ })
+	r.route()
+	if interrupts != 1 {
+		t.Fatalf("a signal with no command listening: %d interrupts, want 1", interrupts)
+	}
+
+	// Nested contexts (a command running another's steps) are all stopped.
+	r = newSignalRouter(func() { interrupts++ })
+	outer, stopOuter := r.Context()
+	inner, stopInner := r.Context()
+	r.route()
+	stopInner()
+	stopOuter()
+	if outer.Err() == nil || inner.Err() == nil {
+		t.Fatal("the first signal did not cancel every listening context")
+	}
+}
+
+// TestSignalRouterTakesSignals: listen keeps a real SIGTERM from having its
+// default effect (which would end the test binary) and routes it.
+func TestSignalRouterTakesSignals(t *testing.T) {
 	// Not parallel: the signals go to the whole test process.
 	second := make(chan struct{}, 1)
-	ctx, stop := signalContext(func() { second <- struct{}{} })
+	r := newSignalRouter(func() {
+		select {
+		case second <- struct{}{}:
+		default:
+		}
+	})
+	r.listen()
+	ctx, stop := r.Context()
 	defer stop()
 	sigterm(t)
 	select {
 	case <-ctx.Done():
 	case <-time.After(10 * time.Second):
 		t.Fatal("the first SIGTERM did not cancel the command's context")
-	}
-	select {
-	case <-second:
-		t.Fatal("the first signal already ran the second signal's hook")
-	default:
 	}
 	sigterm(t) // with the default effect, this would end the test binary
 	select {

@@ -122,39 +122,88 @@ func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
 // stops what it waits for and says how things stand; after that the
 // signals have their default effect again, so a second one ends the
 // process at once.
-func SignalContext() (context.Context, context.CancelFunc) { return signalContext(nil) }
+func SignalContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() { <-ctx.Done(); stop() }()
+	return ctx, stop
+}
 
-// signalContext is SignalContext where a second signal calls second (which
-// must end the process) instead of having its default effect.
-func signalContext(second func()) (context.Context, context.CancelFunc) {
-	if second == nil {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		go func() { <-ctx.Done(); stop() }()
-		return ctx, stop
-	}
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+// signalRouter is how the CLI program (Run) takes SIGINT and SIGTERM: one
+// goroutine gets every signal, in order, so that they never have their
+// default effect, which would end the process with its temporary files
+// and children (a go build, the engine) still there. The first signal
+// cancels the contexts of the command under way (Context), so that it
+// stops and says how things stand; the next one, or a first one with no
+// command listening, calls interrupt (which cleans up and exits); after
+// End, the cleanup under way runs to its end whatever comes.
+type signalRouter struct {
+	mu        sync.Mutex
+	cancels   map[int]context.CancelFunc
+	next      int
+	seen      bool
+	ending    bool
+	interrupt func()
+}
+
+// newSignalRouter returns a router that calls interrupt as described; it
+// receives no signal until listen.
+func newSignalRouter(interrupt func()) *signalRouter {
+	return &signalRouter{cancels: map[int]context.CancelFunc{}, interrupt: interrupt}
+}
+
+// listen routes the process's SIGINT and SIGTERM from now on.
+func (r *signalRouter) listen() {
+	caught := make(chan os.Signal, 4)
+	signal.Notify(caught, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		select {
-		case <-sigs:
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case <-sigs:
-			second()
-		case <-done:
+		for range caught {
+			r.route()
 		}
 	}()
-	stop := sync.OnceFunc(func() {
-		signal.Stop(sigs)
-		close(done)
+}
+
+// route acts on one signal.
+func (r *signalRouter) route() {
+	r.mu.Lock()
+	first, ending := !r.seen, r.ending
+	r.seen = true
+	var cancels []context.CancelFunc
+	for _, c := range r.cancels {
+		cancels = append(cancels, c)
+	}
+	r.mu.Unlock()
+	switch {
+	case ending:
+	case first && len(cancels) > 0:
+		for _, c := range cancels {
+			c()
+		}
+	default:
+		r.interrupt()
+	}
+}
+
+// Context is the context of a command, which the first signal cancels.
+func (r *signalRouter) Context() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	r.mu.Lock()
+	id := r.next
+	r.next++
+	r.cancels[id] = cancel
+	r.mu.Unlock()
+	return ctx, func() {
+		r.mu.Lock()
+		delete(r.cancels, id)
+		r.mu.Unlock()
 		cancel()
-	})
-	return ctx, stop
+	}
+}
+
+// End says the command has returned: signals change nothing any more.
+func (r *signalRouter) End() {
+	r.mu.Lock()
+	r.ending = true
+	r.mu.Unlock()
 }
 
 // sdkLog returns the AWS configuration option that sends the SDK's own log
