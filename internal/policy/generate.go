@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/framework-dev/framework/internal/build"
 )
 
 // LoggingActions are the CloudWatch Logs actions every function needs to
@@ -145,6 +147,18 @@ const loadModeGraph = packages.NeedName | packages.NeedFiles | packages.NeedImpo
 const loadModeTypes = packages.NeedName | packages.NeedFiles | packages.NeedImports | packages.NeedTypes |
 	packages.NeedSyntax | packages.NeedTypesInfo | packages.NeedModule
 
+// loadConfig is how Scan loads the app in dir: with the flags and
+// environment of the app's host build (internal/build: -trimpath, this
+// machine's GOOS and GOARCH), because Go's build cache keys compiled
+// packages by them. The export data of the app's dependencies is then the
+// host build's, found in the cache, instead of every dependency, the
+// standard library included, being compiled a second time (18 s for
+// examples/hello on 2 cores with an empty cache, 0.2 s with it).
+func loadConfig(mode packages.LoadMode, dir string) *packages.Config {
+	env := build.Environ(os.Environ(), func(k string) bool { return k == "GOOS" || k == "GOARCH" })
+	return &packages.Config{Mode: mode, Dir: dir, Env: env, BuildFlags: []string{"-trimpath", "-buildvcs=false"}}
+}
+
 // Scan finds the AWS SDK for Go v2 operations used by the app whose main
 // package is in dir. It loads, with golang.org/x/tools/go/packages and
 // go/types, the main package and every package of the same module it
@@ -184,7 +198,7 @@ func Scan(dir string) (*Report, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("scan app in %s: not a directory: give the app's project directory", abs)
 	}
-	graph, err := packages.Load(&packages.Config{Mode: loadModeGraph, Dir: abs, Tests: false}, ".")
+	graph, err := packages.Load(loadConfig(loadModeGraph, abs), ".")
 	if err != nil {
 		return nil, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
 	}
@@ -222,7 +236,7 @@ func Scan(dir string) (*Report, error) {
 	walk(root)
 	sort.Strings(paths)
 
-	pkgs, err := packages.Load(&packages.Config{Mode: loadModeTypes, Dir: abs}, paths...)
+	pkgs, err := packages.Load(loadConfig(loadModeTypes, abs), paths...)
 	if err != nil {
 		return nil, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
 	}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/testutil"
 )
 
@@ -291,4 +293,58 @@ func TestGenerateExampleHello(t *testing.T) {
 	if doc := FromCalls(rep.Calls); len(doc.Statement) != 1 || doc.Statement[0].Sid != "AllowLogging" {
 		t.Errorf("policy = %+v, want the logging statement only", doc)
 	}
+}
+
+// TestScanAfterHostBuildCompilesNothing: on a fresh machine (an empty Go
+// build cache), synth builds the app for the host and then scans it; the
+// scan must find the dependencies' export data in the build cache rather
+// than compile every one of them, the standard library included, a second
+// time (18 s for examples/hello on 2 cores).
+func TestScanAfterHostBuildCompilesNothing(t *testing.T) {
+	offline(t)
+	t.Setenv("GOCACHE", t.TempDir())
+	dir := t.TempDir()
+	for name, src := range map[string]string{
+		"go.mod":  "module example.com/tiny\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"errors\"\n\nfunc main() { panic(errors.New(\"tiny\")) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := &build.Builder{CacheDir: t.TempDir()}
+	if _, err := b.Host(context.Background(), dir, "tiny"); err != nil {
+		t.Fatal(err)
+	}
+	before := compiledPackages(t)
+	if _, err := Scan(dir); err != nil {
+		t.Fatal(err)
+	}
+	if n := compiledPackages(t) - before; n > 0 {
+		t.Errorf("the scan compiled %d packages that the host build had compiled already: it must load them with the host build's flags", n)
+	}
+}
+
+// compiledPackages counts the compiled packages (archives) in GOCACHE.
+func compiledPackages(t *testing.T) int {
+	n := 0
+	err := filepath.WalkDir(os.Getenv("GOCACHE"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "-d") {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		head := make([]byte, 8)
+		if k, _ := f.Read(head); k == 8 && string(head) == "!<arch>\n" {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
