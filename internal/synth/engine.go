@@ -253,6 +253,21 @@ func prebuild(ctx context.Context, o Options) {
 	wg.Wait()
 }
 
+// engineBuildFlags are the go command's flags for the engine program.
+// -trimpath is the CLI's own (make build, make install, go install), so the
+// standard library and the modules the two share come from Go's build
+// cache. The AWS CDK's bindings, which only the engine compiles (143
+// packages, most of its build), are compiled without DWARF debugging
+// information, which the linker's -w would drop anyway: a fifth less CPU
+// time for the engine's build.
+var engineBuildFlags = []string{
+	"-trimpath", "-ldflags=-s -w",
+	"-gcflags=github.com/aws/aws-cdk-go/...=-dwarf=false",
+	"-gcflags=github.com/aws/constructs-go/...=-dwarf=false",
+	"-gcflags=github.com/aws/jsii-runtime-go/...=-dwarf=false",
+	"-gcflags=github.com/cdklabs/...=-dwarf=false",
+}
+
 // build compiles the engine program into out.
 func (s source) build(ctx context.Context, out string) error {
 	goCmd, err := exec.LookPath("go")
@@ -262,7 +277,7 @@ func (s source) build(ctx context.Context, out string) error {
 	var cmd *exec.Cmd
 	var what string
 	if s.dir != "" {
-		cmd = exec.CommandContext(ctx, goCmd, "build", "-trimpath", "-ldflags", "-s -w", "-o", out, "./cli/"+EngineName)
+		cmd = exec.CommandContext(ctx, goCmd, append(append([]string{"build"}, engineBuildFlags...), "-o", out, "./cli/"+EngineName)...)
 		cmd.Dir = s.dir
 		cmd.Env = os.Environ()
 		what = fmt.Sprintf("`go build ./cli/%s` in %s", EngineName, s.dir)
@@ -270,7 +285,7 @@ func (s source) build(ctx context.Context, out string) error {
 		// go install writes into GOBIN under the package's name.
 		gobin := filepath.Dir(out) + "/gobin"
 		defer os.RemoveAll(gobin)
-		cmd = exec.CommandContext(ctx, goCmd, "install", "-trimpath", "-ldflags", "-s -w", EnginePackage+"@"+s.version)
+		cmd = exec.CommandContext(ctx, goCmd, append(append([]string{"install"}, engineBuildFlags...), EnginePackage+"@"+s.version)...)
 		cmd.Env = append(build.Environ(os.Environ(), func(k string) bool { return k == "GOFLAGS" || k == "GOBIN" }), "GOBIN="+gobin)
 		what = fmt.Sprintf("`go install %s@%s`", EnginePackage, s.version)
 		defer func() {
