@@ -228,7 +228,10 @@ func (e *Engine) locate() (bin string, src source, ready bool, err error) {
 
 // prebuild builds the app of o for the host and for Lambda while the
 // engine is being built, into the cache where the engine's builds find
-// them up to date. Failures are left for the engine to report.
+// them up to date. Failures are left for the engine to report. The builds
+// run in the background (inBackground): the engine's build is the longer,
+// and the synthesis waits for it, so it goes first wherever both want a
+// core.
 func prebuild(ctx context.Context, o Options) {
 	f, err := config.Load(o.ProjectDir)
 	if err != nil {
@@ -248,8 +251,10 @@ func prebuild(ctx context.Context, o Options) {
 	}
 	defer os.RemoveAll(tmp)
 	var wg sync.WaitGroup
-	wg.Go(func() { build.Manifest(ctx, o.ProjectDir) })
-	wg.Go(func() { build.Package(ctx, o.ProjectDir, st.Architecture, filepath.Join(tmp, "function.zip")) })
+	wg.Go(func() { inBackground(func() { build.Manifest(ctx, o.ProjectDir) }) })
+	wg.Go(func() {
+		inBackground(func() { build.Package(ctx, o.ProjectDir, st.Architecture, filepath.Join(tmp, "function.zip")) })
+	})
 	wg.Wait()
 }
 
