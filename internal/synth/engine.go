@@ -23,13 +23,14 @@ import (
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
+	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/procgroup"
 	"github.com/framework-dev/framework/internal/scratch"
 )
 
 // Protocol is the version of the exchange between the CLI and the engine;
 // an engine that speaks another refuses the request.
-const Protocol = 1
+const Protocol = 2
 
 // Module is the framework's module path.
 const Module = "github.com/framework-dev/framework"
@@ -52,13 +53,22 @@ type Request struct {
 
 // Reply is one line the engine writes to stdout: first {"ready":true} once
 // its program has loaded, then any number of progress lines, then one
-// result or one error.
+// answer (a synthesis's result or a scan's report) or one error.
 type Reply struct {
-	Ready    bool    `json:"ready,omitempty"`
-	Progress string  `json:"progress,omitempty"`
-	Result   *Result `json:"result,omitempty"`
-	Error    string  `json:"error,omitempty"`
+	Ready    bool           `json:"ready,omitempty"`
+	Progress string         `json:"progress,omitempty"`
+	Result   *Result        `json:"result,omitempty"`
+	Report   *policy.Report `json:"report,omitempty"`
+	Error    string         `json:"error,omitempty"`
 }
+
+// The engine program's commands: `framework-synth synth` synthesizes
+// Request.Options; `framework-synth scan` finds the AWS SDK calls of the
+// app in Options.ProjectDir, for `framework gen-policy`.
+const (
+	CommandSynth = "synth"
+	CommandScan  = "scan"
+)
 
 // Engine runs synthesis in the engine program, building it when missing.
 type Engine struct {
@@ -168,6 +178,12 @@ func (e *Engine) CacheDir() string {
 // CacheDir. A build says so on progress (what, how long, that it happens
 // once) and reports its duration to timed.
 func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string, time.Duration)) (string, error) {
+	return e.path(ctx, progress, timed, true)
+}
+
+// path is Path; needNode says that what the engine is built for (a
+// synthesis, not a scan) needs Node.js, which is then checked first.
+func (e *Engine) path(ctx context.Context, progress io.Writer, timed func(string, time.Duration), needNode bool) (string, error) {
 	bin, src, ready, err := e.locate()
 	if err != nil || ready {
 		return bin, err
@@ -185,11 +201,13 @@ func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string
 		return bin, nil // built by another run while this one waited
 	}
 	// A missing Node.js is said before a long build, not after.
-	if _, err := CheckNode(ctx, false); err != nil {
-		return "", err
+	if needNode {
+		if _, err := CheckNode(ctx, false); err != nil {
+			return "", err
+		}
 	}
 	if progress != nil {
-		fmt.Fprintf(progress, "Building the synthesis engine (the AWS CDK's Go bindings) once for this version of framework: %s; later runs and other projects reuse it (%s)\n", BuildHint, dir)
+		fmt.Fprintf(progress, "Building the synthesis engine (the AWS CDK's Go bindings and the policy scanner) once for this version of framework: %s; later runs and other projects reuse it (%s)\n", BuildHint, dir)
 	}
 	start := time.Now()
 	if err := src.build(ctx, bin+".tmp"); err != nil {
@@ -378,11 +396,38 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 // the program took to load (the CDK's bindings register their types and
 // jsii unpacks its runtime) before it could start.
 func Run(ctx context.Context, bin string, o Options, timed func(string, time.Duration)) (*Result, error) {
+	r, err := exchange(ctx, bin, CommandSynth, o, timed)
+	if err != nil {
+		return nil, err
+	}
+	return r.Result, nil
+}
+
+// Scan finds the AWS SDK calls of the app in dir (policy/scan.Scan) in
+// the engine program, building the engine first when missing (saying so
+// on progress); `framework gen-policy` uses it. It needs no Node.js.
+func (e *Engine) Scan(ctx context.Context, dir string, progress io.Writer) (*policy.Report, error) {
+	bin, err := e.path(ctx, progress, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	r, err := exchange(ctx, bin, CommandScan, Options{ProjectDir: dir, Progress: progress}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return r.Report, nil
+}
+
+// exchange runs the engine program bin's command on o: it writes the
+// request, passes the progress lines on to o.Progress, reports to timed
+// how long the program took to be ready, and returns the reply carrying
+// the answer, or the engine's error.
+func exchange(ctx context.Context, bin, command string, o Options, timed func(string, time.Duration)) (*Reply, error) {
 	req, err := json.Marshal(Request{Protocol: Protocol, Options: o})
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "synth")
+	cmd := exec.CommandContext(ctx, bin, command)
 	cmd.Stdin = bytes.NewReader(req)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -410,7 +455,7 @@ func Run(ctx context.Context, bin string, o Options, timed func(string, time.Dur
 		running.cmd = nil
 		running.Unlock()
 	}()
-	var res *Result
+	var answer *Reply
 	var failure string
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -428,8 +473,8 @@ func Run(ctx context.Context, bin string, o Options, timed func(string, time.Dur
 			if o.Progress != nil {
 				fmt.Fprintln(o.Progress, r.Progress)
 			}
-		case r.Result != nil:
-			res = r.Result
+		case r.Result != nil || r.Report != nil:
+			answer = &r
 		case r.Error != "":
 			failure = r.Error
 		}
@@ -438,10 +483,10 @@ func Run(ctx context.Context, bin string, o Options, timed func(string, time.Dur
 	switch {
 	case failure != "":
 		return nil, errors.New(failure)
-	case res != nil:
-		return res, nil
+	case answer != nil:
+		return answer, nil
 	case ctx.Err() != nil:
-		return nil, fmt.Errorf("synthesis stopped: %w", ctx.Err())
+		return nil, fmt.Errorf("the synthesis engine stopped: %w", ctx.Err())
 	}
 	why := strings.TrimSpace(stderr.String())
 	if why == "" && werr != nil {
