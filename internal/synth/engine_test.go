@@ -183,3 +183,14 @@ func main() {
 		t.Errorf("the second scan said %q, want the engine reused silently", progress.String())
 	}
 }
+
+// TestCompilerEnvironKeepsTheUsersGOGC: the engine's build runs the
+// compilers with GOGC=400, unless the user set GOGC, which is kept.
+func TestCompilerEnvironKeepsTheUsersGOGC(t *testing.T) {
+	if got := compilerEnviron([]string{"HOME=/h"}); strings.Join(got, " ") != "HOME=/h GOGC="+compilerGOGC {
+		t.Errorf("environment %q, want GOGC=%s added", got, compilerGOGC)
+	}
+	if got := compilerEnviron([]string{"GOGC=50", "HOME=/h"}); strings.Join(got, " ") != "GOGC=50 HOME=/h" {
+		t.Errorf("environment %q, want the user's GOGC=50 kept", got)
+	}
+}
