@@ -43,7 +43,7 @@ const EngineName = "framework-synth"
 
 // BuildHint is how long building the engine usually takes, for the
 // progress line (measured with `make bench-first-run`).
-const BuildHint = "about 1.5 minutes with empty Go caches on 2 cores, seconds when Go's build cache has it"
+const BuildHint = "about a minute with empty Go caches on 2 cores, seconds when Go's build cache has it"
 
 // Request is what the CLI writes to the engine's stdin: one JSON object.
 type Request struct {
