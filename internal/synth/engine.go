@@ -394,17 +394,27 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 	defer cancel()
 	if _, _, ready, err := e.locate(); err == nil && !ready {
 		// Go builds the app while it builds the engine: the engine's own
-		// builds then find it up to date.
+		// builds then find it up to date, or go on from what is done.
 		wg.Go(func() {
 			start := time.Now()
 			prebuild(pctx, o)
-			timed("go builds of the app for the host and Lambda (while the engine builds)", time.Since(start))
+			if pctx.Err() == nil {
+				timed("go builds of the app for the host and Lambda (while the engine builds)", time.Since(start))
+			} else {
+				timed("go builds of the app for the host and Lambda while the engine builds (their rest goes on in the engine)", time.Since(start))
+			}
 		})
 	}
 	bin, err := e.Path(ctx, o.Progress, timed)
 	if err != nil {
 		return nil, err
 	}
+	// The app's builds in the background are stopped once the engine is
+	// built: the engine builds the app at the program's own priority, and
+	// Go's build cache keeps every package they compiled, so only the
+	// compilations under way are done again. Otherwise, on a machine busy
+	// with other work, their lowered priority could keep them waiting.
+	cancel()
 	wg.Wait()
 	res, err := Run(ctx, bin, o, timed)
 	if res != nil {
