@@ -20,6 +20,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/procgroup"
 	"github.com/framework-dev/framework/internal/scratch"
 	"github.com/framework-dev/framework/internal/synth"
 )
@@ -71,6 +72,7 @@ type CLI struct {
 	URL        URLCmd        `cmd:"" name:"url" help:"Print the deployed base URL of a stage."`
 	Logs       LogsCmd       `cmd:"" help:"Print a deployed function's CloudWatch Logs (--follow to keep printing)."`
 	Invoke     InvokeCmd     `cmd:"" help:"Invoke a deployed function and print its result and the tail of its log."`
+	Secret     SecretCmd     `cmd:"" help:"Set the values of the app's declared secrets and parameters."`
 	Destroy    DestroyCmd    `cmd:"" aliases:"delete" help:"Delete a stage's stack: its REST API, function and role."`
 	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
 	OpenAPI    OpenAPICmd    `cmd:"" name:"openapi" help:"Write the OpenAPI 3.0 document of the app (routes, typed schemas, errors, security)."`
@@ -202,8 +204,10 @@ func Run() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "framework: warning: cannot create a private temporary directory (%v); temporary files may be left in %s\n", err, os.TempDir())
 	}
+	procgroup.AdoptOrphans()
 	end := sync.OnceFunc(func() {
-		synth.Close() // a synthesis engine still at work, and its Node.js
+		synth.Close()               // a synthesis engine still at work, and its Node.js
+		procgroup.KillDescendants() // what a child that ended left running (a go list of the policy scan)
 		dir.End()
 	})
 	interrupted := func() { end(); os.Exit(130) }

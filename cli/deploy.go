@@ -236,15 +236,20 @@ func interrupted(ctx context.Context, err error) error {
 	return err
 }
 
-// stackName returns the stage's stack name for the project without
-// synthesizing: the app name from the project's config.json, else from
-// the app's route manifest.
-func stackName(ctx context.Context, projectDir, stage string) (string, error) {
-	app, err := appName(ctx, projectDir, stage)
+// stageStack returns the stage's stack name for the project without
+// synthesizing (the app name from the project's config.json, else from
+// the app's route manifest), and a deploy engine to reach it with
+// (newEngine).
+func stageStack(ctx context.Context, g *Globals, env *Env, stage string, f AWSFlags, progress bool) (string, *deploy.Engine, error) {
+	app, err := appName(ctx, g.ProjectDir, stage)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return names.StackName(app, stage), nil
+	e, err := newEngine(ctx, f, env, progress)
+	if err != nil {
+		return "", nil, err
+	}
+	return names.StackName(app, stage), e, nil
 }
 
 // appName returns the app's name without synthesizing: app_name from

@@ -24,11 +24,7 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	stdout := env.Stdout
-	name, err := stackName(ctx, g.ProjectDir, c.Stage)
-	if err != nil {
-		return err
-	}
-	e, err := newEngine(ctx, c.AWSFlags, env, true)
+	name, e, err := stageStack(ctx, g, env, c.Stage, c.AWSFlags, true)
 	if err != nil {
 		return err
 	}

@@ -12,16 +12,15 @@ import (
 	"github.com/framework-dev/framework/internal/userfile"
 )
 
-// InvokeCmd invokes a deployed function (issue 12). The remote form is the
-// default; a local form (running a handler of the local build) can be added
-// as a flag without changing this one.
+// InvokeCmd invokes a deployed function, or with --local a handler of a
+// local build of the app.
 type InvokeCmd struct {
 	Name    string `arg:"" help:"Function to invoke: api, the REST API's function (the app's name means it too)."`
-	Stage   string `placeholder:"STAGE" help:"Stage whose function to invoke (default ${default_stage})."`
 	Payload string `placeholder:"FILE|-" aliases:"event" help:"The event to send, a JSON file, or - to read it from standard input (default {}; with --local, a realistic sample event for the handler's kind). --event is the same flag."`
 	JSON    bool   `name:"json" help:"Print one JSON object: payload, status_code, function_error, error_type, error_message, log_tail, executed_version."`
-	AWSFlags
-	Local bool `help:"Run the handler in a local build of the app, through the same Lambda runtime path as deployed, instead of invoking the deployed function (no AWS account needed)."`
+	FunctionFlags
+	Local       bool   `help:"Run the handler in a local build of the app, through the same Lambda runtime path as deployed, instead of invoking the deployed function (no AWS account needed)."`
+	AWSEndpoint string `name:"aws-endpoint" placeholder:"URL" help:"With --local: an AWS emulator (LocalStack, DynamoDB Local, moto) where the app's declared resources are created when missing and its AWS SDK calls go; without it, the deployed stage's resources are used."`
 }
 
 // Run invokes the function synchronously: its result on stdout, the tail of
@@ -37,7 +36,7 @@ func (c *InvokeCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
-	fn, cfg, err := deployedFunction(ctx, g, env, c.AWSFlags, c.Stage, c.Name)
+	fn, cfg, err := c.deployed(ctx, g, env, c.Name)
 	if err != nil {
 		return err
 	}

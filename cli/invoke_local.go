@@ -23,7 +23,9 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 		}
 		event = b
 	}
-	o := localinvoke.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, Name: c.Name, Event: event}
+	o := localinvoke.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, Name: c.Name, Event: event,
+		Endpoint: c.AWSEndpoint, Profile: c.Profile, Region: c.Region,
+		Notice: func(line string) { fmt.Fprintln(env.Stderr, line) }}
 	if !c.JSON {
 		o.Log = env.Stderr
 	}

@@ -17,9 +17,12 @@ import (
 type LocalCmd struct {
 	Port         port   `default:"8000" help:"TCP port to serve on (0 picks a free one)."`
 	Host         string `default:"127.0.0.1" help:"Address to bind; the default keeps the server private to this machine."`
-	Stage        string `default:"${default_stage}" help:"Stage whose environment variables from .framework/config.json the app gets; also the stage in the request context."`
+	Stage        string `default:"${default_stage}" help:"Stage whose environment variables from .framework/config.json the app gets, and whose deployed resources it uses (without --aws-endpoint); also the stage in the request context."`
 	NoAutoreload bool   `name:"no-autoreload" help:"Do not rebuild and restart on source changes."`
-	Profile      string `help:"AWS profile for the app's own AWS SDK calls (sets AWS_PROFILE for the app)."`
+	Profile      string `help:"AWS profile for the app's own AWS SDK calls (sets AWS_PROFILE for the app) and for reading the deployed stage's resources."`
+	Region       string `help:"AWS region of the deployed stage whose resources the app uses, or of the emulator (default: AWS_REGION, else the profile's region)."`
+	AWSEndpoint  string `name:"aws-endpoint" placeholder:"URL" help:"An AWS emulator (LocalStack, DynamoDB Local, moto): the app's declared resources are created there when missing, its AWS SDK calls go there, and its queue and topic handlers are fed from there. Without it, the app uses the deployed stage's resources."`
+	NoSchedules  bool   `name:"no-schedules" help:"Do not fire the schedule handlers on their timers."`
 	JSON         bool   `name:"json" help:"Print events (serving, change, build_failed, reloaded, ...) as JSON lines; the app's own output goes to stderr."`
 }
 
@@ -31,6 +34,7 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 	return local.Run(ctx, local.Options{
 		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
+		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
 		Stdout: env.Stdout, Stderr: env.Stderr,
 	})
 }

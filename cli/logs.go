@@ -12,14 +12,13 @@ import (
 	"github.com/framework-dev/framework/internal/remote"
 )
 
-// LogsCmd prints a deployed function's CloudWatch Logs (issue 12).
+// LogsCmd prints a deployed function's CloudWatch Logs.
 type LogsCmd struct {
-	Stage    string `placeholder:"STAGE" help:"Stage whose function's logs to print (default ${default_stage})."`
 	Function string `placeholder:"NAME" help:"Function whose logs to print: api, the REST API's function (the default; the app's name means it too)."`
 	Since    string `default:"10m" placeholder:"WHEN" help:"Print events from this long ago (a Go duration: 10m, 2h; default 10m) or from this RFC 3339 time."`
 	Follow   bool   `short:"f" help:"Keep printing new events until Ctrl-C."`
 	JSON     bool   `name:"json" help:"Print one JSON object per event (time, stream, message, id)."`
-	AWSFlags
+	FunctionFlags
 }
 
 // eventJSON is an event as --json prints it.
@@ -50,7 +49,7 @@ func (c *LogsCmd) Run(g *Globals, env *Env) error {
 		}
 		interval = d
 	}
-	fn, cfg, err := deployedFunction(ctx, g, env, c.AWSFlags, c.Stage, c.Function)
+	fn, cfg, err := c.deployed(ctx, g, env, c.Function)
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,12 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // TestOpenAPICommand runs `framework openapi` on examples/bookstore as a
@@ -26,14 +27,8 @@ func TestOpenAPICommand(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || res.File != out || res.Paths != 3 || res.Operations != 6 {
 		t.Errorf("--json printed %q (%v), want the file, 3 paths and 6 operations", stdout.String(), err)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
+	data := testutil.ReadJSON(t, out, &doc)
 	if doc["openapi"] != "3.0.3" || !strings.Contains(string(data), `"url": "/dev"`) || !strings.Contains(string(data), `"#/components/schemas/NewBook"`) {
 		t.Errorf("document %.400s...", data)
 	}

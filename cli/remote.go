@@ -12,12 +12,20 @@ import (
 	"github.com/framework-dev/framework/internal/remote"
 )
 
-// deployedFunction finds, without synthesizing (as `framework url` does),
+// FunctionFlags select a deployed function's stage, and the AWS profile
+// and region to reach it with: the flags of invoke and logs.
+type FunctionFlags struct {
+	Stage string `placeholder:"STAGE" help:"Stage of the function (default ${default_stage})."`
+	AWSFlags
+}
+
+// deployed finds, without synthesizing (as `framework url` does),
 // the deployed stage's stack and in its outputs the function that name
 // designates (see remote.Resolve), and returns it with the AWS
 // configuration to reach it. A stage that is not deployed is an ExitError
 // with code 2.
-func deployedFunction(ctx context.Context, g *Globals, env *Env, f AWSFlags, stage, name string) (remote.Function, aws.Config, error) {
+func (f FunctionFlags) deployed(ctx context.Context, g *Globals, env *Env, name string) (remote.Function, aws.Config, error) {
+	stage := f.Stage
 	if stage == "" {
 		stage = names.DefaultStage
 	}

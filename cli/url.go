@@ -19,11 +19,7 @@ type URLCmd struct {
 func (c *URLCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
-	name, err := stackName(ctx, g.ProjectDir, c.Stage)
-	if err != nil {
-		return err
-	}
-	e, err := newEngine(ctx, c.AWSFlags, env, false)
+	name, e, err := stageStack(ctx, g, env, c.Stage, c.AWSFlags, false)
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awsroute53"
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/config"
@@ -260,23 +259,7 @@ func (a *App) addHTTPDomain(cfg *Config, api awsapigatewayv2.CfnApi, stage awsap
 		mapping.ApiMappingKey = jsii.String(d.BasePath)
 	}
 	awsapigatewayv2.NewCfnApiMapping(a.Construct, jsii.String("HttpDomainMapping"), mapping)
-	if d.HostedZoneID == "" && d.HostedZoneName == "" {
-		return
-	}
-	rec := &awsroute53.CfnRecordSetProps{
-		Name: jsii.String(d.DomainName + "."),
-		Type: jsii.String("A"),
-		AliasTarget: &awsroute53.CfnRecordSet_AliasTargetProperty{
-			DnsName:      domain.AttrRegionalDomainName(),
-			HostedZoneId: domain.AttrRegionalHostedZoneId(),
-		},
-	}
-	if d.HostedZoneID != "" {
-		rec.HostedZoneId = jsii.String(d.HostedZoneID)
-	} else {
-		rec.HostedZoneName = jsii.String(strings.TrimSuffix(d.HostedZoneName, ".") + ".")
-	}
-	awsroute53.NewCfnRecordSet(a.Construct, jsii.String("DomainRecord"), rec)
+	a.addDomainRecord(d, domain.AttrRegionalDomainName(), domain.AttrRegionalHostedZoneId())
 }
 
 // buildFunctionURL gives the function a URL, with the auth type of the

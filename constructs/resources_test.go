@@ -1,7 +1,6 @@
 package constructs
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,9 +32,7 @@ func TestEmbeddedResources(t *testing.T) {
 			{Name: "jobs", Kind: manifest.ResourceQueue},
 			{Name: "news", Kind: manifest.ResourceTopic},
 		}}
-	out := t.TempDir()
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), AnalyticsReporting: jsii.Bool(false)})
-	stack := awscdk.NewStack(app, jsii.String("Host"), nil)
+	stack, synth := hostStack(t)
 	a, err := NewApp(stack, "Todo", &AppProps{Manifest: m, PackageZip: zip})
 	if err != nil {
 		t.Fatal(err)
@@ -50,12 +47,6 @@ func TestEmbeddedResources(t *testing.T) {
 		Topic: a.Resources["news"].Topic, Endpoint: inbox.QueueArn(), Protocol: awssns.SubscriptionProtocol_SQS,
 	})
 	awscdk.NewCfnOutput(stack, jsii.String("JobsURL"), &awscdk.CfnOutputProps{Value: a.Resources["jobs"].Queue.QueueUrl()})
-	app.Synth(nil)
-
-	raw, err := os.ReadFile(filepath.Join(out, "Host.template.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tpl struct {
 		Resources map[string]struct {
 			Type       string
@@ -63,9 +54,7 @@ func TestEmbeddedResources(t *testing.T) {
 		}
 		Outputs map[string]struct{ Value any }
 	}
-	if err := json.Unmarshal(raw, &tpl); err != nil {
-		t.Fatal(err)
-	}
+	raw := synth(&tpl)
 	var granted, subscribed bool
 	for id, r := range tpl.Resources {
 		p := fmt.Sprint(r.Properties)

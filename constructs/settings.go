@@ -213,16 +213,21 @@ func (a *App) addCustomDomain(cfg *Config) awsapigateway.DomainName {
 		props.BasePath = jsii.String(d.BasePath)
 	}
 	domain := awsapigateway.NewDomainName(a.Construct, jsii.String("Domain"), props)
+	a.addDomainRecord(d, domain.DomainNameAliasDomainName(), domain.DomainNameAliasHostedZoneId())
+	return domain
+}
+
+// addDomainRecord adds the alias record (type A) of custom domain d to
+// the hosted zone it names, pointing at the API Gateway domain's target
+// dnsName in zone zoneID; nothing when d names no hosted zone.
+func (a *App) addDomainRecord(d *config.CustomDomain, dnsName, zoneID *string) {
 	if d.HostedZoneID == "" && d.HostedZoneName == "" {
-		return domain
+		return
 	}
 	rec := &awsroute53.CfnRecordSetProps{
-		Name: jsii.String(d.DomainName + "."),
-		Type: jsii.String("A"),
-		AliasTarget: &awsroute53.CfnRecordSet_AliasTargetProperty{
-			DnsName:      domain.DomainNameAliasDomainName(),
-			HostedZoneId: domain.DomainNameAliasHostedZoneId(),
-		},
+		Name:        jsii.String(d.DomainName + "."),
+		Type:        jsii.String("A"),
+		AliasTarget: &awsroute53.CfnRecordSet_AliasTargetProperty{DnsName: dnsName, HostedZoneId: zoneID},
 	}
 	if d.HostedZoneID != "" {
 		rec.HostedZoneId = jsii.String(d.HostedZoneID)
@@ -230,5 +235,4 @@ func (a *App) addCustomDomain(cfg *Config) awsapigateway.DomainName {
 		rec.HostedZoneName = jsii.String(strings.TrimSuffix(d.HostedZoneName, ".") + ".")
 	}
 	awsroute53.NewCfnRecordSet(a.Construct, jsii.String("DomainRecord"), rec)
-	return domain
 }

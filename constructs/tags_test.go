@@ -1,14 +1,10 @@
 package constructs
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/aws/aws-cdk-go/awscdk/v2"
-	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/testutil"
@@ -33,9 +29,7 @@ func TestNewAppProjectTags(t *testing.T) {
 			"stages": {"prod": {"tags": {"cost-center": "42"}}}}`,
 	}))
 
-	out := t.TempDir()
-	app := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(out), AnalyticsReporting: jsii.Bool(false)})
-	stack := awscdk.NewStack(app, jsii.String("Host"), nil)
+	stack, synth := hostStack(t)
 	a, err := NewApp(stack, "Hello", &AppProps{ProjectDir: dir, Stage: "prod"})
 	if err != nil {
 		t.Fatal(err)
@@ -43,21 +37,13 @@ func TestNewAppProjectTags(t *testing.T) {
 	if a.Config.Tags["team"] != "api" || a.Config.Tags["cost-center"] != "42" {
 		t.Errorf("App.Config.Tags = %v, want team and cost-center from config.json", a.Config.Tags)
 	}
-	app.Synth(nil)
-
-	raw, err := os.ReadFile(filepath.Join(out, "Host.template.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tpl struct {
 		Resources map[string]struct {
 			Type       string
 			Properties struct{ Tags []struct{ Key, Value string } }
 		}
 	}
-	if err := json.Unmarshal(raw, &tpl); err != nil {
-		t.Fatal(err)
-	}
+	synth(&tpl)
 	seen := map[string]bool{}
 	for id, r := range tpl.Resources {
 		switch r.Type {

@@ -50,22 +50,40 @@ func setCurrent(id string) {
 	current.Unlock()
 }
 
+// beginInvocation makes the Lambda request id of ctx ("" outside Lambda)
+// the current one until setCurrent("") ends the invocation, and returns it.
+func beginInvocation(ctx context.Context) string {
+	var id string
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		id = lc.AwsRequestID
+	}
+	setCurrent(id)
+	return id
+}
+
 // accessLogged returns handleEvent plus one access line per event written
 // to access (none when access is nil), with the invocation's request id
 // known to RequestIDHandler while it runs: how the deployed API's function
 // serves its events.
 func (a *App) accessLogged(access io.Writer) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	return func(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	return logAccess(access, a.handleEvent, func(ev events.APIGatewayProxyRequest, resp events.APIGatewayProxyResponse) (*events.APIGatewayProxyRequest, int) {
+		return &ev, resp.StatusCode
+	})
+}
+
+// logAccess returns serve with the invocation's request id known to
+// RequestIDHandler while it runs, and one access line per event written
+// to access (none when access is nil): line gives the request the line
+// describes and the answer's status.
+func logAccess[E, R any](access io.Writer, serve func(context.Context, E) (R, error), line func(E, R) (*events.APIGatewayProxyRequest, int)) func(context.Context, E) (R, error) {
+	return func(ctx context.Context, ev E) (R, error) {
 		start := time.Now()
-		var id string
-		if lc, ok := lambdacontext.FromContext(ctx); ok {
-			id = lc.AwsRequestID
-		}
-		setCurrent(id)
-		resp, err := a.handleEvent(ctx, ev)
+		id := beginInvocation(ctx)
+		resp, err := serve(ctx, ev)
 		setCurrent("")
 		if access != nil {
-			writeAccessLine(access, start, time.Since(start), id, &ev, resp.StatusCode)
+			req, status := line(ev, resp)
+			writeAccessLine(access, start, time.Since(start), id, req, status)
 		}
 		return resp, err
 	}

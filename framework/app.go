@@ -40,15 +40,6 @@ func defaultBinaryTypes() []string {
 	}
 }
 
-// APIConfig holds the settings of the REST API as a whole.
-type APIConfig struct {
-	// BinaryTypes are the content types treated as binary, in requests and
-	// responses. Change the slice before the app serves its first request.
-	BinaryTypes []string
-	// CORS turns CORS on for every route that does not set it itself.
-	CORS bool
-}
-
 // App is an application: a name, settings and a route table. Configure it and
 // register routes before it serves; after the first request or Validate call,
 // the route table is fixed.
@@ -68,8 +59,15 @@ type App struct {
 	// local` shows and Lambda sends to CloudWatch Logs. Set it before the
 	// app serves.
 	ErrorLog io.Writer
-	// API holds the REST API settings.
-	API APIConfig
+	// API holds the settings of the REST API as a whole.
+	API struct {
+		// BinaryTypes are the content types treated as binary, in requests
+		// and responses. Change the slice before the app serves its first
+		// request.
+		BinaryTypes []string
+		// CORS turns CORS on for every route that does not set it itself.
+		CORS bool
+	}
 
 	mu          sync.Mutex
 	routes      []*route
@@ -89,11 +87,15 @@ type App struct {
 	middleware  []kindMiddleware // Use, UseFor
 	groups      []registration   // Register
 	authCache   authCache        // app authorizers' answers, as API Gateway caches them (appauth_gateway.go)
+	resources   []resourceDecl   // declared with package framework/resource
+	grants      []grantDecl
 }
 
 // New returns an App named name with the default binary types.
 func New(name string) *App {
-	return &App{Name: name, API: APIConfig{BinaryTypes: defaultBinaryTypes()}}
+	a := &App{Name: name}
+	a.API.BinaryTypes = defaultBinaryTypes()
+	return a
 }
 
 // Route registers handler for path. The handler's type is
@@ -149,7 +151,9 @@ func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI 
 }
 
 // Validate checks every declaration and returns all problems found,
-// each naming the route involved, or nil.
+// each naming the route involved, or nil. The error's text lists the
+// problems one a line, sorted; its Unwrap() []error returns them one by
+// one, so errors.Is and errors.As look at each.
 func (a *App) Validate() error {
 	if _, err := a.compiled(); err != nil {
 		return err
@@ -157,7 +161,7 @@ func (a *App) Validate() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if len(a.regErrs) > 0 {
-		return &DeclarationError{Errs: a.regErrs}
+		return &declarationError{errs: a.regErrs}
 	}
 	return nil
 }
@@ -197,7 +201,9 @@ func (a *App) compile() (*routeTable, error) {
 	errs = append(errs, a.validateFunctions()...)
 	clashes, kept := conflicts(a.routes)
 	errs = append(errs, clashes...)
-	if err := a.manifestOf(kept).Validate(); err != nil {
+	m := a.manifestOf(kept)
+	errs = append(errs, a.validateResources(m)...)
+	if err := m.Validate(); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)
 		} else {
@@ -205,7 +211,7 @@ func (a *App) compile() (*routeTable, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return nil, &DeclarationError{Errs: errs}
+		return nil, &declarationError{errs: errs}
 	}
 	a.chainMiddleware()
 	a.chainFunctionMiddleware()
@@ -243,6 +249,7 @@ func (a *App) manifestOf(routes []*route) *manifest.Manifest {
 		return strings.Compare(firstOr(x.Methods), firstOr(y.Methods))
 	})
 	m.Functions = a.manifestFunctions()
+	a.addResources(m)
 	return m
 }
 
@@ -253,14 +260,14 @@ func firstOr(s []string) string {
 	return s[0]
 }
 
-// DeclarationError lists every problem found in an app's declarations:
-// its routes, event handlers and plain functions.
-type DeclarationError struct{ Errs []error }
+// declarationError lists every problem found in an app's declarations:
+// its routes, event handlers, plain functions and resources.
+type declarationError struct{ errs []error }
 
 // Error lists every problem, one a line, sorted.
-func (e *DeclarationError) Error() string {
-	msgs := make([]string, len(e.Errs))
-	for i, err := range e.Errs {
+func (e *declarationError) Error() string {
+	msgs := make([]string, len(e.errs))
+	for i, err := range e.errs {
 		msgs[i] = err.Error()
 	}
 	slices.Sort(msgs)
@@ -272,4 +279,4 @@ func (e *DeclarationError) Error() string {
 }
 
 // Unwrap returns the individual problems.
-func (e *DeclarationError) Unwrap() []error { return e.Errs }
+func (e *declarationError) Unwrap() []error { return e.errs }

@@ -175,7 +175,7 @@ func (z *AppAuthorizer) handle(ctx context.Context, event []byte) ([]byte, error
 			in.Token = headerValue(ev.Headers, headerOrDefault(z.Header))
 		} else {
 			in.Headers = singleHeaders(ev.Headers)
-			in.QueryParams = splitQuery(ev.QueryStringParameters)
+			in.QueryParams = eventQuery(ev.QueryStringParameters, true)
 			in.URIParams = unescapeParams(ev.PathParameters)
 		}
 		res, err := z.Func(ctx, in)
@@ -325,15 +325,20 @@ func singleHeaders(h map[string]string) Headers {
 	return out
 }
 
-// splitQuery are an HTTP API event's query parameters, whose repeated
-// values arrive joined by commas.
-func splitQuery(q map[string]string) MultiDict {
+// eventQuery is an event's single-value query map as a MultiDict, or nil
+// when it is empty. With splitCommas (an HTTP API's event, which joins the
+// values of a repeated key with commas) each value is split again.
+func eventQuery(q map[string]string, splitCommas bool) MultiDict {
 	if len(q) == 0 {
 		return nil
 	}
 	out := make(MultiDict, len(q))
 	for k, v := range q {
-		out[k] = strings.Split(v, ",")
+		if splitCommas {
+			out[k] = strings.Split(v, ",")
+		} else {
+			out[k] = []string{v}
+		}
 	}
 	return out
 }

@@ -61,8 +61,12 @@ type authCall struct {
 }
 
 // newAuthCall describes req, matched to the path entry e with the decoded
-// captures args, as API Gateway sees it.
+// captures args, as API Gateway sees it; an empty account (an event sent
+// outside AWS) is localAccount.
 func newAuthCall(req *Request, e *pathEntry, args []string, account, apiID, stage string) *authCall {
+	if account == "" {
+		account = localAccount
+	}
 	c := &authCall{req: req, pattern: e.pattern, region: localRegion(), account: account, apiID: apiID, stage: stage, id: req.GatewayContext.RequestID}
 	if len(args) > 0 {
 		c.pathParams = make(map[string]string, len(args))
@@ -385,6 +389,15 @@ func (a *App) authorizeLocal(ctx context.Context, e *pathEntry, route *route, re
 	return nil
 }
 
+// appAuthorizerDecl returns the app authorizer protecting r, or nil when r
+// is nil or has none.
+func appAuthorizerDecl(r *route) *manifest.Authorizer {
+	if r == nil || r.authorizerDecl == nil || r.authorizerDecl.Type != manifest.AuthorizerApp {
+		return nil
+	}
+	return r.authorizerDecl
+}
+
 // authorizeEvent runs the app authorizer of the route ev reaches, if it
 // has one, as the deployed REST API does before sending ev to the
 // function: it returns API Gateway's refusal and true, or sets
@@ -399,16 +412,12 @@ func (a *App) authorizeEvent(ctx context.Context, ev *events.APIGatewayProxyRequ
 		return nil, false
 	}
 	req, _ := eventRequest(ctx, *ev)
-	route := e.methods[req.Method]
-	if route == nil || route.authorizerDecl == nil || route.authorizerDecl.Type != manifest.AuthorizerApp {
+	decl := appAuthorizerDecl(e.methods[req.Method])
+	if decl == nil {
 		return nil, false
 	}
 	rc := ev.RequestContext
-	c := newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage)
-	if c.account == "" {
-		c.account = localAccount
-	}
-	res, passed := a.authorizeREST(ctx, route.authorizerDecl, c)
+	res, passed := a.authorizeREST(ctx, decl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
 		out := toProxyResponse(withCORS(e, res))
 		return &out, true
@@ -440,15 +449,12 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 		}
 		return nil, false
 	}
-	if route == nil || route.authorizerDecl == nil || route.authorizerDecl.Type != manifest.AuthorizerApp {
+	decl := appAuthorizerDecl(route)
+	if decl == nil {
 		return nil, false
 	}
 	rc := ev.RequestContext
-	c := newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage)
-	if c.account == "" {
-		c.account = localAccount
-	}
-	res, passed := a.authorizeHTTP(ctx, route.authorizerDecl, c)
+	res, passed := a.authorizeHTTP(ctx, decl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
 		out := toV2Response(withCORS(e, res))
 		return &out, true

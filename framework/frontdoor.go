@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"io"
 	"net/url"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -109,20 +105,11 @@ func isV2Event(event []byte) bool {
 
 // dispatchV2 answers one 2.0 event of the API's function.
 func (a *App) dispatchV2(ctx context.Context, event []byte) ([]byte, error) {
-	var ev events.APIGatewayV2HTTPRequest
-	if err := json.Unmarshal(event, &ev); err != nil {
-		a.logInvocation(ctx, "uncaught error", KindHTTP, names.APIHandlerName, err, nil)
-		return nil, err
-	}
 	serve := a.handleEventV2
 	if a.apiEventsV2 != nil {
 		serve = a.apiEventsV2
 	}
-	res, err := serve(ctx, ev)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(res)
+	return dispatchAPIEvent(a, ctx, event, serve)
 }
 
 // handleEventV2 answers one payload format 2.0 event through the same
@@ -207,11 +194,8 @@ func eventRequestV2(ctx context.Context, event events.APIGatewayV2HTTPRequest) (
 		if q, err := url.ParseQuery(ev.RawQueryString); err == nil && len(q) > 0 {
 			req.QueryParams = MultiDict(q)
 		}
-	} else if len(ev.QueryStringParameters) > 0 {
-		req.QueryParams = make(MultiDict, len(ev.QueryStringParameters))
-		for k, v := range ev.QueryStringParameters {
-			req.QueryParams[k] = []string{v}
-		}
+	} else {
+		req.QueryParams = eventQuery(ev.QueryStringParameters, false)
 	}
 	if len(ev.StageVariables) > 0 {
 		req.StageVars = ev.StageVariables
@@ -258,12 +242,7 @@ func toV2Response(res *result) events.APIGatewayV2HTTPResponse {
 			out.Headers[h.Name] = h.Value
 		}
 	}
-	if res.binary {
-		out.Body = base64.StdEncoding.EncodeToString(res.body)
-		out.IsBase64Encoded = true
-	} else {
-		out.Body = string(res.body)
-	}
+	out.Body, out.IsBase64Encoded = res.encodedBody()
 	return out
 }
 
@@ -275,30 +254,18 @@ func (r *Request) HTTPEvent() *events.APIGatewayV2HTTPRequest { return r.eventV2
 
 // accessLoggedV2 is accessLogged for 2.0 events.
 func (a *App) accessLoggedV2(access io.Writer) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		start := time.Now()
-		var id string
-		if lc, ok := lambdacontext.FromContext(ctx); ok {
-			id = lc.AwsRequestID
-		}
-		setCurrent(id)
-		resp, err := a.handleEventV2(ctx, ev)
-		setCurrent("")
-		if access != nil {
-			_, resource, _ := strings.Cut(ev.RouteKey, " ")
-			if resource == "" { // a function URL's $default: the function routed it
-				if t, err := a.compiled(); err == nil {
-					if e, _ := t.match(ev.RawPath); e != nil {
-						resource = e.pattern
-					}
+	return logAccess(access, a.handleEventV2, func(ev events.APIGatewayV2HTTPRequest, resp events.APIGatewayV2HTTPResponse) (*events.APIGatewayProxyRequest, int) {
+		_, resource, _ := strings.Cut(ev.RouteKey, " ")
+		if resource == "" { // a function URL's $default: the function routed it
+			if t, err := a.compiled(); err == nil {
+				if e, _ := t.match(ev.RawPath); e != nil {
+					resource = e.pattern
 				}
 			}
-			line := events.APIGatewayProxyRequest{HTTPMethod: ev.RequestContext.HTTP.Method, Resource: resource, Path: ev.RawPath,
-				RequestContext: events.APIGatewayProxyRequestContext{RequestID: ev.RequestContext.RequestID}}
-			writeAccessLine(access, start, time.Since(start), id, &line, resp.StatusCode)
 		}
-		return resp, err
-	}
+		return &events.APIGatewayProxyRequest{HTTPMethod: ev.RequestContext.HTTP.Method, Resource: resource, Path: ev.RawPath,
+			RequestContext: events.APIGatewayProxyRequestContext{RequestID: ev.RequestContext.RequestID}}, resp.StatusCode
+	})
 }
 
 // joinRepeatedHeaders gives each header one value, its values joined by
@@ -393,11 +360,7 @@ func (a *App) gatewayEventV2(method, target string, body []byte, headers map[str
 		}
 	}
 	if body != nil {
-		if t.binary.has(mediaType(headers[headerKey(headers, "Content-Type")])) || !utf8.Valid(body) {
-			ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
-		} else {
-			ev.Body = string(body)
-		}
+		ev.Body, ev.IsBase64Encoded = eventBody(body, t.binary.has(mediaType(headers[headerKey(headers, "Content-Type")])) || !utf8.Valid(body))
 	}
 	return ev
 }
@@ -414,7 +377,7 @@ func (a *App) gatewayAnswerV2(ev events.APIGatewayV2HTTPRequest) (*events.APIGat
 		return nil, false
 	}
 	door := eventDoor(&ev)
-	if n := int64(len(ev.Body)); n > maxBodyFor(door) && (!ev.IsBase64Encoded || int64(base64.StdEncoding.DecodedLen(int(n))) > maxBodyFor(door)) {
+	if bodyOver(ev.Body, ev.IsBase64Encoded, maxBodyFor(door)) {
 		out := toV2Response(tooLarge())
 		return &out, true
 	}

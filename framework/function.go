@@ -84,20 +84,18 @@ func StartingPosition(p string) FunctionOption {
 	return FunctionOption{name: "StartingPosition", kinds: streamKinds, apply: func(m *manifest.Function) { m.StartingPosition = p }}
 }
 
-// S3Events sets the S3 event types an S3 handler receives (default
-// s3:ObjectCreated:*).
-func S3Events(types ...string) FunctionOption {
-	return FunctionOption{name: "S3Events", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Events = slices.Clone(types) }}
-}
-
-// S3Prefix limits an S3 handler to the object keys starting with prefix.
-func S3Prefix(prefix string) FunctionOption {
-	return FunctionOption{name: "S3Prefix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Prefix = prefix }}
-}
-
-// S3Suffix limits an S3 handler to the object keys ending with suffix.
-func S3Suffix(suffix string) FunctionOption {
-	return FunctionOption{name: "S3Suffix", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) { m.Suffix = suffix }}
+// S3Filter narrows the object events an S3 handler receives: to the keys
+// starting with prefix and ending with suffix ("" matches any), and to the
+// event types events (by default s3:ObjectCreated:*, every object created).
+// For example S3Filter("incoming/", ".csv") or
+// S3Filter("", "", "s3:ObjectRemoved:*").
+func S3Filter(prefix, suffix string, events ...string) FunctionOption {
+	return FunctionOption{name: "S3Filter", kinds: []HandlerKind{KindS3}, apply: func(m *manifest.Function) {
+		m.Prefix, m.Suffix = prefix, suffix
+		if len(events) > 0 {
+			m.Events = slices.Clone(events)
+		}
+	}}
 }
 
 // OnSchedule runs handler on a schedule built by Rate or Cron; the event is
@@ -114,7 +112,8 @@ func (a *App) OnSchedule(name string, when ScheduleExpression, handler func(cont
 }
 
 // OnSQSMessage runs handler on the messages of an SQS queue, given by name
-// (in the stack's account and region) or ARN. An error fails the whole
+// (in the stack's account and region), ARN, or a declared queue's Ref()
+// (package framework/resource). An error fails the whole
 // batch, which Lambda retries; OnSQSPartialBatch reports the messages that
 // failed instead.
 func (a *App) OnSQSMessage(name, queue string, handler func(context.Context, events.SQSEvent) error, opts ...FunctionOption) {
@@ -134,14 +133,14 @@ func (a *App) OnSQSPartialBatch(name, queue string, handler func(context.Context
 }
 
 // OnSNSMessage runs handler on the messages of an SNS topic, given by name
-// (in the stack's account and region) or ARN.
+// (in the stack's account and region), ARN, or a declared topic's Ref().
 func (a *App) OnSNSMessage(name, topic string, handler func(context.Context, events.SNSEvent) error, opts ...FunctionOption) {
 	a.addSource(a.newFunction(name, KindSNS, handler == nil, noResult(handler), opts), topic)
 }
 
 // OnS3Event runs handler on the object events of an S3 bucket, given by
-// name or ARN; S3Events, S3Prefix and S3Suffix narrow them (by default
-// every object created).
+// name, ARN, or a declared bucket's Ref(); S3Filter narrows them (by
+// default every object created).
 func (a *App) OnS3Event(name, bucket string, handler func(context.Context, events.S3Event) error, opts ...FunctionOption) {
 	f := a.newFunction(name, KindS3, handler == nil, noResult(handler), opts)
 	if f.spec.Events == nil {
@@ -166,7 +165,7 @@ func (a *App) OnEventBridge(name string, pattern map[string]any, handler func(co
 }
 
 // OnDynamoDBRecord runs handler on the records of a DynamoDB table's
-// stream, given by its ARN. An error fails the whole batch;
+// stream, given by its ARN or a declared table's Stream(). An error fails the whole batch;
 // OnDynamoDBPartialBatch reports the records that failed instead.
 func (a *App) OnDynamoDBRecord(name, streamARN string, handler func(context.Context, events.DynamoDBEvent) error, opts ...FunctionOption) {
 	a.addSource(a.newFunction(name, KindDynamoDB, handler == nil, noResult(handler), opts), streamARN)
@@ -235,7 +234,7 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 	}
 	for _, o := range opts {
 		if o.apply == nil {
-			f.errs = append(f.errs, errors.New("an option is the zero FunctionOption: build options with the framework's functions (BatchSize, S3Prefix, ...)"))
+			f.errs = append(f.errs, errors.New("an option is the zero FunctionOption: build options with the framework's functions (BatchSize, S3Filter, ...)"))
 			continue
 		}
 		if o.kinds != nil && !slices.Contains(o.kinds, kind) {
@@ -256,7 +255,7 @@ func (a *App) newPartial(name string, kind HandlerKind, nilHandler bool, call ev
 
 // addSource adds f, which reads from source (a queue, topic, bucket or stream).
 func (a *App) addSource(f *function, source string) {
-	f.spec.Source = source
+	sourceOf(&f.spec, source)
 	a.addFunction(f)
 }
 

@@ -53,7 +53,7 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 			a.OnS3Event("uploads", "My_Bucket", func(context.Context, events.S3Event) error { return nil })
 		}, []string{`bucket name "My_Bucket" is not valid`}},
 		{"unknown S3 event", func(a *framework.App) {
-			a.OnS3Event("uploads", "b-1", func(context.Context, events.S3Event) error { return nil }, framework.S3Events("s3:ObjectMade"))
+			a.OnS3Event("uploads", "b-1", func(context.Context, events.S3Event) error { return nil }, framework.S3Filter("", "", "s3:ObjectMade"))
 		}, []string{`S3 event type "s3:ObjectMade" is unknown`}},
 		{"missing stream", func(a *framework.App) {
 			a.OnDynamoDBRecord("audit", "", func(context.Context, events.DynamoDBEvent) error { return nil })
@@ -247,5 +247,32 @@ func TestEventErrorType(t *testing.T) {
 	}
 	if want := `function handler "count": the event is not a []string`; !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %q does not start with %q", err, want)
+	}
+}
+
+// TestS3Filter: S3Filter sets an S3 handler's key prefix and suffix and its
+// event types; without event types the handler keeps the default, every
+// object created.
+func TestS3Filter(t *testing.T) {
+	app := framework.New("s3")
+	okS3 := func(context.Context, events.S3Event) error { return nil }
+	app.OnS3Event("all", "b-1", okS3)
+	app.OnS3Event("csv", "b-2", okS3, framework.S3Filter("in/", ".csv"))
+	app.OnS3Event("gone", "b-3", okS3, framework.S3Filter("", "", "s3:ObjectRemoved:*", "s3:ObjectRestore:*"))
+	m, err := apphook.Of(app).Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range m.Functions {
+		got[f.Name] = strings.Join(f.Events, ",") + " " + f.Prefix + " " + f.Suffix
+	}
+	want := map[string]string{
+		"all":  "s3:ObjectCreated:*  ",
+		"csv":  "s3:ObjectCreated:* in/ .csv",
+		"gone": "s3:ObjectRemoved:*,s3:ObjectRestore:*  ",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("S3 handlers' events, prefix, suffix = %q, want %q", got, want)
 	}
 }

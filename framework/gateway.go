@@ -187,11 +187,7 @@ func (a *App) gatewayEvent(method, target string, body []byte, headers map[strin
 		}
 	}
 	if body != nil {
-		if t.binary.has(mediaType(ev.Headers[headerKey(ev.Headers, "Content-Type")])) {
-			ev.Body, ev.IsBase64Encoded = base64.StdEncoding.EncodeToString(body), true
-		} else {
-			ev.Body = string(body)
-		}
+		ev.Body, ev.IsBase64Encoded = eventBody(body, t.binary.has(mediaType(ev.Headers[headerKey(ev.Headers, "Content-Type")])))
 	}
 	return ev
 }
@@ -208,7 +204,7 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 	if err != nil {
 		return nil, false
 	}
-	if n := len(ev.Body); n > maxBodyBytes && (!ev.IsBase64Encoded || base64.StdEncoding.DecodedLen(n) > maxBodyBytes) {
+	if bodyOver(ev.Body, ev.IsBase64Encoded, maxBodyBytes) {
 		out := toProxyResponse(tooLarge())
 		return &out, true
 	}

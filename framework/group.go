@@ -2,13 +2,12 @@ package framework
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -223,11 +222,4 @@ func conflicts(routes []*route) ([]error, []*route) {
 
 // callerAt returns "dir/file.go:line" of the caller skip frames above the
 // function calling callerAt.
-func callerAt(skip int) string {
-	_, file, line, ok := runtime.Caller(skip + 1)
-	if !ok {
-		return "?"
-	}
-	dir := filepath.Base(filepath.Dir(file))
-	return fmt.Sprintf("%s/%s:%d", dir, filepath.Base(file), line)
-}
+func callerAt(skip int) string { return apphook.Caller(skip + 1) }

@@ -68,3 +68,13 @@ func (i internals) HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events
 func (i internals) AuthorizeHTTP(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool) {
 	return i.a.authorizeEventV2(ctx, ev)
 }
+
+func (i internals) DeclareResource(r manifest.Resource, where string) {
+	i.a.declareResource(r, where)
+}
+
+func (i internals) Grant(g manifest.Grant, handlers []string, where string) {
+	i.a.grantResource(g, handlers, where)
+}
+
+func (i internals) Refuse(err error) { i.a.refuse(err) }

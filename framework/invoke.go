@@ -11,7 +11,6 @@ import (
 
 	"github.com/framework-dev/framework/internal/names"
 
-	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
@@ -67,7 +66,17 @@ func (a *App) unknownHandler(name string) error {
 
 // dispatchAPI answers one event of the REST API's function.
 func (a *App) dispatchAPI(ctx context.Context, event []byte) ([]byte, error) {
-	var ev events.APIGatewayProxyRequest
+	serve := a.handleEvent
+	if a.apiEvents != nil {
+		serve = a.apiEvents
+	}
+	return dispatchAPIEvent(a, ctx, event, serve)
+}
+
+// dispatchAPIEvent decodes event, an API event of type E, and answers it
+// with serve, as JSON.
+func dispatchAPIEvent[E, R any](a *App, ctx context.Context, event []byte, serve func(context.Context, E) (R, error)) ([]byte, error) {
+	var ev E
 	if err := json.Unmarshal(event, &ev); err != nil {
 		// The decoding error as is, as aws-lambda-go reports it for a
 		// typed handler: Lambda shows its type (UnmarshalTypeError). The
@@ -75,10 +84,6 @@ func (a *App) dispatchAPI(ctx context.Context, event []byte) ([]byte, error) {
 		// handler's failure does.
 		a.logInvocation(ctx, "uncaught error", KindHTTP, names.APIHandlerName, err, nil)
 		return nil, err
-	}
-	serve := a.handleEvent
-	if a.apiEvents != nil {
-		serve = a.apiEvents
 	}
 	res, err := serve(ctx, ev)
 	if err != nil {
@@ -126,11 +131,9 @@ type lambdaHandler struct {
 // Invoke answers one Lambda invocation.
 func (h lambdaHandler) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	// The invocation's request id, for the slog records of event handlers
-	// logged without their context (LambdaRequestID, RequestIDHandler).
-	if lc, ok := lambdacontext.FromContext(ctx); ok {
-		setCurrent(lc.AwsRequestID)
-		defer setCurrent("")
-	}
+	// logged without their context (RequestIDHandler).
+	beginInvocation(ctx)
+	defer setCurrent("")
 	return h.app.invokeNamed(ctx, h.name, payload)
 }
 

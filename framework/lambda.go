@@ -71,11 +71,8 @@ func eventRequest(ctx context.Context, event events.APIGatewayProxyRequest) (*Re
 		for k, v := range ev.MultiValueQueryStringParameters {
 			req.QueryParams[k] = append([]string(nil), v...)
 		}
-	} else if len(ev.QueryStringParameters) > 0 {
-		req.QueryParams = make(MultiDict, len(ev.QueryStringParameters))
-		for k, v := range ev.QueryStringParameters {
-			req.QueryParams[k] = []string{v}
-		}
+	} else {
+		req.QueryParams = eventQuery(ev.QueryStringParameters, false)
 	}
 	if len(ev.StageVariables) > 0 {
 		req.StageVars = ev.StageVariables
@@ -111,13 +108,33 @@ func toProxyResponse(res *result) events.APIGatewayProxyResponse {
 	for _, h := range res.headers {
 		out.MultiValueHeaders[h.Name] = append(out.MultiValueHeaders[h.Name], h.Value)
 	}
-	if res.binary {
-		out.Body = base64.StdEncoding.EncodeToString(res.body)
-		out.IsBase64Encoded = true
-	} else {
-		out.Body = string(res.body)
-	}
+	out.Body, out.IsBase64Encoded = res.encodedBody()
 	return out
+}
+
+// encodedBody is the body of an answer to an event: base64 when it is
+// binary.
+func (res *result) encodedBody() (body string, base64Encoded bool) {
+	return eventBody(res.body, res.binary)
+}
+
+// eventBody is body as an event or its answer carries it: base64 when it
+// is binary.
+func eventBody(body []byte, binary bool) (string, bool) {
+	if binary {
+		return base64.StdEncoding.EncodeToString(body), true
+	}
+	return string(body), false
+}
+
+// bodyOver tells whether an event's body, base64 or not, holds more than
+// max bytes.
+func bodyOver(body string, base64Encoded bool, max int64) bool {
+	n := int64(len(body))
+	if base64Encoded {
+		n = int64(base64.StdEncoding.DecodedLen(len(body)))
+	}
+	return n > max
 }
 
 func strOrNil(s string) *string {

@@ -35,6 +35,7 @@ func (c *Client) spec(name string) (manifest.Function, error) {
 	}
 	for _, f := range m.Functions {
 		if f.Name == name {
+			f.Source = eventsample.Source(f)
 			return f, nil
 		}
 	}

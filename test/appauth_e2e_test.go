@@ -40,22 +40,10 @@ func addAppAuthorizer(t testing.TB, proj string) {
 // hotswapped into both (they run one package), and destroy deletes the
 // stacks.
 func TestDeployAppAuthorizer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	addAppAuthorizer(t, proj)
-	setFrontDoor(t, proj, "web", map[string]any{"api_type": "http"})
+	setStage(t, proj, "web", map[string]any{"api_type": "http"})
 	run := cliRunner(t, proj, c.env)
-	contains := func(out string, wants ...string) {
-		t.Helper()
-		for _, w := range wants {
-			if !strings.Contains(out, w) {
-				t.Errorf("output lacks %q:\n%s", w, out)
-			}
-		}
-	}
 	functions := func() map[string]string { // "api" or "gate" → function name
 		out, err := c.lambda.ListFunctions(context.Background(), &lambda.ListFunctionsInput{})
 		if err != nil {
@@ -77,7 +65,7 @@ func TestDeployAppAuthorizer(t *testing.T) {
 	}
 
 	out := run(0, "deploy")
-	contains(out, "CREATE_COMPLETE        AWS::Lambda::Function AppFngate", "Rest API URL: https://")
+	wantOutput(t, out, "CREATE_COMPLETE        AWS::Lambda::Function AppFngate", "Rest API URL: https://")
 	tpl := c.cfn.Template("shop-dev")
 	for _, want := range []string{`"x-amazon-apigateway-authtype":"custom"`, `"type":"token"`, `"FRAMEWORK_HANDLER":"gate"`, `/authorizers/*`} {
 		if !strings.Contains(tpl, want) {
@@ -91,7 +79,7 @@ func TestDeployAppAuthorizer(t *testing.T) {
 
 	editGreeting(t, proj, "hotswapped")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswapped 2 functions of stack shop-dev in ")
+	wantOutput(t, out, "Hotswapped 2 functions of stack shop-dev in ")
 	for h, fn := range fns {
 		if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want {
 			t.Errorf("function %q (%s) code %s after the hotswap, want %s", h, fn, got, want)
@@ -99,7 +87,7 @@ func TestDeployAppAuthorizer(t *testing.T) {
 	}
 
 	out = run(0, "deploy", "--stage", "web")
-	contains(out, "HTTP API URL: https://")
+	wantOutput(t, out, "HTTP API URL: https://")
 	tpl = c.cfn.Template("shop-web")
 	for _, want := range []string{`"AWS::ApiGatewayV2::Authorizer"`, `"AuthorizerType":"REQUEST"`, `"EnableSimpleResponses":true`, `"AuthorizationType":"CUSTOM"`} {
 		if !strings.Contains(tpl, want) {
@@ -109,7 +97,7 @@ func TestDeployAppAuthorizer(t *testing.T) {
 
 	for _, stage := range []string{"dev", "web"} {
 		out = run(0, "destroy", "--stage", stage, "--yes")
-		contains(out, "Deleted stage "+stage+" (stack shop-"+stage+").")
+		wantOutput(t, out, "Deleted stage "+stage+" (stack shop-"+stage+").")
 		run(2, "url", "--stage", stage)
 	}
 }

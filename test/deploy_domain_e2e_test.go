@@ -1,9 +1,6 @@
 package test
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,10 +14,7 @@ import (
 // the CloudFormation stand-in and the S3 fake: deploy and url print both
 // URLs, the stack owns the function's log group, and destroy deletes it.
 func TestDeployCustomDomainStage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js)")
-	}
-	fake := cfnstandin.Start(t)
+	fake, env := startStandins(t)
 	var mu sync.Mutex
 	created, deleted := map[string]string{}, map[string]string{} // type → physical ID
 	prevCreate := fake.CFN.OnCreate
@@ -35,23 +29,9 @@ func TestDeployCustomDomainStage(t *testing.T) {
 		deleted[r.Type] = r.PhysicalID
 		mu.Unlock()
 	}
-	env := standinEnv(t, fake.Environ(t.TempDir()))
-	work := t.TempDir()
-	proj := filepath.Join(work, "shop")
+	proj := newProject(t, env, "shop")
 	run := cliRunner(t, proj, env)
-	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
-	}
-	cfgPath := filepath.Join(proj, ".framework", "config.json")
-	var cfg map[string]any
-	raw, err := os.ReadFile(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
-	cfg["stages"].(map[string]any)["prod"] = map[string]any{
+	setStage(t, proj, "prod", map[string]any{
 		"log_retention_in_days": 30,
 		"api_gateway_custom_domain": map[string]any{
 			"domain_name":     "api.example.com",
@@ -59,9 +39,7 @@ func TestDeployCustomDomainStage(t *testing.T) {
 			"base_path":       "v1",
 			"hosted_zone_id":  "Z0123456789ABCDEFGHIJ",
 		},
-	}
-	raw, _ = json.MarshalIndent(cfg, "", "  ")
-	writeFile(t, cfgPath, string(raw))
+	})
 
 	out := run(0, "deploy", "--stage", "prod")
 	api := regexp.MustCompile(`(?m)^Rest API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/prod/)$`).FindStringSubmatch(out)

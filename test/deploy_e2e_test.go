@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framework-dev/framework/test/cfnstandin"
 	"github.com/johannesboyne/gofakes3"
 )
 
@@ -21,17 +20,9 @@ var baseURL = regexp.MustCompile(`(?m)^Rest API URL: (https://[a-z0-9]{10}\.exec
 // AWS SDK: new-project, deploy, url, a new route shown by diff, deploy,
 // Ctrl-C while CloudFormation works, destroy.
 func TestDeployLifecycle(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	fake := cfnstandin.Start(t)
-	env := standinEnv(t, fake.Environ(t.TempDir()))
-	work := t.TempDir()
-	run := cliRunner(t, filepath.Join(work, "shop"), env)
-	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
-	}
-	proj := filepath.Join(work, "shop")
+	fake, env := startStandins(t)
+	proj := newProject(t, env, "shop")
+	run := cliRunner(t, proj, env)
 
 	out := run(0, "deploy")
 	if !strings.Contains(out, "Initiating first time deployment...") {
@@ -70,16 +61,8 @@ func TestDeployLifecycle(t *testing.T) {
 
 	// A new route: diff shows it, deploy carries it, diff is then clean.
 	mainGo := filepath.Join(proj, "main.go")
-	src, _ := os.ReadFile(mainGo)
-	withRoute := strings.Replace(string(src), "\tapp.Run()", `	app.Route("/users/{name}", func(r *framework.Request, name string) (any, error) {
-		return map[string]string{"name": name}, nil
-	}, framework.Methods("POST"))
-
-	app.Run()`, 1)
-	if withRoute == string(src) {
-		t.Fatalf("main.go of new-project has no app.Run() line:\n%s", src)
-	}
-	writeFile(t, mainGo, withRoute)
+	addUsersRoute(t, proj)
+	withRoute, _ := os.ReadFile(mainGo)
 	out = run(0, "diff")
 	if !strings.Contains(out, "+ POST /users/{name}") {
 		t.Errorf("diff does not show the new route:\n%s", out)
@@ -99,7 +82,7 @@ func TestDeployLifecycle(t *testing.T) {
 
 	// Ctrl-C while CloudFormation works: the CLI stops waiting, says how to
 	// follow the stack, exits 130 and leaves no stray file.
-	writeFile(t, mainGo, strings.Replace(withRoute, `framework.Methods("POST")`, `framework.Methods("PUT")`, 1))
+	writeFile(t, mainGo, strings.Replace(string(withRoute), `framework.Methods("POST")`, `framework.Methods("PUT")`, 1))
 	fake.CFN.Hold("shop-dev")
 	before := listDir(t, filepath.Join(proj, ".framework"))
 	cmd := exec.Command(frameworkCLI(t), "deploy")

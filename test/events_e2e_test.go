@@ -9,7 +9,6 @@ import (
 
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/testutil"
-	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 // TestDeployEventsLifecycle deploys an app with one handler of every kind
@@ -17,16 +16,8 @@ import (
 // stand-in, checks the deployed stack's functions and triggers, removes a
 // handler (diff names it, deploy removes it) and destroys the stage.
 func TestDeployEventsLifecycle(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	fake := cfnstandin.Start(t)
-	env := standinEnv(t, fake.Environ(t.TempDir()))
-	work := t.TempDir()
-	if _, stderr, code := runCLI(t, work, env, "new-project", "evshop"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
-	}
-	proj := filepath.Join(work, "evshop")
+	fake, env := startStandins(t)
+	proj := newProject(t, env, "evshop")
 	src, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "events", "main.go"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,27 +2,22 @@ package test
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
-// setFrontDoor sets the front door of a stage of the new project's
-// config.json; new-project's dev stage names its REST API stage, which
-// the other front doors do not have, so that key goes.
-func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
+// setStage sets keys of a stage of the new project's config.json, adding
+// the stage when it has none. new-project's dev stage names its REST API
+// stage, which the other front doors do not have, so that key goes.
+func setStage(t testing.TB, proj, stage string, keys map[string]any) {
 	t.Helper()
 	path := filepath.Join(proj, ".framework", "config.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var cfg map[string]any
-	if err := json.Unmarshal(raw, &cfg); err != nil {
-		t.Fatal(err)
-	}
+	testutil.ReadJSON(t, path, &cfg)
 	stages, _ := cfg["stages"].(map[string]any)
 	if stages == nil {
 		stages = map[string]any{}
@@ -37,7 +32,7 @@ func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
 		st[k] = v
 	}
 	stages[stage] = st
-	raw, _ = json.MarshalIndent(cfg, "", "  ")
+	raw, _ := json.MarshalIndent(cfg, "", "  ")
 	writeFile(t, path, string(raw))
 }
 
@@ -47,25 +42,13 @@ func setFrontDoor(t testing.TB, proj, stage string, keys map[string]any) {
 // hotswapped, diff shows a new route as a route, deploy --hotswap falls
 // back to a full deploy for it, and destroy deletes the stack.
 func TestDeployHTTPAPIStage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
-	contains := func(out string, wants ...string) {
-		t.Helper()
-		for _, w := range wants {
-			if !strings.Contains(out, w) {
-				t.Errorf("output lacks %q:\n%s", w, out)
-			}
-		}
-	}
 	// The key new-project writes is refused on an HTTP API, with the fix.
-	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
+	setStage(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
 	out := run(1, "synth")
-	contains(out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)
-	setFrontDoor(t, proj, "dev", map[string]any{"api_type": "http"})
+	wantOutput(t, out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)
+	setStage(t, proj, "dev", map[string]any{"api_type": "http"})
 
 	out = run(0, "deploy")
 	m := regexp.MustCompile(`(?m)^HTTP API URL: (https://[a-z0-9]{10}\.execute-api\.us-east-1\.amazonaws\.com/)$`).FindStringSubmatch(out)
@@ -88,35 +71,31 @@ func TestDeployHTTPAPIStage(t *testing.T) {
 	fn := c.functionName(t)
 	editGreeting(t, proj, "hotswapped")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswapped 1 function of stack shop-dev in ", "HTTP API URL: "+m[1])
+	wantOutput(t, out, "Hotswapped 1 function of stack shop-dev in ", "HTTP API URL: "+m[1])
 	if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want {
 		t.Errorf("function code %s after the hotswap, want %s", got, want)
 	}
 
 	addUsersRoute(t, proj)
 	out = run(0, "diff")
-	contains(out, "POST /users/{name}")
+	wantOutput(t, out, "POST /users/{name}")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Deployed stack shop-dev in ")
+	wantOutput(t, out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Deployed stack shop-dev in ")
 	if !strings.Contains(c.cfn.Template("shop-dev"), `"RouteKey":"POST /users/{name}"`) {
 		t.Error("the deployed template lacks the new route")
 	}
 
 	out = run(0, "destroy", "--yes")
-	contains(out, "Deleted stage dev (stack shop-dev).")
+	wantOutput(t, out, "Deleted stage dev (stack shop-dev).")
 	run(2, "url")
 }
 
 // TestDeployFunctionURLStage deploys an api_type function_url stage: the
 // stack has a function URL, deploy and url print it, destroy deletes it.
 func TestDeployFunctionURLStage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js)")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
-	setFrontDoor(t, proj, "web", map[string]any{"api_type": "function_url", "function_url_auth": "AWS_IAM"})
+	setStage(t, proj, "web", map[string]any{"api_type": "function_url", "function_url_auth": "AWS_IAM"})
 	out := run(0, "deploy", "--stage", "web")
 	m := regexp.MustCompile(`(?m)^Function URL: (https://[a-z0-9]{20}\.lambda-url\.us-east-1\.on\.aws/)$`).FindStringSubmatch(out)
 	if m == nil {

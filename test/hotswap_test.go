@@ -36,6 +36,16 @@ type cloud struct {
 	env    []string
 }
 
+// startShop skips the test in -short mode (needsCDK); otherwise it starts
+// the AWS stand-ins and makes a new project named shop to deploy to them,
+// returning its directory.
+func startShop(t *testing.T) (*cloud, string) {
+	t.Helper()
+	needsCDK(t)
+	c := startCloud(t)
+	return c, newProject(t, c.env, "shop")
+}
+
 func startCloud(t testing.TB) *cloud {
 	t.Helper()
 	m := mototest.Start(t)
@@ -201,23 +211,11 @@ func addUsersRoute(t testing.TB, proj string) {
 // back to a full deploy, code changed by someone else is refused unless
 // --force, and a stage named like production is refused.
 func TestDeployHotswap(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
-	contains := func(out string, wants ...string) {
-		t.Helper()
-		for _, w := range wants {
-			if !strings.Contains(out, w) {
-				t.Errorf("output lacks %q:\n%s", w, out)
-			}
-		}
-	}
 
 	out := run(0, "deploy", "--hotswap")
-	contains(out, "Hotswap not possible: stack shop-dev is not deployed yet. Deploying fully.", "Initiating first time deployment...", "Deployed stack shop-dev in ", "Rest API URL: https://")
+	wantOutput(t, out, "Hotswap not possible: stack shop-dev is not deployed yet. Deploying fully.", "Initiating first time deployment...", "Deployed stack shop-dev in ", "Rest API URL: https://")
 	fn := c.functionName(t)
 	original := c.codeSHA256(t, fn)
 	if want := packageSHA256(t, proj); original != want {
@@ -229,7 +227,7 @@ func TestDeployHotswap(t *testing.T) {
 	// A code-only change: hotswapped, no change set, template untouched.
 	editGreeting(t, proj, "hotswapped")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswapping 1 function of stack shop-dev through the Lambda API (CloudFormation skipped)...",
+	wantOutput(t, out, "Hotswapping 1 function of stack shop-dev through the Lambda API (CloudFormation skipped)...",
 		"  updated AppFunction0D24CA27 ("+fn+") in ", "Hotswapped 1 function of stack shop-dev in ",
 		"Note: stack shop-dev now differs from its template", "The next full `framework deploy` reconciles it.", "Rest API URL: https://")
 	if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want || got == original {
@@ -242,13 +240,13 @@ func TestDeployHotswap(t *testing.T) {
 		t.Error("the hotswap changed the deployed template")
 	}
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "No changes: stack shop-dev matches its template and its functions run the new code.")
+	wantOutput(t, out, "No changes: stack shop-dev matches its template and its functions run the new code.")
 
 	// Back to the deployed source: CloudFormation sees no change, and the
 	// plain deploy puts the template's code back in place of the hotswapped one.
 	editGreeting(t, proj, "world")
 	out = run(0, "deploy")
-	contains(out, "No changes: stack shop-dev is up to date.", "Reconciled function AppFunction0D24CA27 ("+fn+"): it ran hotswapped code; it now runs its template's.")
+	wantOutput(t, out, "No changes: stack shop-dev is up to date.", "Reconciled function AppFunction0D24CA27 ("+fn+"): it ran hotswapped code; it now runs its template's.")
 	if got := c.codeSHA256(t, fn); got != original {
 		t.Errorf("function code %s after the reconciling deploy, want the template's %s", got, original)
 	}
@@ -257,7 +255,7 @@ func TestDeployHotswap(t *testing.T) {
 	addUsersRoute(t, proj)
 	changeSets = c.cfn.Calls("CreateChangeSet")
 	out = run(0, "deploy", "--hotswap")
-	contains(out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Updating stack shop-dev", "Deployed stack shop-dev in ")
+	wantOutput(t, out, "Hotswap not possible: a route change (+ POST /users/{name}). Deploying fully.", "Updating stack shop-dev", "Deployed stack shop-dev in ")
 	if n := c.cfn.Calls("CreateChangeSet") - changeSets; n != 1 {
 		t.Errorf("the fallback created %d change sets, want 1", n)
 	}
@@ -273,21 +271,21 @@ func TestDeployHotswap(t *testing.T) {
 	theirs := c.putCode(t, fn, "someone else's package")
 	editGreeting(t, proj, "mine")
 	out = run(1, "deploy", "--hotswap")
-	contains(out, "function AppFunction0D24CA27 ("+fn+") runs code with SHA-256 "+theirs+", not the ", "someone else changed it; run a full `framework deploy`", "or pass --force")
+	wantOutput(t, out, "function AppFunction0D24CA27 ("+fn+") runs code with SHA-256 "+theirs+", not the ", "someone else changed it; run a full `framework deploy`", "or pass --force")
 	if got := c.codeSHA256(t, fn); got != theirs {
 		t.Errorf("the refused hotswap changed the function's code to %s", got)
 	}
 	out = run(0, "deploy", "--hotswap", "--force")
-	contains(out, "Hotswapped 1 function of stack shop-dev")
+	wantOutput(t, out, "Hotswapped 1 function of stack shop-dev")
 	if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want {
 		t.Errorf("function code %s after the forced hotswap, want %s", got, want)
 	}
 
 	// Production-like stages are refused before anything is built.
 	out = run(1, "deploy", "--hotswap", "--stage", "prod")
-	contains(out, "stage prod is named like a production stage: hotswap refuses it", "pass --force if this stage is not production")
+	wantOutput(t, out, "stage prod is named like a production stage: hotswap refuses it", "pass --force if this stage is not production")
 	out = run(1, "deploy", "--no-hotswap")
-	contains(out, "--no-hotswap goes with --watch")
+	wantOutput(t, out, "--no-hotswap goes with --watch")
 }
 
 // putCode uploads body as a package to moto's S3 and points the function

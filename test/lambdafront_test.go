@@ -10,14 +10,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/framework-dev/framework/internal/mototest"
 	"github.com/framework-dev/framework/internal/runtimeapi"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // lambdaFront answers the Lambda Invoke API (POST
@@ -42,25 +41,9 @@ type lambdaFront struct {
 // the name function.
 func startLambdaFront(t *testing.T, dir, function string, moto *mototest.Server) *lambdaFront {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build the function in %s: %v\n%s", dir, err, out)
-	}
-	rt, err := runtimeapi.New(runtimeapi.WithTimeout(30*time.Second), runtimeapi.WithFunctionARN("arn:aws:lambda:us-east-1:123456789012:function:"+function))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	f := &lambdaFront{function: function, rt: rt, out: &lockedBuffer{}, moto: moto}
-	cmd := exec.Command(bin)
-	cmd.Env = append(testEnv(t), "AWS_LAMBDA_RUNTIME_API="+rt.Addr(), "_HANDLER=bootstrap", "AWS_LAMBDA_FUNCTION_NAME="+function)
-	cmd.Stdout, cmd.Stderr = f.out, f.out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	fn := testutil.StartFunction(t, testutil.BuildBootstrap(t, dir), testEnv(t, "_HANDLER=bootstrap", "AWS_LAMBDA_FUNCTION_NAME="+function),
+		runtimeapi.WithTimeout(30*time.Second), runtimeapi.WithFunctionARN("arn:aws:lambda:us-east-1:123456789012:function:"+function))
+	f := &lambdaFront{function: function, rt: fn.Server, out: fn.Output, moto: moto}
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
 	f.URL = srv.URL

@@ -87,12 +87,8 @@ func TestNewProjectLocalReload(t *testing.T) {
 // TestLocalFirstBuildBroken: with no good build yet, requests get 503 and
 // the compiler's message, and the first good build starts serving.
 func TestLocalFirstBuildBroken(t *testing.T) {
-	work := t.TempDir()
 	env := testEnv(t)
-	if _, stderr, code := runCLI(t, work, env, "new-project", "broken"); code != 0 {
-		t.Fatal(stderr)
-	}
-	proj := filepath.Join(work, "broken")
+	proj := newProject(t, env, "broken")
 	main := filepath.Join(proj, "main.go")
 	src, _ := os.ReadFile(main)
 	writeFile(t, main, strings.Replace(string(src), "app.Run()", "app.Run() +", 1))
@@ -217,6 +213,21 @@ type request struct {
 	method, path string
 	body         []byte
 	headers      map[string]string // Accept defaults to */* like curl's
+}
+
+// clientHeaders are the request's headers as the test clients send them:
+// Accept: */* unless the case removes it, and a header whose value is ""
+// removed.
+func (r request) clientHeaders() map[string]string {
+	headers := map[string]string{"Accept": "*/*"}
+	for k, v := range r.headers {
+		if v == "" {
+			delete(headers, k)
+		} else {
+			headers[k] = v
+		}
+	}
+	return headers
 }
 
 // response is what came back.
@@ -420,12 +431,8 @@ func listDir(t *testing.T, dir string) string {
 // environment variables of stage S from .framework/config.json, as the
 // deployed function would have them, and S in the request context.
 func TestLocalStageEnvironment(t *testing.T) {
-	work := t.TempDir()
 	env := testEnv(t, "TABLE=from-the-shell", "KEEP=user-env")
-	if _, stderr, code := runCLI(t, work, env, "new-project", "envapp"); code != 0 {
-		t.Fatal(stderr)
-	}
-	proj := filepath.Join(work, "envapp")
+	proj := newProject(t, env, "envapp")
 	writeFile(t, filepath.Join(proj, ".framework", "config.json"), `{
   "version": "1.0",
   "app_name": "envapp",

@@ -20,6 +20,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 // cliDir holds the CLI binary built for this test run.
@@ -245,14 +246,15 @@ func cliRun(t *testing.T, dir string, env []string, want int, args ...string) (s
 	return stdout, stderr
 }
 
-// newShop creates the project shop with new-project in a new directory.
-func newShop(t testing.TB, env []string) string {
+// newProject creates the project name with new-project in a new directory
+// and returns the project's directory.
+func newProject(t testing.TB, env []string, name string) string {
 	t.Helper()
 	work := t.TempDir()
-	if _, stderr, code := runCLI(t, work, env, "new-project", "shop"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
+	if _, stderr, code := runCLI(t, work, env, "new-project", name); code != 0 {
+		t.Fatalf("new-project %s: exit %d: %s", name, code, stderr)
 	}
-	return filepath.Join(work, "shop")
+	return filepath.Join(work, name)
 }
 
 // cliRunner returns a function that runs the CLI in dir with env, logs the
@@ -265,6 +267,35 @@ func cliRunner(t *testing.T, dir string, env []string) func(want int, args ...st
 		noNoise(t, stdout+stderr)
 		return stdout + stderr
 	}
+}
+
+// wantOutput fails the test for each of wants that out lacks.
+func wantOutput(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
+
+// needsCDK skips the test in -short mode: it deploys, which synthesizes
+// with the CDK (Node.js).
+func needsCDK(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("synthesizes with the CDK (Node.js)")
+	}
+}
+
+// startStandins skips the test in -short mode (needsCDK); otherwise it
+// starts the CloudFormation, STS and S3 stand-ins and returns them with the
+// CLI's environment against them (standinEnv).
+func startStandins(t *testing.T) (*cfnstandin.AWS, []string) {
+	t.Helper()
+	needsCDK(t)
+	fake := cfnstandin.Start(t)
+	return fake, standinEnv(t, fake.Environ(t.TempDir()))
 }
 
 // standinEnv is the CLI's environment against AWS stand-ins: the test

@@ -5,8 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -33,87 +31,75 @@ var gatewayAnswered = map[string]bool{"CORS preflight": true, "unknown path": tr
 // 127.0.0.1), and checks them with the same assertions: local and deployed
 // answer alike.
 func TestLambdaParity(t *testing.T) {
-	root := testutil.RepoRoot(t)
-	dir := filepath.Join(root, "examples", "kitchensink")
-	t.Setenv(build.CacheDirEnv, t.TempDir())
-	m, err := build.Manifest(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	twin := routeTwin(t, m)
-
-	bin := filepath.Join(t.TempDir(), "bootstrap")
-	cmd := exec.Command("go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build kitchensink: %v\n%s", err, out)
-	}
-	rt, err := runtimeapi.New(runtimeapi.WithTimeout(30 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	fn := exec.Command(bin)
-	fn.Env = append(testEnv(t), "AWS_LAMBDA_RUNTIME_API="+rt.Addr(), "KITCHENSINK_DEBUG=1", "_HANDLER=bootstrap")
-	fn.Stderr = os.Stderr
-	if err := fn.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = fn.Process.Kill(); _ = fn.Wait() }()
-
+	twin, invoke := kitchensinkLambda(t)
 	client := frameworktest.New(twin)
 	for _, c := range kitchensinkCases() {
 		if gatewayAnswered[c.name] {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			headers := map[string]string{"Accept": "*/*"}
-			for k, v := range c.req.headers {
-				if v == "" {
-					delete(headers, k)
-				} else {
-					headers[k] = v
+			var pr events.APIGatewayProxyResponse
+			invoke(t, client.Event(c.req.method, c.req.path, c.req.body, c.req.clientHeaders()), &pr)
+			h := http.Header{}
+			for k, v := range pr.Headers {
+				h.Set(k, v)
+			}
+			for k, vs := range pr.MultiValueHeaders {
+				h.Del(k)
+				for _, v := range vs {
+					h.Add(k, v)
 				}
 			}
-			ev := client.Event(c.req.method, c.req.path, c.req.body, headers)
-			payload, _ := json.Marshal(ev)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			out, err := rt.Invoke(ctx, payload)
-			if err != nil {
-				t.Fatalf("invoke: %v", err)
-			}
-			var pr events.APIGatewayProxyResponse
-			if err := json.Unmarshal(out, &pr); err != nil {
-				t.Fatalf("function answered %s: %v", out, err)
-			}
-			c.check(t, proxyResponse(t, pr))
+			c.check(t, clientResponse(t, pr.StatusCode, h, pr.Body, pr.IsBase64Encoded))
 		})
 	}
 }
 
-// proxyResponse turns the function's answer into what API Gateway sends the
-// client: multi-value headers kept, a base64 body decoded.
-func proxyResponse(t *testing.T, pr events.APIGatewayProxyResponse) response {
+// kitchensinkLambda builds examples/kitchensink and runs it as a Lambda
+// function (the real Runtime API polling protocol, against a stand-in on
+// 127.0.0.1) until the test ends. It returns a route twin of the app, to
+// build the events API Gateway would send, and invoke, which sends the
+// function one event and decodes its answer into answer (a pointer).
+func kitchensinkLambda(t *testing.T) (twin *framework.App, invoke func(t *testing.T, event, answer any)) {
 	t.Helper()
-	h := http.Header{}
-	for k, v := range pr.Headers {
-		h.Set(k, v)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "kitchensink")
+	t.Setenv(build.CacheDirEnv, t.TempDir())
+	m, err := build.Manifest(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k, vs := range pr.MultiValueHeaders {
-		h.Del(k)
-		for _, v := range vs {
-			h.Add(k, v)
+	twin = routeTwin(t, m)
+
+	bin := testutil.BuildBootstrap(t, dir)
+	rt := testutil.StartFunction(t, bin, testEnv(t, "KITCHENSINK_DEBUG=1", "_HANDLER=bootstrap"), runtimeapi.WithTimeout(30*time.Second))
+
+	return twin, func(t *testing.T, event, answer any) {
+		t.Helper()
+		payload, _ := json.Marshal(event)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		out, err := rt.Invoke(ctx, payload)
+		if err != nil {
+			t.Fatalf("invoke: %v", err)
+		}
+		if err := json.Unmarshal(out, answer); err != nil {
+			t.Fatalf("function answered %s: %v", out, err)
 		}
 	}
-	body := []byte(pr.Body)
-	if pr.IsBase64Encoded {
+}
+
+// clientResponse is what the front door sends the client for a function's
+// answer with headers h: a base64 body decoded.
+func clientResponse(t *testing.T, status int, h http.Header, body string, base64Encoded bool) response {
+	t.Helper()
+	raw := []byte(body)
+	if base64Encoded {
 		var err error
-		if body, err = base64.StdEncoding.DecodeString(pr.Body); err != nil {
+		if raw, err = base64.StdEncoding.DecodeString(body); err != nil {
 			t.Fatalf("isBase64Encoded body is not base64: %v", err)
 		}
 	}
-	return response{status: pr.StatusCode, header: h, body: string(body), rawBody: body}
+	return response{status: status, header: h, body: string(raw), rawBody: raw}
 }
 
 // routeTwin declares an app with the same route table as manifest m (paths,

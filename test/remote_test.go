@@ -21,12 +21,7 @@ import (
 func remoteProject(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "shop")
-	if err := os.MkdirAll(filepath.Join(dir, ".framework"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ".framework", "config.json"), []byte(`{"version": "1.0", "app_name": "shop"}`+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.WriteFiles(t, dir, map[string]string{".framework/config.json": `{"version": "1.0", "app_name": "shop"}` + "\n"})
 	return dir
 }
 

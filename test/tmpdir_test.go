@@ -27,7 +27,7 @@ func TestNoTempFilesLeft(t *testing.T) {
 	})
 	t.Run("synth", func(t *testing.T) {
 		env := testEnv(t, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20")
-		dir := newShop(t, env)
+		dir := newProject(t, env, "shop")
 		out := cliRunner(t, dir, env)(0, "synth")
 		if !strings.Contains(out, "Resources:") {
 			t.Fatalf("synth printed no summary:\n%s", out)
@@ -35,7 +35,7 @@ func TestNoTempFilesLeft(t *testing.T) {
 	})
 	t.Run("synth-build-error", func(t *testing.T) {
 		env := testEnv(t, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20")
-		dir := newShop(t, env)
+		dir := newProject(t, env, "shop")
 		appendFile(t, filepath.Join(dir, "main.go"), "\nfunc broken() {\n")
 		// The app fails to compile in about a second, while Node.js is
 		// still loading the CDK for the synthesis that will not come.
@@ -50,7 +50,7 @@ func TestNoTempFilesLeft(t *testing.T) {
 		// builds and Node.js loads, as on a fresh machine, instead of after
 		// a synth that a warm cache finished first.
 		env := testEnv(t, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20", "GOCACHE="+t.TempDir())
-		dir := newShop(t, env)
+		dir := newProject(t, env, "shop")
 		// Ctrl-C twice at several points of a synth: while Go builds and
 		// Node.js loads, and later; the last time, the second one comes
 		// as the command has stopped and says so, while the CLI removes
@@ -97,7 +97,7 @@ func TestNoTempFilesLeft(t *testing.T) {
 		env := testEnv(t)
 		tmp := envValue(env, "TMPDIR")
 		cmd := exec.Command(frameworkCLI(t), "local", "--port", "0", "--json")
-		cmd.Dir, cmd.Env = newShop(t, env), env
+		cmd.Dir, cmd.Env = newProject(t, env, "shop"), env
 		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)

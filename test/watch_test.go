@@ -85,11 +85,7 @@ func (w *watchSession) stop(t testing.TB) error {
 // code change is hotswapped, a new route is deployed fully, a build error
 // is reported and the watch goes on, its fix is hotswapped, Ctrl-C ends it.
 func TestDeployWatch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("synthesizes with the CDK (Node.js) several times")
-	}
-	c := startCloud(t)
-	proj := newShop(t, c.env)
+	c, proj := startShop(t)
 	w := startWatch(t, proj, c.env)
 	w.waitFor(t, "Rest API URL: ", 1, true)
 	fn := c.functionName(t)
@@ -208,11 +204,7 @@ func BenchmarkDeployLoop(b *testing.B) {
 // go.mod pointing at this checkout, the example's main.go and config).
 func helloProject(t testing.TB, env []string) string {
 	t.Helper()
-	work := t.TempDir()
-	if _, stderr, code := runCLI(t, work, env, "new-project", "hello"); code != 0 {
-		t.Fatalf("new-project: exit %d: %s", code, stderr)
-	}
-	proj := filepath.Join(work, "hello")
+	proj := newProject(t, env, "hello")
 	for _, f := range []string{"main.go", ".framework/config.json"} {
 		b, err := os.ReadFile(filepath.Join(testutil.RepoRoot(t), "examples", "hello", f))
 		if err != nil {

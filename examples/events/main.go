@@ -59,7 +59,7 @@ func newApp() *framework.App {
 			log.Printf("%s s3://%s/%s (%d bytes)", r.EventName, r.S3.Bucket.Name, r.S3.Object.Key, r.S3.Object.Size)
 		}
 		return nil
-	}, framework.S3Events("s3:ObjectCreated:*"), framework.S3Prefix("incoming/"), framework.S3Suffix(".csv"))
+	}, framework.S3Filter("incoming/", ".csv", "s3:ObjectCreated:*"))
 
 	// EventBridge events matching a pattern.
 	app.OnEventBridge("order-shipped", map[string]any{

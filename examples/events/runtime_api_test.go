@@ -17,35 +17,12 @@ import (
 	"github.com/framework-dev/framework/internal/testutil"
 )
 
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer = lockedbuf.Buffer
-
 // startFunction runs the binary as the deployed function of handler would
 // run (FRAMEWORK_HANDLER set as the construct sets it) against a Runtime
 // API stand-in.
-func startFunction(t *testing.T, bin, handler string) (*runtimeapi.Server, *lockedBuffer, <-chan error) {
+func startFunction(t *testing.T, bin, handler string) *testutil.Function {
 	t.Helper()
-	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	cmd := exec.Command(bin)
-	cmd.Env = build.AppEnviron(os.Environ(), names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"="+handler)
-	out := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		if t.Failed() {
-			t.Logf("function %s output:\n%s", handler, out.String())
-		}
-	})
-	return s, out, exited
+	return testutil.StartFunction(t, bin, build.AppEnviron(os.Environ(), names.EnvHandler+"="+handler), runtimeapi.WithTimeout(10*time.Second))
 }
 
 // TestRuntimeAPI runs the example's binary, built as deployed, once per
@@ -75,7 +52,7 @@ func TestRuntimeAPI(t *testing.T) {
 		{handler: "quote", event: "", errMsg: "quantity 0: order at least one"},
 	} {
 		t.Run(tc.handler+"/"+tc.event, func(t *testing.T) {
-			s, out, _ := startFunction(t, bin, tc.handler)
+			fn := startFunction(t, bin, tc.handler)
 			event := []byte(`{"sku": "X", "quantity": 0}`)
 			if tc.event != "" {
 				var err error
@@ -85,7 +62,7 @@ func TestRuntimeAPI(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
-			got, err := s.Invoke(ctx, event)
+			got, err := fn.Invoke(ctx, event)
 			if tc.errMsg != "" {
 				var fe *runtimeapi.FunctionError
 				if !errors.As(err, &fe) || fe.Message != tc.errMsg {
@@ -99,19 +76,19 @@ func TestRuntimeAPI(t *testing.T) {
 			if string(got) != tc.want {
 				t.Errorf("response %s, want %s", got, tc.want)
 			}
-			if tc.log != "" && !waitFor(out, tc.log) {
-				t.Errorf("the handler did not log %q; output:\n%s", tc.log, out.String())
+			if tc.log != "" && !waitFor(fn.Output, tc.log) {
+				t.Errorf("the handler did not log %q; output:\n%s", tc.log, fn.Output.String())
 			}
 		})
 	}
 
 	t.Run("unknown handler", func(t *testing.T) {
-		_, out, exited := startFunction(t, bin, "nope")
+		fn := startFunction(t, bin, "nope")
 		select {
-		case err := <-exited:
+		case <-fn.Done():
 			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(out.String(), `FRAMEWORK_HANDLER="nope": the app events has no handler named "nope"; its handlers are: alerts, api, clicks,`) {
-				t.Errorf("exit %v, output %s", err, out.String())
+			if err := fn.Err(); !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(fn.Output.String(), `FRAMEWORK_HANDLER="nope": the app events has no handler named "nope"; its handlers are: alerts, api, clicks,`) {
+				t.Errorf("exit %v, output %s", err, fn.Output.String())
 			}
 		case <-time.After(20 * time.Second):
 			t.Fatal("the function kept running with an unknown handler")
@@ -121,7 +98,7 @@ func TestRuntimeAPI(t *testing.T) {
 
 // waitFor waits up to a second for a log line (written before the
 // response is posted, but read through a pipe).
-func waitFor(out *lockedBuffer, s string) bool {
+func waitFor(out *lockedbuf.Buffer, s string) bool {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_, ok := out.Wait(ctx, func(written string) bool { return strings.Contains(written, s) })

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
@@ -40,20 +39,10 @@ func TestAuthorizerFunctions(t *testing.T) {
 			`{"isAuthorized":true,"context":{"paid":"true","principalId":"acme","tenant":"acme"}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			cmd := exec.Command(bin)
-			cmd.Env = build.AppEnviron(os.Environ(), names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"="+tc.handler)
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+			fn := testutil.StartFunction(t, bin, build.AppEnviron(os.Environ(), names.EnvHandler+"="+tc.handler), runtimeapi.WithTimeout(10*time.Second))
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
-			got, err := s.Invoke(ctx, []byte(tc.event))
+			got, err := fn.Invoke(ctx, []byte(tc.event))
 			if tc.errMsg != "" {
 				var fe *runtimeapi.FunctionError
 				if !errors.As(err, &fe) || fe.Message != tc.errMsg {

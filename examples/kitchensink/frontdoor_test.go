@@ -50,25 +50,7 @@ func TestKitchensinkFrontDoors(t *testing.T) {
 				c = f(c)
 			}
 			for _, via := range []string{"local", "lambda"} {
-				t.Run(door+"/"+c.name+"/"+via, func(t *testing.T) {
-					client := frameworktest.New(newTestApp(t, c))
-					client.APIType = door
-					hdr := map[string]string{"Accept": "*/*"}
-					for k, v := range c.headers {
-						delete(hdr, k)
-						hdr[k] = v
-					}
-					if strings.Contains(c.name, "no accept") {
-						delete(hdr, "Accept")
-					}
-					var resp *frameworktest.Response
-					if via == "local" {
-						resp = client.Do(c.method, c.path, c.body, hdr)
-					} else {
-						resp = client.Lambda(c.method, c.path, c.body, hdr)
-					}
-					checkResponse(t, c, resp)
-				})
+				t.Run(door+"/"+c.name+"/"+via, func(t *testing.T) { runCase(t, c, door, via) })
 			}
 		}
 	}
@@ -82,12 +64,7 @@ func TestFrontDoorEncoding(t *testing.T) {
 		client := frameworktest.New(newApp())
 		client.APIType = door
 		for _, via := range []string{"local", "lambda"} {
-			var resp *frameworktest.Response
-			if via == "local" {
-				resp = client.Do("GET", "/headers", nil, nil)
-			} else {
-				resp = client.Lambda("GET", "/headers", nil, nil)
-			}
+			resp := send(client, via, "GET", "/headers", nil, nil)
 			if got := resp.Header("Set-Cookie"); strings.Join(got, ";") != "a=1;b=2" {
 				t.Errorf("%s %s: Set-Cookie = %q, want a=1 and b=2", door, via, got)
 			}

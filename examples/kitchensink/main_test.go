@@ -123,26 +123,37 @@ func newTestApp(t *testing.T, c ksCase) *framework.App {
 func TestKitchensink(t *testing.T) {
 	for _, c := range ksCases {
 		for _, via := range []string{"local", "lambda"} {
-			t.Run(c.name+"/"+via, func(t *testing.T) {
-				client := frameworktest.New(newTestApp(t, c))
-				hdr := map[string]string{"Accept": "*/*"}
-				for k, v := range c.headers {
-					delete(hdr, k)
-					hdr[k] = v
-				}
-				if strings.Contains(c.name, "no accept") {
-					delete(hdr, "Accept")
-				}
-				var resp *frameworktest.Response
-				if via == "local" {
-					resp = client.Do(c.method, c.path, c.body, hdr)
-				} else {
-					resp = client.Lambda(c.method, c.path, c.body, hdr)
-				}
-				checkResponse(t, c, resp)
-			})
+			t.Run(c.name+"/"+via, func(t *testing.T) { runCase(t, c, "", via) })
 		}
 	}
+}
+
+// runCase sends c to a test client of the front door apiType ("" for the
+// REST API) through the local handler or the Lambda adapter (via "local"
+// or "lambda"), and checks the answer. Accept is */* unless the case sets
+// it or its name says "no accept".
+func runCase(t *testing.T, c ksCase, apiType, via string) {
+	t.Helper()
+	client := frameworktest.New(newTestApp(t, c))
+	client.APIType = apiType
+	hdr := map[string]string{"Accept": "*/*"}
+	for k, v := range c.headers {
+		delete(hdr, k)
+		hdr[k] = v
+	}
+	if strings.Contains(c.name, "no accept") {
+		delete(hdr, "Accept")
+	}
+	checkResponse(t, c, send(client, via, c.method, c.path, c.body, hdr))
+}
+
+// send sends a request through the local handler (via "local") or the
+// Lambda adapter (via "lambda").
+func send(client *frameworktest.Client, via, method, path string, body []byte, hdr map[string]string) *frameworktest.Response {
+	if via == "local" {
+		return client.Do(method, path, body, hdr)
+	}
+	return client.Lambda(method, path, body, hdr)
 }
 
 func checkResponse(t *testing.T, c ksCase, resp *frameworktest.Response) {

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +18,8 @@ import (
 )
 
 // functionEnv is the parent environment without the variables that select
-// another mode of app.Run or change the app, plus the Runtime API address.
-func functionEnv(runtimeAPI string) []string {
+// another mode of app.Run or change the app.
+func functionEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
@@ -30,7 +29,7 @@ func functionEnv(runtimeAPI string) []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "AWS_LAMBDA_RUNTIME_API="+runtimeAPI)
+	return env
 }
 
 // TestRuntimeAPI runs the kitchensink binary, built as it is deployed,
@@ -42,32 +41,15 @@ func TestRuntimeAPI(t *testing.T) {
 		t.Skip("builds and runs the function binary")
 	}
 	bin := testutil.BuildBootstrap(t, ".")
-	s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-
-	cmd := exec.Command(bin)
-	cmd.Env = functionEnv(s.Addr())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
+	s := testutil.StartFunction(t, bin, functionEnv(), runtimeapi.WithTimeout(10*time.Second))
 	// ctx ends when the process does, so that an Invoke never waits on a dead function.
 	ctx, cancel := context.WithCancelCause(t.Context())
-	exited := make(chan struct{})
+	defer cancel(nil)
 	go func() {
-		err := cmd.Wait()
-		cancel(errors.Join(errors.New("the function process exited"), err))
-		close(exited)
-	}()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("function stdout:\n%s\nfunction stderr:\n%s", stdout.String(), stderr.String())
+		select {
+		case <-s.Done():
+			cancel(errors.Join(errors.New("the function process exited"), s.Err()))
+		case <-ctx.Done():
 		}
 	}()
 
@@ -192,7 +174,7 @@ func TestRuntimeAPI(t *testing.T) {
 		}
 	})
 	select {
-	case <-exited:
+	case <-s.Done():
 		t.Errorf("the function process exited during the test: %v", context.Cause(ctx))
 	default:
 	}

@@ -9,6 +9,9 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"path/filepath"
+	"runtime"
+	"strconv"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/manifest"
@@ -64,6 +67,35 @@ type App interface {
 	HTTPGatewayAnswer(ev events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
 	// AuthorizeHTTP is Authorize for the 2.0 event of an HTTP API.
 	AuthorizeHTTP(ctx context.Context, ev *events.APIGatewayV2HTTPRequest) (*events.APIGatewayV2HTTPResponse, bool)
+
+	// Resources the app declares and owns (package framework/resource).
+
+	// DeclareResource declares r, written at where (file:line); the
+	// manifest lists it in Resources.
+	DeclareResource(r manifest.Resource, where string)
+	// Grant gives access g to the handlers named (route handlers, event
+	// handlers, plain functions), or to every function of the app when
+	// none is named; written at where. A handler name the app does not
+	// declare is a declaration error.
+	Grant(g manifest.Grant, handlers []string, where string)
+	// Refuse records a declaration error found before the manifest is
+	// made.
+	Refuse(err error)
+}
+
+// SourcePrefix starts the queue, topic, bucket or stream given to an event
+// handler's registration when it is a declared resource: "resource:NAME"
+// becomes the function's SourceResource.
+const SourcePrefix = "resource:"
+
+// Caller returns "dir/file.go:line" of the function skip frames above the
+// one calling Caller (0: that one itself, 1: its caller), or "?".
+func Caller(skip int) string {
+	_, file, line, ok := runtime.Caller(skip + 1)
+	if !ok {
+		return "?"
+	}
+	return filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file) + ":" + strconv.Itoa(line)
 }
 
 // Of returns the internals of app, a *framework.App. It is nil until

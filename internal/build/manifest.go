@@ -127,3 +127,14 @@ func goCrash(stderr []byte) bool {
 	}
 	return false
 }
+
+// ManifestOf runs bin, a host build of the app in projectDir (Host's), in
+// manifest mode and returns its route table, as Manifest does without
+// building again.
+func ManifestOf(ctx context.Context, projectDir, bin string) (*manifest.Manifest, error) {
+	abs, err := projectDirAbs(projectDir)
+	if err != nil {
+		return nil, err
+	}
+	return new(Builder).runManifest(ctx, abs, bin)
+}

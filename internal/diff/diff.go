@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"reflect"
 	"slices"
@@ -120,6 +121,18 @@ type template struct {
 	Outputs   map[string]any      `json:"Outputs"`
 }
 
+// ofType yields the logical id and the resource of each of t's resources
+// of type typ.
+func (t *template) ofType(typ string) iter.Seq2[string, resource] {
+	return func(yield func(string, resource) bool) {
+		for id, r := range t.Resources {
+			if r.Type == typ && !yield(id, r) {
+				return
+			}
+		}
+	}
+}
+
 type resource struct {
 	Type       string         `json:"Type"`
 	Properties map[string]any `json:"Properties"`
@@ -144,14 +157,21 @@ func parse(b []byte, what string) (*template, error) {
 	return t, nil
 }
 
+// parseBoth parses the deployed and the synthesized template.
+func parseBoth(deployed, synthesized []byte) (o, n *template, err error) {
+	if o, err = parse(deployed, "deployed"); err != nil {
+		return nil, nil, err
+	}
+	if n, err = parse(synthesized, "synthesized"); err != nil {
+		return nil, nil, err
+	}
+	return o, n, nil
+}
+
 // Templates compares the deployed template old (nil when the stack is not
 // deployed) with the synthesized template new.
 func Templates(stack string, old, new []byte) (*Report, error) {
-	o, err := parse(old, "deployed")
-	if err != nil {
-		return nil, err
-	}
-	n, err := parse(new, "synthesized")
+	o, n, err := parseBoth(old, new)
 	if err != nil {
 		return nil, err
 	}
@@ -224,6 +244,13 @@ func keys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
+	out := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // equal compares two decoded JSON values (numbers decoded as json.Number).
 func equal(a, b any) bool {
 	return reflect.DeepEqual(a, b)
@@ -241,14 +268,7 @@ func compare(typ, path string, a, b any, out *[]PropertyChange) {
 	am, aok := a.(map[string]any)
 	bm, bok := b.(map[string]any)
 	if aok && bok && !intrinsic(am) && !intrinsic(bm) {
-		names := map[string]bool{}
-		for k := range am {
-			names[k] = true
-		}
-		for k := range bm {
-			names[k] = true
-		}
-		for _, k := range keys(names) {
+		for _, k := range unionKeys(am, bm) {
 			compare(typ, join(path, k), am[k], bm[k], out)
 		}
 		return

@@ -28,10 +28,7 @@ type trigger struct{ function, desc, logical string }
 // their handler names.
 func handlers(t *template) map[string]string {
 	out := map[string]string{}
-	for id, r := range t.Resources {
-		if r.Type != "AWS::Lambda::Function" {
-			continue
-		}
+	for id, r := range t.ofType("AWS::Lambda::Function") {
 		env, _ := r.Properties["Environment"].(map[string]any)
 		vars, _ := env["Variables"].(map[string]any)
 		if name, ok := vars[names.EnvHandler].(string); ok && name != "" {

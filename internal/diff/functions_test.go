@@ -2,23 +2,18 @@ package diff
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // TestFunctionChanges: adding and removing handlers and triggers is named
 // by handler, in the text and JSON reports.
 func TestFunctionChanges(t *testing.T) {
-	full, err := os.ReadFile(filepath.Join("..", "engine", "testdata", "events-dev.template.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tpl map[string]any
-	if err := json.Unmarshal(full, &tpl); err != nil {
-		t.Fatal(err)
-	}
+	full := testutil.ReadJSON(t, filepath.Join("..", "engine", "testdata", "events-dev.template.json"), &tpl)
 	res := tpl["Resources"].(map[string]any)
 	for id := range res {
 		if strings.HasPrefix(id, "AppFnclicks") {

@@ -184,11 +184,7 @@ func describeStatement(raw json.RawMessage) string {
 // attached and detached ("+ managed policy arn:... (FunctionRole)").
 // deployed may be nil: everything is then added.
 func PermissionChanges(deployed, synthesized []byte) ([]string, error) {
-	o, err := parse(deployed, "deployed")
-	if err != nil {
-		return nil, err
-	}
-	n, err := parse(synthesized, "synthesized")
+	o, n, err := parseBoth(deployed, synthesized)
 	if err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package diff
 import (
 	"cmp"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -18,19 +17,37 @@ var httpMethods = map[string]string{
 // methodOrder sorts methods as a reader expects.
 var methodOrder = map[string]int{"GET": 0, "POST": 1, "PUT": 2, "PATCH": 3, "DELETE": 4, "HEAD": 5, "OPTIONS": 6, "ANY": 7}
 
+// apiPaths are the routes of one API: path → method (upper case) → the
+// method's properties.
+type apiPaths = map[string]map[string]map[string]any
+
+// routeRules say how the routes of one kind of API compare.
+type routeRules struct {
+	// preflight tells whether an OPTIONS method is a CORS preflight, and
+	// returns the CORS settings it holds (nil when the function answers
+	// the preflight, so that only its presence counts).
+	preflight func(op map[string]any) (bool, any)
+	// changes names what differs between two versions of a method.
+	changes func(a, b map[string]any) []string
+}
+
+// restRoutes compare a REST API's OpenAPI operations: a preflight is a
+// MOCK integration holding the CORS headers.
+var restRoutes = routeRules{
+	preflight: func(op map[string]any) (bool, any) { return preflight(op), op },
+	changes:   operationChanges,
+}
+
 // restAPIs returns the OpenAPI paths of each REST API with a Body.
-func restAPIs(t *template) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	for id, r := range t.Resources {
-		if r.Type != "AWS::ApiGateway::RestApi" {
-			continue
-		}
+func restAPIs(t *template) map[string]apiPaths {
+	out := map[string]apiPaths{}
+	for id, r := range t.ofType("AWS::ApiGateway::RestApi") {
 		body, _ := r.Properties["Body"].(map[string]any)
 		paths, _ := body["paths"].(map[string]any)
-		if paths == nil {
-			paths = map[string]any{}
+		out[id] = apiPaths{}
+		for p, item := range paths {
+			out[id][p] = operations(item)
 		}
-		out[id] = paths
 	}
 	return out
 }
@@ -59,51 +76,51 @@ func preflight(op map[string]any) bool {
 	return strings.EqualFold(t, "mock")
 }
 
+// routeChanges are the route changes of the REST APIs and the HTTP APIs
+// (httproutes.go), by path and then method.
 func routeChanges(o, n *template) []RouteChange {
-	oldAPIs, newAPIs := restAPIs(o), restAPIs(n)
-	out := []RouteChange{}
-	ids := map[string]bool{}
-	for id := range oldAPIs {
-		ids[id] = true
-	}
-	for id := range newAPIs {
-		ids[id] = true
-	}
-	for _, id := range keys(ids) {
-		op, np := oldAPIs[id], newAPIs[id]
-		paths := map[string]bool{}
-		for p := range op {
-			paths[p] = true
-		}
-		for p := range np {
-			paths[p] = true
-		}
-		for _, p := range keys(paths) {
-			out = append(out, pathChanges(id, p, operations(op[p]), operations(np[p]))...)
-		}
-	}
-	out = append(out, httpRouteChanges(o, n)...) // httproutes.go
+	out := apiChanges(restRoutes, restAPIs(o), restAPIs(n))
+	out = append(out, apiChanges(httpRoutes, httpAPIRoutes(o), httpAPIRoutes(n))...)
 	slices.SortStableFunc(out, func(a, b RouteChange) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(methodOrder[a.Method], methodOrder[b.Method]))
 	})
 	return out
 }
 
-func pathChanges(api, path string, old, neu map[string]map[string]any) []RouteChange {
+// apiChanges are the route changes between the old and new APIs of one
+// kind, by API id.
+func apiChanges(rules routeRules, oldAPIs, newAPIs map[string]apiPaths) []RouteChange {
+	out := []RouteChange{}
+	for _, id := range unionKeys(oldAPIs, newAPIs) {
+		op, np := oldAPIs[id], newAPIs[id]
+		for _, p := range unionKeys(op, np) {
+			out = append(out, pathChanges(rules, id, p, op[p], np[p])...)
+		}
+	}
+	return out
+}
+
+// pathChanges are the route changes of one path of an API. A CORS
+// preflight added, removed or changed shows on the path's other methods as
+// a CORS change rather than as an OPTIONS route.
+func pathChanges(rules routeRules, api, path string, old, neu map[string]map[string]any) []RouteChange {
 	var out []RouteChange
-	// A CORS preflight added, removed or changed shows on the path's other
-	// methods as a CORS change rather than as an OPTIONS route.
 	corsChange := ""
+	var oldCORS, newCORS any
 	oo, oldPre := old["OPTIONS"]
 	no, newPre := neu["OPTIONS"]
-	oldPre = oldPre && preflight(oo)
-	newPre = newPre && preflight(no)
+	if oldPre {
+		oldPre, oldCORS = rules.preflight(oo)
+	}
+	if newPre {
+		newPre, newCORS = rules.preflight(no)
+	}
 	switch {
 	case !oldPre && newPre:
 		corsChange = "cors enabled"
 	case oldPre && !newPre:
 		corsChange = "cors disabled"
-	case oldPre && newPre && !equal(oo, no):
+	case oldPre && newPre && !equal(oldCORS, newCORS):
 		corsChange = "cors changed"
 	}
 	if oldPre {
@@ -112,14 +129,7 @@ func pathChanges(api, path string, old, neu map[string]map[string]any) []RouteCh
 	if newPre {
 		delete(neu, "OPTIONS")
 	}
-	methods := map[string]bool{}
-	for m := range old {
-		methods[m] = true
-	}
-	for m := range neu {
-		methods[m] = true
-	}
-	for _, m := range keys(methods) {
+	for _, m := range unionKeys(old, neu) {
 		a, inOld := old[m]
 		b, inNew := neu[m]
 		switch {
@@ -128,7 +138,7 @@ func pathChanges(api, path string, old, neu map[string]map[string]any) []RouteCh
 		case !inNew:
 			out = append(out, RouteChange{Action: Remove, Method: m, Path: path, API: api})
 		default:
-			changes := operationChanges(a, b)
+			changes := rules.changes(a, b)
 			if corsChange != "" {
 				changes = appendUnique(changes, corsChange)
 			}
@@ -144,7 +154,7 @@ func pathChanges(api, path string, old, neu map[string]map[string]any) []RouteCh
 // operationChanges names what differs between two OpenAPI operations.
 func operationChanges(a, b map[string]any) []string {
 	var out []string
-	for _, k := range keys(union(a, b)) {
+	for _, k := range unionKeys(a, b) {
 		if equal(a[k], b[k]) {
 			continue
 		}
@@ -173,16 +183,6 @@ func name(key string) string {
 		return "content types"
 	}
 	return strings.TrimPrefix(key, "x-amazon-apigateway-")
-}
-
-// union returns a map holding the entries of a and b.
-func union(a, b map[string]any) map[string]any {
-	out := maps.Clone(a)
-	if out == nil {
-		out = map[string]any{}
-	}
-	maps.Copy(out, b)
-	return out
 }
 
 // appendUnique appends s to list unless list holds it.

@@ -7,6 +7,7 @@ package eventsample
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -163,6 +164,7 @@ func KinesisSequence(i int) string {
 // For returns a realistic event for the handler f describes, JSON: what
 // its source would send it.
 func For(f manifest.Function) ([]byte, error) {
+	f.Source = Source(f)
 	var ev any
 	switch f.Kind {
 	case framework.KindSchedule:
@@ -211,4 +213,28 @@ func first(v any, def string) string {
 		}
 	}
 	return def
+}
+
+// Source is the queue, topic, bucket or stream that feeds f: its Source,
+// or the ARN of the declared resource feeding it, the one the environment
+// gives (the stack's, or framework local's) or else one made from the
+// resource's name.
+func Source(f manifest.Function) string {
+	if f.Source != "" || f.SourceResource == "" {
+		return f.Source
+	}
+	attr := manifest.AttrARN
+	if f.Kind == manifest.KindDynamoDB {
+		attr = manifest.AttrStreamARN
+	}
+	if arn := os.Getenv(manifest.ResourceEnv(f.SourceResource, attr)); arn != "" {
+		return arn
+	}
+	switch f.Kind {
+	case manifest.KindDynamoDB:
+		return fmt.Sprintf("arn:aws:dynamodb:%s:%s:table/%s/stream/2026-01-01T00:00:00.000", Region, Account, f.SourceResource)
+	case manifest.KindS3:
+		return ARN("s3", strings.ToLower(f.SourceResource))
+	}
+	return f.SourceResource
 }

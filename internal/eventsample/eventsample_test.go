@@ -3,6 +3,7 @@ package eventsample
 import (
 	"context"
 	"github.com/framework-dev/framework/internal/apphook"
+	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +36,7 @@ func TestSamplesFitTheirKind(t *testing.T) {
 	app.OnS3Event("b", "arn:aws:s3:::bkt", func(_ context.Context, ev events.S3Event) error {
 		got["b"] = ev.Records[0].EventName + " " + ev.Records[0].S3.Bucket.Name + "/" + ev.Records[0].S3.Object.Key
 		return nil
-	}, framework.S3Events("s3:ObjectRemoved:*"), framework.S3Prefix("in/"), framework.S3Suffix(".csv"))
+	}, framework.S3Filter("in/", ".csv", "s3:ObjectRemoved:*"))
 	const stream = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2024"
 	app.OnDynamoDBRecord("d", stream, func(_ context.Context, ev events.DynamoDBEvent) error {
 		got["d"] = ev.Records[0].EventName + " " + ev.Records[0].Change.Keys["id"].String()
@@ -70,5 +71,15 @@ func TestSamplesFitTheirKind(t *testing.T) {
 	}
 	if _, err := For(manifest.Function{Kind: framework.KindHTTP}); err == nil {
 		t.Error("a sample for the REST API's function: want an error saying to give an event")
+	}
+}
+
+// The sample event of a handler fed by a declared queue comes from that
+// queue (`framework invoke --local`).
+func TestForDeclaredSource(t *testing.T) {
+	t.Setenv("FRAMEWORK_RES_JOBS_ARN", "")
+	b, err := For(manifest.Function{Name: "worker", Kind: manifest.KindSQS, SourceResource: "jobs"})
+	if err != nil || !strings.Contains(string(b), `"eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:jobs"`) {
+		t.Fatalf("sample %s, %v: want the queue jobs as its source", b, err)
 	}
 }

@@ -41,6 +41,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/localinvoke"
+	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
 )
 
@@ -63,6 +65,17 @@ type Options struct {
 	// its own AWS SDK calls use that profile's credentials; the app does not
 	// run with the deployed function's role.
 	Profile string
+	// Endpoint, when set, is an AWS emulator's URL (LocalStack, DynamoDB
+	// Local, moto): the app's declared resources are created there when
+	// missing, the app's AWS SDK calls go there, and its queue and topic
+	// handlers are fed from there. Without it, the app gets the resources
+	// of the deployed stage (its stack's outputs, read with Profile and
+	// Region).
+	Endpoint string
+	// Region is the AWS region of the deployed stage or the emulator.
+	Region string
+	// NoSchedules keeps the schedule handlers from firing on their timers.
+	NoSchedules bool
 	// JSON prints one JSON object per event on Stdout instead of text lines;
 	// the app's own output then goes to Stderr.
 	JSON bool
@@ -95,6 +108,11 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if err := config.CheckStageName(o.Stage); err != nil {
 		return err
+	}
+	if o.Endpoint != "" {
+		if err := localres.CheckEndpoint(o.Endpoint); err != nil {
+			return err
+		}
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port: use 1 to 65535 (or 0 for any free port)", o.Port)
@@ -204,6 +222,13 @@ type supervisor struct {
 	fallback  *http.Server
 	lastErr   string
 	announced bool
+
+	res        resources // the declared resources and what feeds the handlers
+	fnMu       sync.Mutex
+	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
+	fnEnv      []string
+	fnTimeouts localinvoke.Timeouts
+	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
 }
 
 // child is one running app process.
@@ -228,6 +253,7 @@ func (s *supervisor) loadEnv() error {
 			return err
 		}
 		stageVars = st.Environ()
+		s.timeouts = localinvoke.Timeouts{Seconds: st.LambdaTimeout, Functions: st.LambdaFunctions}
 		if st.APIType != "" {
 			stageVars = append(stageVars, names.EnvAPIType+"="+st.APIType)
 		}
@@ -267,6 +293,7 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 		s.failed("build_failed", err)
 		return
 	}
+	s.resolve(ctx, bin)
 	s.stopFallback()
 	c, err := s.start(bin)
 	if err != nil {
@@ -342,7 +369,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = append(append([]string{}, s.env...), names.EnvListenFD+"=3", names.EnvReadyFD+"=4")
+	cmd.Env = append(append(slices.Clip(s.env), s.res.env...), names.EnvListenFD+"=3", names.EnvReadyFD+"=4")
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr
@@ -394,6 +421,7 @@ func (s *supervisor) stop(c *child) {
 
 // shutdown stops everything at the end of Run.
 func (s *supervisor) shutdown() {
+	s.stopDeliverer()
 	s.stopFallback()
 	if s.cur != nil {
 		s.stop(s.cur)

@@ -23,6 +23,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/remote"
 	"github.com/framework-dev/framework/internal/runtimeapi"
@@ -44,6 +45,14 @@ type Options struct {
 	Event []byte
 	// Log, when not nil, receives the function's output as it runs.
 	Log io.Writer
+	// Endpoint, Profile and Region say where the app's declared resources
+	// are (see internal/localres): an AWS emulator's URL, or the deployed
+	// stage read with that profile's credentials in that region.
+	Endpoint, Profile, Region string
+	// Notice, when not nil, receives the line saying that the deployed
+	// stage's resources could not be read, or which ones the emulator
+	// could not create; the handler then runs without them.
+	Notice func(string)
 }
 
 // Invocation is what Run did.
@@ -92,12 +101,24 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 			return nil, fmt.Errorf("the app %s has no function %q; its functions are: %s", m.App, o.Name, strings.Join(known, ", "))
 		}
 		inv.Function, handler = m.Functions[i], o.Name
-		if fc, ok := timeout.functions[handler]; ok {
-			timeout.seconds = fc.LambdaTimeout
-		}
+	}
+	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region})
+	switch {
+	case err != nil && res == nil && !errors.Is(err, localres.ErrNoneDeployed):
+		return nil, err
+	case err != nil && o.Notice != nil:
+		o.Notice(err.Error()) // the handler runs with what could be found
+	}
+	if res != nil {
+		env = append(env, res.Env...)
 	}
 	if inv.Event == nil {
-		if inv.Event, err = eventsample.For(inv.Function); err != nil {
+		// The sample names the resource that feeds the handler where it is.
+		f := inv.Function
+		if arn := res.SourceARN(&f); arn != "" {
+			f.Source, f.SourceResource = arn, ""
+		}
+		if inv.Event, err = eventsample.For(f); err != nil {
 			return nil, err
 		}
 	}
@@ -105,20 +126,52 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt, err := runtimeapi.New(runtimeapi.WithTimeout(time.Duration(timeout.seconds)*time.Second),
-		runtimeapi.WithFunctionARN(fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s-%s", eventsample.Region, eventsample.Account, names.StackName(m.App, o.Stage), inv.Function.Name)))
+	inv.Result, err = Exec(ctx, Process{
+		Bin: bin, Env: env, Handler: handler, Log: o.Log,
+		Timeout:      timeout.Of(handler),
+		FunctionName: names.StackName(m.App, o.Stage) + "-" + inv.Function.Name,
+	}, inv.Event)
+	if err != nil {
+		return nil, fmt.Errorf("function %s: %w", inv.Function.Name, err)
+	}
+	return inv, nil
+}
+
+// Process is one function process: a host build of the app serving one
+// handler through the Lambda runtime loop.
+type Process struct {
+	// Bin is the app's host build and Env its environment.
+	Bin string
+	Env []string
+	// Handler is the FRAMEWORK_HANDLER ("" for the REST API's function).
+	Handler string
+	// FunctionName is the Lambda function's name the process sees.
+	FunctionName string
+	// Timeout is the invocation's timeout.
+	Timeout time.Duration
+	// Log, when not nil, receives the function's output as it runs.
+	Log io.Writer
+}
+
+// Exec starts p, sends it event through a local Lambda Runtime API, and
+// returns the result as `framework invoke` reports a deployed one; the
+// process is ended once it answered. A handler's own error is in the
+// Result; the error is a function that never answers.
+func Exec(ctx context.Context, p Process, event []byte) (*remote.Result, error) {
+	rt, err := runtimeapi.New(runtimeapi.WithTimeout(p.Timeout),
+		runtimeapi.WithFunctionARN(fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", eventsample.Region, eventsample.Account, p.FunctionName)))
 	if err != nil {
 		return nil, err
 	}
 	defer rt.Close()
 
-	out := &tail{w: o.Log}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = append(env, names.EnvLambdaRuntimeAPI+"="+rt.Addr(), names.EnvHandler+"="+handler,
-		"AWS_LAMBDA_FUNCTION_NAME="+names.StackName(m.App, o.Stage)+"-"+inv.Function.Name)
+	out := &tail{w: p.Log}
+	cmd := exec.CommandContext(ctx, p.Bin)
+	cmd.Env = append(slices.Clip(p.Env), names.EnvLambdaRuntimeAPI+"="+rt.Addr(), names.EnvHandler+"="+p.Handler,
+		"AWS_LAMBDA_FUNCTION_NAME="+p.FunctionName)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the app %s: %w", bin, err)
+		return nil, fmt.Errorf("start the app %s: %w", p.Bin, err)
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -136,7 +189,7 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 		case <-ictx.Done():
 		}
 	}()
-	payload, err := rt.Invoke(ictx, inv.Event)
+	payload, err := rt.Invoke(ictx, event)
 	res := &remote.Result{StatusCode: 200, ExecutedVersion: "$LATEST", Payload: payload}
 	var fe *runtimeapi.FunctionError
 	switch {
@@ -144,28 +197,40 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 		res.FunctionError, res.ErrorType, res.ErrorMessage, res.Payload = "Unhandled", fe.Type, fe.Message, fe.Body
 	case err != nil:
 		if cause := context.Cause(ictx); cause != nil && ctx.Err() == nil {
-			return nil, fmt.Errorf("function %s: %w", inv.Function.Name, cause)
+			return nil, cause
 		}
-		return nil, fmt.Errorf("function %s: %w", inv.Function.Name, err)
+		return nil, err
 	}
 	// The output written before the answer may still be in the pipe.
 	time.Sleep(50 * time.Millisecond)
 	res.LogTail = out.String()
-	inv.Result = res
-	return inv, nil
+	return res, nil
 }
 
-// limits holds the function's timeout: the stage's, or its lambda_functions entry's.
-type limits struct {
-	seconds   int
-	functions map[string]config.FunctionConfig
+// Timeouts are the functions' timeouts of a stage: the stage's, or a
+// function's lambda_functions entry's.
+type Timeouts struct {
+	Seconds   int
+	Functions map[string]config.FunctionConfig
+}
+
+// Of is the timeout of the function that serves handler ("" for the REST
+// API's).
+func (t Timeouts) Of(handler string) time.Duration {
+	if fc, ok := t.Functions[handler]; ok && handler != "" {
+		return time.Duration(fc.LambdaTimeout) * time.Second
+	}
+	if t.Seconds == 0 {
+		return config.DefaultLambdaTimeout * time.Second
+	}
+	return time.Duration(t.Seconds) * time.Second
 }
 
 // stageEnv returns the environment of the function: the user's, without
 // the variables that change the app's mode, plus the stage's variables from
 // .framework/config.json; and its timeout.
-func stageEnv(dir, stage string) ([]string, limits, error) {
-	lim := limits{seconds: config.DefaultLambdaTimeout}
+func stageEnv(dir, stage string) ([]string, Timeouts, error) {
+	lim := Timeouts{Seconds: config.DefaultLambdaTimeout}
 	var stageVars []string
 	f, err := config.Load(dir)
 	switch {
@@ -174,7 +239,7 @@ func stageEnv(dir, stage string) ([]string, limits, error) {
 		if err != nil {
 			return nil, lim, err
 		}
-		stageVars, lim.seconds, lim.functions = st.Environ(), st.LambdaTimeout, st.LambdaFunctions
+		stageVars, lim.Seconds, lim.Functions = st.Environ(), st.LambdaTimeout, st.LambdaFunctions
 	case errors.Is(err, os.ErrNotExist):
 	default:
 		return nil, lim, err

@@ -31,17 +31,29 @@ func Own(cmd *exec.Cmd) {
 }
 
 // Kill ends the process group pgid (the id of the process that leads it)
-// at once and waits, up to two seconds, until each member has ended or is
-// a zombie: a zombie writes nothing more. It does not reap the leader, so
-// that the exec.Cmd that started it can still Wait for it. It reports
-// false where it could not signal the group (no such group, or a system
-// without process groups).
+// at once, with every process group that a member started below it (a
+// go build that the engine runs in a group of its own, the compiler that
+// go build starts), and waits, up to two seconds, until each member of
+// them has ended or is a zombie: a zombie writes nothing more. It does not
+// reap the leader, so that the exec.Cmd that started it can still Wait for
+// it. It reports false where it could not signal the group (no such
+// group, or a system without process groups).
 func Kill(pgid int) bool {
-	if !kill(pgid) {
+	groups, ok := kill(pgid)
+	if !ok {
 		return false
 	}
-	for deadline := time.Now().Add(killWait); time.Now().Before(deadline) && alive(pgid); {
+	for deadline := time.Now().Add(killWait); time.Now().Before(deadline) && anyAlive(groups); {
 		time.Sleep(5 * time.Millisecond)
 	}
 	return true
+}
+
+func anyAlive(groups []int) bool {
+	for _, g := range groups {
+		if alive(g) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ package testutil
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,6 +99,20 @@ func WriteModule(t testing.TB, files map[string]string) string {
 	}
 	WriteFiles(t, dir, files)
 	return dir
+}
+
+// ReadJSON decodes the JSON file at path into v and returns the file's
+// bytes, failing the test when it cannot.
+func ReadJSON(t testing.TB, path string, v any) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return raw
 }
 
 // Golden compares got with the golden file at path, failing the test when

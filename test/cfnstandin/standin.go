@@ -356,28 +356,9 @@ func send(w http.ResponseWriter, status int, requestID, body string) {
 	io.WriteString(w, body)
 }
 
-func esc(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '&':
-			b.WriteString("&amp;")
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '"':
-			b.WriteString("&quot;")
-		case '\'':
-			b.WriteString("&apos;")
-		case '\r':
-			b.WriteString("&#xD;")
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// esc escapes s for XML text and attributes, a carriage return included
+// (XML parsers would turn a literal one into a newline).
+var esc = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;", "\r", "&#xD;").Replace
 
 func el(name, value string) string {
 	if value == "" {

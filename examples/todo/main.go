@@ -1,0 +1,198 @@
+// Command todo is a TODO API that owns its resources: a DynamoDB table
+// holding the items, a queue of items to mark done with its consumer, a
+// topic, a bucket of attachments and the API key as a secret. The stage's
+// stack creates them all and grants each handler only what it declares.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/framework/resource"
+)
+
+// NewTodo is the body of POST /todos.
+type NewTodo struct {
+	Title string `json:"title"`
+}
+
+// Todo is an item of the list.
+type Todo struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Done  bool   `json:"done"`
+}
+
+// awsConfig is the AWS SDK's configuration, loaded on first use from the
+// environment (the function's role when deployed; AWS_ENDPOINT_URL for an
+// emulator).
+var awsConfig = sync.OnceValues(func() (aws.Config, error) { return config.LoadDefaultConfig(context.Background()) })
+
+func db() (*dynamodb.Client, error) {
+	cfg, err := awsConfig()
+	return dynamodb.NewFromConfig(cfg), err
+}
+
+func newApp() *framework.App {
+	app := framework.New("todo")
+
+	todos := resource.NewTable(app, "todos", resource.TableSpec{
+		PartitionKey: resource.Key{Name: "id", Type: resource.String},
+		Stream:       resource.NewImage,
+	})
+	jobs := resource.NewQueue(app, "jobs", resource.QueueSpec{MaxReceiveCount: 3, VisibilityTimeout: time.Minute})
+	topic := resource.NewTopic(app, "events")
+	files := resource.NewBucket(app, "files", resource.BucketSpec{EmptyOnDestroy: true})
+	apiKey := resource.NewSecret(app, "apiKey")
+
+	todos.Allow(resource.ReadWrite, "add", "done")
+	todos.Allow(resource.Read, "get")
+	apiKey.Allow("add")
+	jobs.Allow(resource.Send, "add")
+	topic.Allow("done")
+	files.Allow(resource.Read, "attachments")
+
+	app.Route("/todos", func(r *framework.Request, in NewTodo) (Todo, error) {
+		if strings.TrimSpace(in.Title) == "" {
+			return Todo{}, framework.BadRequestError{Message: "give the item a title"}
+		}
+		t := Todo{ID: newID(), Title: in.Title}
+		return t, put(r.Context(), todos.Name(), t)
+	}, framework.Methods("POST"), framework.Name("add"), framework.Status(201), framework.WithMiddleware(requireKey(apiKey)))
+
+	app.Route("/todos/{id}", func(r *framework.Request, id string) (Todo, error) {
+		return get(r.Context(), todos.Name(), id)
+	}, framework.Name("get"))
+
+	// The queue's messages are ids of items to mark done, each announced
+	// on the topic; an unknown id fails that message alone, which goes back
+	// to the queue (and to the dead-letter queue after 3 receives).
+	app.OnSQSPartialBatch("done", jobs.Ref(), func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var res events.SQSEventResponse
+		for _, m := range ev.Records {
+			if err := markDone(ctx, todos.Name(), topic.ARN(), strings.TrimSpace(m.Body)); err != nil {
+				log.Printf("message %s: %v", m.MessageId, err)
+				res.BatchItemFailures = append(res.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
+			}
+		}
+		return res, nil
+	})
+
+	// Every change of an item, from the table's stream.
+	app.OnDynamoDBRecord("audit", todos.Stream(), func(ctx context.Context, ev events.DynamoDBEvent) error {
+		for _, r := range ev.Records {
+			log.Printf("%s %v", r.EventName, r.Change.Keys["id"].String())
+		}
+		return nil
+	})
+
+	app.OnSNSMessage("notify", topic.Ref(), func(ctx context.Context, ev events.SNSEvent) error {
+		for _, r := range ev.Records {
+			log.Printf("event %q: %s", r.SNS.Subject, r.SNS.Message)
+		}
+		return nil
+	})
+
+	app.OnS3Event("attachments", files.Ref(), func(ctx context.Context, ev events.S3Event) error {
+		for _, r := range ev.Records {
+			log.Printf("attachment %s (%d bytes) in %s", r.S3.Object.Key, r.S3.Object.Size, files.Name())
+		}
+		return nil
+	}, framework.S3Filter("attachments/", ""))
+	return app
+}
+
+// requireKey answers 401 unless the request's X-Api-Key is the secret's
+// value.
+func requireKey(apiKey *resource.Secret) framework.Middleware {
+	return func(c *framework.Call, next framework.Next) (*framework.Response, error) {
+		want, err := apiKey.Value(c.Context())
+		if err != nil {
+			return nil, err
+		}
+		if subtle.ConstantTimeCompare([]byte(c.Request.Headers.Get("X-Api-Key")), []byte(want)) != 1 {
+			return nil, framework.UnauthorizedError{Message: "send the API key in X-Api-Key"}
+		}
+		return next(c)
+	}
+}
+
+func put(ctx context.Context, table string, t Todo) error {
+	client, err := db()
+	if err != nil {
+		return err
+	}
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+		"id":    &types.AttributeValueMemberS{Value: t.ID},
+		"title": &types.AttributeValueMemberS{Value: t.Title},
+		"done":  &types.AttributeValueMemberBOOL{Value: t.Done},
+	}})
+	return err
+}
+
+func get(ctx context.Context, table, id string) (Todo, error) {
+	client, err := db()
+	if err != nil {
+		return Todo{}, err
+	}
+	out, err := client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+		"id": &types.AttributeValueMemberS{Value: id},
+	}})
+	if err != nil {
+		return Todo{}, err
+	}
+	if out.Item == nil {
+		return Todo{}, framework.NotFoundError{Message: fmt.Sprintf("no item %q", id)}
+	}
+	t := Todo{ID: id}
+	if v, ok := out.Item["title"].(*types.AttributeValueMemberS); ok {
+		t.Title = v.Value
+	}
+	if v, ok := out.Item["done"].(*types.AttributeValueMemberBOOL); ok {
+		t.Done = v.Value
+	}
+	return t, nil
+}
+
+func markDone(ctx context.Context, table, topic, id string) error {
+	cfg, err := awsConfig()
+	if err != nil {
+		return err
+	}
+	_, err = dynamodb.NewFromConfig(cfg).UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(table),
+		Key:                 map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id}},
+		UpdateExpression:    aws.String("SET done = :t"),
+		ConditionExpression: aws.String("attribute_exists(id)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberBOOL{Value: true},
+		},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = sns.NewFromConfig(cfg).Publish(ctx, &sns.PublishInput{TopicArn: aws.String(topic), Subject: aws.String("done"), Message: aws.String(id)})
+	return err
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func main() { newApp().Run() }

@@ -1,0 +1,158 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/localinvoke"
+	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// resources are the app's declared resources as the running build sees
+// them, and the deliverer that feeds its event handlers.
+type resources struct {
+	env    []string // FRAMEWORK_RES_* and AWS_ENDPOINT_URL for the app
+	key    string   // what the deliverer was started for
+	notice string   // the last problem reported, not repeated
+	// last is the last lookup's outcome; resolved is it when it is kept
+	// for the declarations `declared` (JSON).
+	last, resolved *localres.Resources
+	declared       string
+	stop           context.CancelFunc
+	done           chan struct{}
+}
+
+// resolve reads the manifest of bin, finds or creates its declared
+// resources, and (re)starts what feeds its event handlers when the
+// handlers or resources changed. Problems are reported, once each, and the
+// app serves anyway.
+func (s *supervisor) resolve(ctx context.Context, bin string) {
+	m, err := build.ManifestOf(ctx, s.dir, bin)
+	if err != nil {
+		return // the app's start reports it
+	}
+	// The resources are looked up again only when the declarations
+	// change, or after an error other than an unreadable deployed stage
+	// (an emulator that was not running yet): a reload stays fast.
+	declared, _ := json.Marshal(m.Resources)
+	if s.res.resolved == nil || string(declared) != s.res.declared {
+		res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region})
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			if msg := err.Error(); msg != s.res.notice {
+				s.res.notice = msg
+				s.event("resources_unavailable", map[string]any{"error": msg}, "%s", msg)
+			}
+		} else {
+			s.res.notice = ""
+		}
+		if res == nil {
+			res = &localres.Resources{}
+		}
+		s.res.resolved, s.res.declared = res, string(declared)
+		if err != nil && !errors.Is(err, localres.ErrNoneDeployed) {
+			s.res.resolved = nil
+		}
+		s.res.last = res
+	}
+	res := s.res.last
+	s.res.env = res.Env
+	s.fnMu.Lock()
+	s.fnBin, s.fnEnv, s.fnTimeouts = bin, append(slices.Clip(s.env), res.Env...), s.timeouts
+	s.fnMu.Unlock()
+	key, _ := json.Marshal([]any{m.Functions, m.Resources, res.Attrs})
+	if string(key) == s.res.key {
+		return
+	}
+	s.stopDeliverer()
+	s.res.key = string(key)
+	d := &localres.Deliverer{
+		Manifest: m, Resources: res, App: localres.AppName(s.dir, m), Stage: s.o.Stage, Schedules: !s.o.NoSchedules,
+		Invoke: func(ctx context.Context, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
+			return s.invoke(ctx, m.App, fn, event)
+		},
+		Report: s.delivered,
+		Problems: func(err error) {
+			s.event("delivery_setup_failed", map[string]any{"error": err.Error()}, "%v", err)
+		},
+	}
+	dctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.res.stop, s.res.done = cancel, done
+	go func() {
+		defer close(done)
+		d.Run(dctx)
+	}()
+}
+
+// stopDeliverer stops feeding the event handlers and waits for the
+// deliveries in flight.
+func (s *supervisor) stopDeliverer() {
+	if s.res.stop != nil {
+		s.res.stop()
+		<-s.res.done
+		s.res.stop = nil
+	}
+}
+
+// invoke runs handler fn of the current build with event through the
+// Lambda runtime loop, as its deployed function would.
+func (s *supervisor) invoke(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
+	s.fnMu.Lock()
+	bin, env, timeouts := s.fnBin, s.fnEnv, s.fnTimeouts
+	s.fnMu.Unlock()
+	if bin == "" {
+		return nil, errors.New("the app is not built yet")
+	}
+	res, err := localinvoke.Exec(ctx, localinvoke.Process{
+		Bin: bin, Env: env, Handler: fn.Name, Log: s.appOut,
+		Timeout:      timeouts.Of(fn.Name),
+		FunctionName: names.StackName(app, s.o.Stage) + "-" + fn.Name,
+	}, event)
+	if err != nil {
+		return nil, err
+	}
+	out := &localres.Outcome{Payload: res.Payload}
+	if res.FunctionError != "" {
+		out.Error = fmt.Sprintf("%s: %s", res.ErrorType, res.ErrorMessage)
+	}
+	return out, nil
+}
+
+// delivered reports one delivery: a `delivery` event in JSON mode, a line
+// otherwise.
+func (s *supervisor) delivered(d localres.Delivery) {
+	failed := append([]string{}, d.Failed...)
+	fields := map[string]any{"function": d.Function, "kind": string(d.Kind), "source": d.Source,
+		"messages": d.Messages, "failed": len(d.Failed), "failed_ids": failed, "ok": d.Error == "",
+		"seconds": d.Duration.Seconds()}
+	if d.Error != "" {
+		fields["error"] = d.Error
+	}
+	what := fmt.Sprintf("%d messages", d.Messages)
+	if d.Kind == manifest.KindSchedule {
+		what = "tick"
+	} else if d.Messages == 1 {
+		what = "1 message"
+	}
+	line := fmt.Sprintf("%s %s -> %s: %s", d.Kind, d.Source, d.Function, what)
+	switch {
+	case d.Error != "" && len(d.Failed) > 0:
+		line += fmt.Sprintf(", failed (%s); the messages stay on the queue", d.Error)
+	case d.Error != "":
+		line += fmt.Sprintf(", failed (%s)", d.Error)
+	case len(d.Failed) > 0:
+		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed))
+	default:
+		line += fmt.Sprintf(", ok in %.2fs", d.Duration.Seconds())
+	}
+	s.event("delivery", fields, "%s", line)
+}

@@ -1,0 +1,336 @@
+package localres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// Outcome is how a handler took one delivery.
+type Outcome struct {
+	// Payload is the handler's JSON result.
+	Payload []byte
+	// Error is the handler's error ("Type: message"), "" when it succeeded.
+	Error string
+}
+
+// Delivery is one event delivered to a handler, as reported.
+type Delivery struct {
+	// Function is the handler's name and Kind its kind.
+	Function string
+	Kind     manifest.Kind
+	// Source is the declared queue or topic, or the schedule expression.
+	Source string
+	// Messages is how many messages or records the event carried.
+	Messages int
+	// Failed are the IDs of the messages that stay on the queue: those
+	// the handler reported as failed, or all of them when it failed.
+	Failed []string
+	// Error is the handler's error, or why the event could not be
+	// delivered; "" when it succeeded.
+	Error string
+	// Duration is how long the handler took.
+	Duration time.Duration
+}
+
+// Deliverer feeds an app's event handlers on this machine as their
+// triggers would when deployed: it long-polls each declared queue that
+// feeds a queue handler and delivers its batches (of the handler's batch
+// size, at most 10 per receive); it subscribes a queue of the emulator to
+// each declared topic that feeds a topic handler and delivers each
+// notification as an SNS event; and it fires each schedule on its timer.
+// What a queue handler processed is deleted; what it reported as failed
+// (or everything, when it failed) stays on the queue, to come back after
+// the queue's visibility timeout, as with Lambda.
+type Deliverer struct {
+	// Manifest is the app's manifest and Resources its resources (queues
+	// and topics are polled only when Resources.Client is at an emulator).
+	Manifest  *manifest.Manifest
+	Resources *Resources
+	// App and Stage name the local subscription queues.
+	App, Stage string
+	// Schedules fires the schedules.
+	Schedules bool
+	// Invoke runs handler fn with event through the Lambda dispatch.
+	Invoke func(ctx context.Context, fn *manifest.Function, event []byte) (*Outcome, error)
+	// Report receives each delivery.
+	Report func(Delivery)
+	// Problems, when not nil, receives one error per handler that cannot
+	// be fed (a schedule local timers cannot fire, a topic that cannot be
+	// subscribed to).
+	Problems func(error)
+}
+
+// Run feeds the handlers until ctx is done.
+func (d *Deliverer) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	emulated := d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
+	for i := range d.Manifest.Functions {
+		f := &d.Manifest.Functions[i]
+		switch {
+		case f.Kind == manifest.KindSchedule && d.Schedules:
+			sched, err := ParseSchedule(f.Schedule)
+			if err != nil {
+				d.problem(fmt.Errorf("%s: %w", f.Label(), err))
+				continue
+			}
+			wg.Go(func() { d.fire(ctx, f, sched) })
+		case f.SourceResource == "" || !emulated:
+		case f.Kind == manifest.KindSQS:
+			u := d.Resources.Attrs[f.SourceResource][manifest.AttrURL]
+			arn := d.Resources.Attrs[f.SourceResource][manifest.AttrARN]
+			wg.Go(func() { d.poll(ctx, f, u, arn, d.sqsEvent) })
+		case f.Kind == manifest.KindSNS:
+			u, err := d.subscribe(ctx, f)
+			if err != nil {
+				d.problem(fmt.Errorf("%s: subscribe a local queue to topic %q: %w", f.Label(), f.SourceResource, err))
+				continue
+			}
+			wg.Go(func() { d.poll(ctx, f, u, "", snsEvent) })
+		}
+	}
+	wg.Wait()
+}
+
+func (d *Deliverer) problem(err error) {
+	if d.Problems != nil {
+		d.Problems(err)
+	}
+}
+
+// subscribe creates the queue that stands for handler f at the emulator,
+// subscribed to its topic, and returns its URL.
+func (d *Deliverer) subscribe(ctx context.Context, f *manifest.Function) (string, error) {
+	c := d.Resources.Client
+	topic := d.Manifest.Resource(f.SourceResource)
+	name := PhysicalName(d.App, d.Stage, topic) + "-" + strings.ToLower(f.Name)
+	name = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, name)
+	if len(name) > 80 {
+		name = name[:80]
+	}
+	u, err := c.queueURL(ctx, name, map[string]string{})
+	if err != nil {
+		return "", err
+	}
+	arn, err := c.QueueARN(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	return u, c.Subscribe(ctx, d.Resources.Attrs[topic.Name][manifest.AttrARN], arn)
+}
+
+// sqsMessage is a message as SQS's ReceiveMessage returns it.
+type sqsMessage struct {
+	MessageId, ReceiptHandle, MD5OfBody, Body string
+	Attributes                                map[string]string
+	MessageAttributes                         map[string]struct {
+		DataType, StringValue string
+		BinaryValue           []byte
+	}
+}
+
+// poll long-polls the queue at url and delivers what arrives to f, as one
+// event (event builds it) per batch.
+func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url, arn string, event func(f *manifest.Function, arn string, msgs []sqsMessage) [][]byte) {
+	c := d.Resources.Client
+	max := 10
+	if f.Kind == manifest.KindSQS && f.BatchSize > 0 && f.BatchSize < 10 {
+		max = f.BatchSize
+	}
+	failures := 0
+	for ctx.Err() == nil {
+		var out struct{ Messages []sqsMessage }
+		err := c.Call(ctx, "sqs", "ReceiveMessage", map[string]any{
+			"QueueUrl": url, "MaxNumberOfMessages": max, "WaitTimeSeconds": 10,
+			"AttributeNames": []string{"All"}, "MessageSystemAttributeNames": []string{"All"}, "MessageAttributeNames": []string{"All"},
+		}, &out)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			if failures == 1 {
+				d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Error: "receive from the queue: " + err.Error()})
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Duration(min(failures, 10)) * time.Second):
+			}
+			continue
+		}
+		failures = 0
+		if len(out.Messages) == 0 {
+			continue
+		}
+		evs := event(f, arn, out.Messages)
+		if f.Kind == manifest.KindSQS {
+			d.deliverBatch(ctx, f, url, evs[0], out.Messages)
+			continue
+		}
+		for i, ev := range evs {
+			d.deliverBatch(ctx, f, url, ev, out.Messages[i:i+1])
+		}
+	}
+}
+
+// deliverBatch invokes f with ev, made of msgs, and deletes from the queue
+// what it processed.
+func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url string, ev []byte, msgs []sqsMessage) {
+	start := time.Now()
+	out, err := d.Invoke(ctx, f, ev)
+	if ctx.Err() != nil {
+		return
+	}
+	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(msgs), Duration: time.Since(start)}
+	keep := map[string]bool{}
+	switch {
+	case err != nil:
+		del.Error = err.Error()
+	case out.Error != "":
+		del.Error = out.Error
+	case f.ReportBatchItemFailures:
+		var resp events.SQSEventResponse
+		if len(out.Payload) > 0 && string(out.Payload) != "null" {
+			if err := json.Unmarshal(out.Payload, &resp); err != nil {
+				del.Error = "the handler's answer is not a batch item failures response: " + err.Error()
+			}
+		}
+		for _, it := range resp.BatchItemFailures {
+			keep[it.ItemIdentifier] = true
+		}
+	}
+	var entries []map[string]string
+	for _, m := range msgs {
+		if del.Error != "" || keep[m.MessageId] {
+			del.Failed = append(del.Failed, m.MessageId)
+			continue
+		}
+		entries = append(entries, map[string]string{"Id": strconv.Itoa(len(entries)), "ReceiptHandle": m.ReceiptHandle})
+	}
+	if len(entries) > 0 {
+		var res struct {
+			Failed []struct{ Id, Message string }
+		}
+		err := d.Resources.Client.Call(ctx, "sqs", "DeleteMessageBatch", map[string]any{"QueueUrl": url, "Entries": entries}, &res)
+		if err == nil && len(res.Failed) > 0 {
+			err = fmt.Errorf("%s", res.Failed[0].Message)
+		}
+		if err != nil && del.Error == "" {
+			del.Error = "delete the processed messages: " + err.Error()
+		}
+	}
+	d.report(del)
+}
+
+func (d *Deliverer) report(del Delivery) {
+	if d.Report != nil {
+		d.Report(del)
+	}
+}
+
+// sqsEvent is the one SQS event of a batch, as Lambda's event source
+// mapping sends it.
+func (d *Deliverer) sqsEvent(f *manifest.Function, arn string, msgs []sqsMessage) [][]byte {
+	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
+	for i, m := range msgs {
+		attrs := map[string]events.SQSMessageAttribute{}
+		for k, a := range m.MessageAttributes {
+			v := events.SQSMessageAttribute{DataType: a.DataType, BinaryValue: a.BinaryValue}
+			if a.StringValue != "" {
+				v.StringValue = &a.StringValue
+			}
+			attrs[k] = v
+		}
+		ev.Records[i] = events.SQSMessage{
+			MessageId: m.MessageId, ReceiptHandle: m.ReceiptHandle, Body: m.Body, Md5OfBody: m.MD5OfBody,
+			Attributes: m.Attributes, MessageAttributes: attrs,
+			EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: d.Resources.Client.Region(),
+		}
+	}
+	b, _ := json.Marshal(ev)
+	return [][]byte{b}
+}
+
+// snsEvent is one SNS event per notification a subscribed queue received,
+// as SNS invokes a function once per message.
+func snsEvent(f *manifest.Function, _ string, msgs []sqsMessage) [][]byte {
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		var n struct {
+			Type, MessageId, TopicArn, Subject, Message, Timestamp      string
+			SignatureVersion, Signature, SigningCertURL, UnsubscribeURL string
+			SigningCertUrl, UnsubscribeUrl                              string
+			MessageAttributes                                           map[string]any
+		}
+		_ = json.Unmarshal([]byte(m.Body), &n)
+		ts, _ := time.Parse(time.RFC3339, n.Timestamp)
+		e := events.SNSEntity{
+			Type: n.Type, MessageID: n.MessageId, TopicArn: n.TopicArn, Subject: n.Subject, Message: n.Message,
+			Timestamp: ts, SignatureVersion: n.SignatureVersion, Signature: n.Signature,
+			SigningCertURL: n.SigningCertURL + n.SigningCertUrl, UnsubscribeURL: n.UnsubscribeURL + n.UnsubscribeUrl,
+			MessageAttributes: n.MessageAttributes,
+		}
+		if e.MessageAttributes == nil {
+			e.MessageAttributes = map[string]any{}
+		}
+		b, _ := json.Marshal(events.SNSEvent{Records: []events.SNSEventRecord{{
+			EventVersion: "1.0", EventSource: "aws:sns", EventSubscriptionArn: n.TopicArn + ":local-" + f.Name, SNS: e,
+		}}})
+		out[i] = b
+	}
+	return out
+}
+
+// fire invokes schedule handler f at each time sched gives.
+func (d *Deliverer) fire(ctx context.Context, f *manifest.Function, sched Schedule) {
+	for {
+		next := sched.Next(time.Now())
+		t := time.NewTimer(time.Until(next))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		ev := eventsample.Schedule(f.Name)
+		ev.Time, ev.ID = next.UTC(), newID()
+		b, _ := json.Marshal(ev)
+		start := time.Now()
+		out, err := d.Invoke(ctx, f, b)
+		if ctx.Err() != nil {
+			return
+		}
+		del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.Schedule, Messages: 1, Duration: time.Since(start)}
+		if err != nil {
+			del.Error = err.Error()
+		} else if out.Error != "" {
+			del.Error = out.Error
+		}
+		d.report(del)
+	}
+}
+
+// newID is a random event ID in the form of a UUID.
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}

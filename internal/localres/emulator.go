@@ -1,0 +1,243 @@
+package localres
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
+
+	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// ensure creates declared resource d under the name physical at the
+// emulator unless it is there, and returns its attributes.
+func (c *Client) ensure(ctx context.Context, physical string, d *manifest.Resource) (map[string]string, error) {
+	switch d.Kind {
+	case manifest.ResourceTable:
+		return c.ensureTable(ctx, physical, d)
+	case manifest.ResourceQueue:
+		return c.ensureQueue(ctx, physical, d)
+	case manifest.ResourceTopic:
+		arn, err := c.CreateTopic(ctx, physical)
+		return map[string]string{manifest.AttrName: physical, manifest.AttrARN: arn}, err
+	case manifest.ResourceBucket:
+		return c.ensureBucket(ctx, physical)
+	case manifest.ResourceSecret:
+		return c.ensureSecret(ctx, physical)
+	case manifest.ResourceParameter:
+		return c.ensureParameter(ctx, physical)
+	}
+	return nil, fmt.Errorf("unknown resource kind %q", d.Kind)
+}
+
+type tableDesc struct {
+	Table struct {
+		TableArn        string
+		LatestStreamArn string
+	}
+	TableDescription struct {
+		TableArn        string
+		LatestStreamArn string
+	}
+}
+
+func (c *Client) ensureTable(ctx context.Context, name string, d *manifest.Resource) (map[string]string, error) {
+	var out tableDesc
+	err := c.Call(ctx, "dynamodb", "DescribeTable", map[string]any{"TableName": name}, &out)
+	arn, stream := out.Table.TableArn, out.Table.LatestStreamArn
+	if awscall.IsCode(err, "ResourceNotFoundException") {
+		keys := []map[string]string{{"AttributeName": d.PartitionKey.Name, "KeyType": "HASH"}}
+		defs := []map[string]string{{"AttributeName": d.PartitionKey.Name, "AttributeType": d.PartitionKey.Type}}
+		if d.SortKey != nil {
+			keys = append(keys, map[string]string{"AttributeName": d.SortKey.Name, "KeyType": "RANGE"})
+			defs = append(defs, map[string]string{"AttributeName": d.SortKey.Name, "AttributeType": d.SortKey.Type})
+		}
+		in := map[string]any{"TableName": name, "KeySchema": keys, "AttributeDefinitions": defs, "BillingMode": "PAY_PER_REQUEST"}
+		if d.Stream != "" {
+			in["StreamSpecification"] = map[string]any{"StreamEnabled": true, "StreamViewType": d.Stream}
+		}
+		if err = c.Call(ctx, "dynamodb", "CreateTable", in, &out); err == nil && d.TTLAttribute != "" {
+			err = c.Call(ctx, "dynamodb", "UpdateTimeToLive", map[string]any{"TableName": name,
+				"TimeToLiveSpecification": map[string]any{"Enabled": true, "AttributeName": d.TTLAttribute}}, nil)
+		}
+		arn, stream = out.TableDescription.TableArn, out.TableDescription.LatestStreamArn
+	}
+	if err != nil {
+		return nil, err
+	}
+	attrs := map[string]string{manifest.AttrName: name, manifest.AttrARN: arn}
+	if d.Stream != "" {
+		attrs[manifest.AttrStreamARN] = stream
+	}
+	return attrs, nil
+}
+
+func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resource) (map[string]string, error) {
+	attrs := map[string]string{}
+	if d.FIFO {
+		attrs["FifoQueue"] = "true"
+	}
+	if d.VisibilityTimeoutSeconds > 0 {
+		attrs["VisibilityTimeout"] = strconv.Itoa(d.VisibilityTimeoutSeconds)
+	}
+	if d.MaxReceiveCount > 0 {
+		dlqName := strings.TrimSuffix(name, ".fifo") + "-dlq"
+		if d.FIFO {
+			dlqName += ".fifo"
+		}
+		dlqURL, err := c.queueURL(ctx, dlqName, map[string]string{"FifoQueue": attrs["FifoQueue"]})
+		if err != nil {
+			return nil, err
+		}
+		dlqARN, err := c.QueueARN(ctx, dlqURL)
+		if err != nil {
+			return nil, err
+		}
+		rp, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": d.MaxReceiveCount})
+		attrs["RedrivePolicy"] = string(rp)
+	}
+	u, err := c.queueURL(ctx, name, attrs)
+	if err != nil {
+		return nil, err
+	}
+	arn, err := c.QueueARN(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{manifest.AttrName: name, manifest.AttrARN: arn, manifest.AttrURL: u}, nil
+}
+
+// queueURL returns the URL of the queue named name, creating it with
+// attrs when it does not exist.
+func (c *Client) queueURL(ctx context.Context, name string, attrs map[string]string) (string, error) {
+	var out struct{ QueueUrl string }
+	err := c.Call(ctx, "sqs", "GetQueueUrl", map[string]any{"QueueName": name}, &out)
+	var ae *awscall.Error
+	if errors.As(err, &ae) && (ae.Code == "QueueDoesNotExist" || strings.HasSuffix(ae.Code, "NonExistentQueue")) {
+		for k, v := range attrs {
+			if v == "" {
+				delete(attrs, k)
+			}
+		}
+		err = c.Call(ctx, "sqs", "CreateQueue", map[string]any{"QueueName": name, "Attributes": attrs}, &out)
+	}
+	return out.QueueUrl, err
+}
+
+// QueueARN returns the ARN of the queue at url.
+func (c *Client) QueueARN(ctx context.Context, url string) (string, error) {
+	var out struct{ Attributes map[string]string }
+	err := c.Call(ctx, "sqs", "GetQueueAttributes", map[string]any{"QueueUrl": url, "AttributeNames": []string{"QueueArn"}}, &out)
+	return out.Attributes["QueueArn"], err
+}
+
+func (c *Client) ensureBucket(ctx context.Context, name string) (map[string]string, error) {
+	s := s3.NewFromConfig(c.sdk, func(o *s3.Options) { o.UsePathStyle = true })
+	_, err := s.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(name)})
+	if err != nil {
+		_, err = s.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)})
+		var ae smithy.APIError
+		if errors.As(err, &ae) && (ae.ErrorCode() == "BucketAlreadyOwnedByYou") {
+			err = nil
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{manifest.AttrName: name, manifest.AttrARN: "arn:aws:s3:::" + name}, nil
+}
+
+func (c *Client) ensureSecret(ctx context.Context, name string) (map[string]string, error) {
+	var out struct{ ARN, Name string }
+	err := c.Call(ctx, "secretsmanager", "DescribeSecret", map[string]any{"SecretId": name}, &out)
+	if awscall.IsCode(err, "ResourceNotFoundException") {
+		err = c.Call(ctx, "secretsmanager", "CreateSecret", map[string]any{"Name": name, "SecretString": manifest.UnsetValue}, &out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{manifest.AttrName: name, manifest.AttrARN: out.ARN}, nil
+}
+
+func (c *Client) ensureParameter(ctx context.Context, name string) (map[string]string, error) {
+	var out struct{ Parameter struct{ ARN string } }
+	err := c.Call(ctx, "ssm", "GetParameter", map[string]any{"Name": name}, &out)
+	if awscall.IsCode(err, "ParameterNotFound") {
+		if err = c.Call(ctx, "ssm", "PutParameter", map[string]any{"Name": name, "Value": manifest.UnsetValue, "Type": "String"}, nil); err == nil {
+			err = c.Call(ctx, "ssm", "GetParameter", map[string]any{"Name": name}, &out)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	arn := out.Parameter.ARN
+	if arn == "" {
+		arn = fmt.Sprintf("arn:aws:ssm:%s:000000000000:parameter/%s", c.Region(), name)
+	}
+	return map[string]string{manifest.AttrName: name, manifest.AttrARN: arn}, nil
+}
+
+// CreateTopic creates the SNS topic named name (or finds it: SNS's
+// CreateTopic is idempotent) and returns its ARN.
+func (c *Client) CreateTopic(ctx context.Context, name string) (string, error) {
+	var out struct {
+		ARN string `xml:"CreateTopicResult>TopicArn"`
+	}
+	err := c.sns(ctx, url.Values{"Action": {"CreateTopic"}, "Name": {name}}, &out)
+	return out.ARN, err
+}
+
+// Subscribe subscribes the queue queueARN to the topic topicARN (SNS's
+// Subscribe is idempotent), with the envelope SNS sends a queue.
+func (c *Client) Subscribe(ctx context.Context, topicARN, queueARN string) error {
+	return c.sns(ctx, url.Values{"Action": {"Subscribe"}, "TopicArn": {topicARN}, "Protocol": {"sqs"}, "Endpoint": {queueARN}}, nil)
+}
+
+// sns calls SNS's query protocol: a signed form POST answered in XML.
+func (c *Client) sns(ctx context.Context, form url.Values, out any) error {
+	form.Set("Version", "2010-03-31")
+	body := []byte(form.Encode())
+	endpoint := c.endpoint
+	if endpoint == "" {
+		endpoint = "https://sns." + c.Region() + ".amazonaws.com/"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(string(body)))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+	awscall.Sign(req, body, c.call.Credentials, c.Region(), "sns", time.Now())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("sns %s: %w", form.Get("Action"), err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("sns %s: %w", form.Get("Action"), err)
+	}
+	if resp.StatusCode >= 300 {
+		var e struct {
+			Code    string `xml:"Error>Code"`
+			Message string `xml:"Error>Message"`
+		}
+		_ = xml.Unmarshal(b, &e)
+		return fmt.Errorf("sns %s: %s: %s (HTTP %d)", form.Get("Action"), e.Code, e.Message, resp.StatusCode)
+	}
+	if out != nil {
+		return xml.Unmarshal(b, out)
+	}
+	return nil
+}

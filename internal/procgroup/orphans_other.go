@@ -1,0 +1,5 @@
+//go:build !linux
+
+package procgroup
+
+func adopt() bool { return false }

@@ -1,0 +1,301 @@
+package test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/mototest"
+	"github.com/framework-dev/framework/internal/testutil"
+)
+
+// motoEnv is the CLI's test environment pointed at moto.
+func motoEnv(t *testing.T, m *mototest.Server) []string {
+	var extra []string
+	for k, v := range m.Environ(t.TempDir()) {
+		extra = append(extra, k+"="+v)
+	}
+	return testEnv(t, extra...)
+}
+
+// waitDelivery returns the next delivery event to handler fn.
+func (s *localServer) waitDelivery(t *testing.T, fn string, within time.Duration) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ev := s.waitEvent(t, "delivery", time.Until(deadline))
+		if ev["function"] == fn {
+			return ev
+		}
+	}
+}
+
+// examples/todo against moto with `framework local --aws-endpoint`: its
+// resources are created, `secret set` gives the API key the app reads, a
+// POST writes to the table and a GET reads it back, a message sent to the
+// queue with the AWS SDK reaches the queue handler, whose failed item alone
+// stays on the queue, and what it publishes on the topic reaches the topic
+// handler.
+func TestLocalWithEmulatedResources(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
+	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
+
+	post := func(key string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", s.URL+"/todos", strings.NewReader(`{"title":"milk"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Api-Key", key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		b, _ := io.ReadAll(resp.Body)
+		_ = json.Unmarshal(b, &body)
+		t.Logf("POST /todos (key %q): %d %s", key, resp.StatusCode, b)
+		return resp.StatusCode, body
+	}
+	if code, _ := post("k3y"); code != 500 {
+		t.Errorf("POST before the secret is set: %d, want 500 (no value yet)", code)
+	}
+
+	cmd := exec.Command(frameworkCLI(t), "secret", "set", "apiKey", "--aws-endpoint", moto.URL, "--json")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader("k3y\n")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("secret set: %v\n%s%s", err, out.String(), errOut.String())
+	}
+	var set map[string]any
+	if err := json.Unmarshal(out.Bytes(), &set); err != nil || set["physical_name"] != "todo-dev-apikey" || set["kind"] != "secret" {
+		t.Errorf("secret set --json: %s (%v)", out.String(), err)
+	}
+	if strings.Contains(out.String()+errOut.String(), "k3y") {
+		t.Errorf("secret set echoed the value:\n%s%s", out.String(), errOut.String())
+	}
+
+	if code, _ := post("wrong"); code != 401 {
+		t.Errorf("POST with a wrong key: %d, want 401", code)
+	}
+	code, item := post("k3y")
+	if code != 201 {
+		t.Fatalf("POST with the key: %d, want 201", code)
+	}
+	id, _ := item["id"].(string)
+	resp, err := http.Get(s.URL + "/todos/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"title":"milk"`) {
+		t.Fatalf("GET the item back: %d %s", resp.StatusCode, b)
+	}
+
+	ctx := context.Background()
+	q := sqs.NewFromConfig(moto.Config())
+	url := moto.URL + "/123456789012/todo-dev-jobs"
+	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(id)}); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.waitDelivery(t, "done", 5*time.Second)
+	if ev["ok"] != true || ev["failed"] != 0.0 || ev["messages"] != 1.0 {
+		t.Errorf("delivery of an existing item's id: %v", ev)
+	}
+	if ev := s.waitDelivery(t, "notify", 5*time.Second); ev["kind"] != "sns" || ev["source"] != "events" || ev["ok"] != true {
+		t.Errorf("the topic's notification: %v", ev)
+	}
+	resp, err = http.Get(s.URL + "/todos/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"done":true`) {
+		t.Errorf("the item after the queue handler: %s, want done", b)
+	}
+
+	sent, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("no-such-item")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev = s.waitDelivery(t, "done", 5*time.Second)
+	if ids, _ := ev["failed_ids"].([]any); len(ids) != 1 || ids[0] != aws.ToString(sent.MessageId) {
+		t.Errorf("delivery of an unknown id: %v, want message %s reported failed", ev, aws.ToString(sent.MessageId))
+	}
+	attrs, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, nv := attrs.Attributes["ApproximateNumberOfMessages"], attrs.Attributes["ApproximateNumberOfMessagesNotVisible"]; v != "0" || nv != "1" {
+		t.Errorf("the queue holds %s visible and %s in flight, want only the failed message (0 and 1)", v, nv)
+	}
+	s.stop(t)
+}
+
+// Without an emulator and without a deployed stage, `invoke --local` says
+// so in one line naming both ways, and runs the handler anyway; with the
+// emulator, the handler reaches the resources.
+func TestInvokeLocalResources(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
+	run := cliRunner(t, dir, env)
+
+	out := run(0, "invoke", "done", "--local")
+	if !strings.Contains(out, "resources of stage dev could not be read (no stack todo-dev in us-east-1)") || !strings.Contains(out, "framework deploy --stage dev") || !strings.Contains(out, "--aws-endpoint") {
+		t.Errorf("invoke --local without resources: want one line naming deploy and --aws-endpoint:\n%s", out)
+	}
+	if strings.Count(out, "could not be read") != 1 {
+		t.Errorf("the line is repeated:\n%s", out)
+	}
+
+	out = run(0, "invoke", "done", "--local", "--aws-endpoint", moto.URL)
+	if strings.Contains(out, "could not be read") || !strings.Contains(out, "ConditionalCheckFailed") || !strings.Contains(out, "batchItemFailures") {
+		t.Errorf("invoke --local --aws-endpoint: want the handler to reach the table (unknown ids fail the condition):\n%s", out)
+	}
+	out = run(0, "invoke", "done", "--local", "--aws-endpoint", moto.URL, "--json")
+	if !strings.Contains(out, `"eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:todo-dev-jobs"`) {
+		t.Errorf("invoke --local --aws-endpoint: want the sample event from the emulator's queue:\n%s", out)
+	}
+}
+
+// `secret set` against a deployed stage finds the secret through the
+// stack's outputs; unknown names and undeployed stages are clear errors.
+func TestSecretSetDeployedStage(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
+
+	out, errOut, code := runCLI(t, dir, env, "secret", "set", "apikey2", "--value", "v")
+	if code != 1 || !strings.Contains(errOut, `declares no secret or parameter "apikey2"; its secrets and parameters are: apiKey`) {
+		t.Errorf("unknown name: exit %d\n%s%s", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, dir, env, "secret", "set", "apiKey", "--value", "v")
+	if code != 2 || !strings.Contains(errOut, "stage dev is not deployed (no stack todo-dev in us-east-1): run `framework deploy --stage dev` first") {
+		t.Errorf("undeployed stage: exit %d\n%s%s", code, out, errOut)
+	}
+
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	ctx := context.Background()
+	if err := cfg.Call(ctx, "secretsmanager", "CreateSecret", map[string]any{"Name": "ApiKeyA1B2-xyz", "SecretString": "framework:unset"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	moto.CreateStack(t, "todo-dev", `{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}, "Outputs": {"ResApiKeyName": {"Value": "ApiKeyA1B2-xyz"}}}`)
+	cmd := exec.Command(frameworkCLI(t), "secret", "set", "apiKey")
+	cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader("from-stdin\n")
+	b, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(b), `Set secret "apiKey" of stage dev (ApiKeyA1B2-xyz)`) || strings.Contains(string(b), "from-stdin") {
+		t.Fatalf("secret set on the deployed stage: %v\n%s", err, b)
+	}
+	var got struct{ SecretString string }
+	if err := cfg.Call(ctx, "secretsmanager", "GetSecretValue", map[string]any{"SecretId": "ApiKeyA1B2-xyz"}, &got); err != nil || got.SecretString != "from-stdin" {
+		t.Errorf("the deployed secret holds %q (%v), want the value from stdin without its newline", got.SecretString, err)
+	}
+}
+
+// paramApp declares a parameter and a plain function that reads it.
+const paramApp = `package main
+
+import (
+	"context"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/framework/resource"
+)
+
+func main() {
+	app := framework.New("shop")
+	flags := resource.NewParameter(app, "flags")
+	flags.Allow("read")
+	framework.LambdaFunction(app, "read", func(ctx context.Context, _ struct{}) (string, error) {
+		return flags.Value(ctx)
+	})
+	app.Run()
+}
+`
+
+// A declared parameter set with `secret set --aws-endpoint` is what the
+// app's Parameter.Value reads under `invoke --local --aws-endpoint`.
+func TestSecretSetParameterAtEmulator(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := newProject(t, env, "shop")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(paramApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := cliRunner(t, dir, env)
+	out := run(1, "invoke", "read", "--local", "--aws-endpoint", moto.URL)
+	if !strings.Contains(out, "has no value yet") {
+		t.Errorf("before secret set: want the handle's error saying the value is not set:\n%s", out)
+	}
+	out = run(0, "secret", "set", "flags", "--value", "beta=on", "--aws-endpoint", moto.URL)
+	if !strings.Contains(out, `Set parameter "flags" of stage dev (shop-dev-flags), version 2.`) {
+		t.Errorf("secret set of a parameter:\n%s", out)
+	}
+	if out = run(0, "invoke", "read", "--local", "--aws-endpoint", moto.URL); !strings.Contains(out, `"beta=on"`) {
+		t.Errorf("the app's Parameter.Value after secret set:\n%s", out)
+	}
+}
+
+// Without --aws-endpoint, `framework local` gives the app the deployed
+// stage's resources, from its stack's outputs.
+func TestLocalWithDeployedStageResources(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	ctx := context.Background()
+	if err := cfg.Call(ctx, "dynamodb", "CreateTable", map[string]any{"TableName": "Todos-X1", "BillingMode": "PAY_PER_REQUEST",
+		"KeySchema": []map[string]string{{"AttributeName": "id", "KeyType": "HASH"}}, "AttributeDefinitions": []map[string]string{{"AttributeName": "id", "AttributeType": "S"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.Call(ctx, "dynamodb", "PutItem", map[string]any{"TableName": "Todos-X1", "Item": map[string]any{"id": map[string]string{"S": "a1"}, "title": map[string]string{"S": "deployed"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	outputs := map[string]string{}
+	for _, r := range []struct{ name, arn string }{
+		{"Todos", "arn:aws:dynamodb:us-east-1:123456789012:table/Todos-X1"}, {"Jobs", "arn:aws:sqs:us-east-1:123456789012:Jobs-X2"},
+		{"Events", "arn:aws:sns:us-east-1:123456789012:Events-X3"}, {"Files", "arn:aws:s3:::files-x4"}, {"ApiKey", "arn:aws:secretsmanager:us-east-1:123456789012:secret:ApiKey-X5"},
+	} {
+		outputs["Res"+r.name+"Arn"] = r.arn
+		outputs["Res"+r.name+"Name"] = r.arn[strings.LastIndexAny(r.arn, ":/")+1:]
+	}
+	outputs["ResTodosStreamArn"] = "arn:aws:dynamodb:us-east-1:123456789012:table/Todos-X1/stream/1"
+	outputs["ResJobsUrl"] = moto.URL + "/123456789012/Jobs-X2"
+	tmpl, _ := json.Marshal(map[string]any{"Resources": map[string]any{"Q": map[string]string{"Type": "AWS::SQS::Queue"}}, "Outputs": func() map[string]any {
+		o := map[string]any{}
+		for k, v := range outputs {
+			o[k] = map[string]string{"Value": v}
+		}
+		return o
+	}()})
+	moto.CreateStack(t, "todo-dev", string(tmpl))
+
+	s := startLocal(t, dir, env, "--no-schedules")
+	resp, err := http.Get(s.URL + "/todos/a1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(b), `"title":"deployed"`) {
+		t.Errorf("GET an item of the deployed table: %d %s\n%s", resp.StatusCode, b, s.stderr.String())
+	}
+	s.stop(t)
+}
