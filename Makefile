@@ -4,6 +4,11 @@ BIN       := bin/framework
 ROOT      := $(abspath .)
 LDFLAGS   := -s -w -X github.com/framework-dev/framework/cli.SourceDir=$(ROOT)
 CDK_CLI_VERSION := 2.1148.1
+# With GOGC=400 the Go compiler collects garbage less often and needs about
+# a fifth less CPU time, for a larger peak memory; a GOGC of your own is
+# kept. It changes no compiled output: Go's build cache serves builds
+# without it.
+BUILD_ENV := GOGC=$(or $(GOGC),400)
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 
 .PHONY: build install test test-deps bench bench-synth bench-first-run demo fmt vet clean bench-hotswap
@@ -12,7 +17,7 @@ build: $(BIN)
 
 $(BIN): FORCE
 	@mkdir -p bin
-	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cli/framework
+	$(BUILD_ENV) $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cli/framework
 
 FORCE:
 
@@ -20,7 +25,7 @@ FORCE:
 # checkout: new-project points new projects at it, and the first synth
 # builds the synthesis engine from it.
 install:
-	$(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cli/framework
+	$(BUILD_ENV) $(GO) install -trimpath -ldflags '$(LDFLAGS)' ./cli/framework
 
 # test-deps downloads the modules of the policy fixture app (tests read it
 # with GOPROXY=off) and installs the official CDK CLI into a test-local

@@ -2,11 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"go/parser"
-	"go/token"
 	"io"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/framework-dev/framework/internal/build"
@@ -20,6 +16,9 @@ import (
 // (policy.Narrow: "${resource:NAME}" stands for a declared resource's ARN);
 // the actions that keep "*" nonetheless are listed on stderr. It is the
 // policy deploy gives the function's role unless --no-autogen-policy is set.
+// The scan of the source runs in the synthesis engine, which holds the Go
+// type checker it needs: the first gen-policy builds the engine when
+// synth, diff or deploy have not yet, saying so on stderr.
 type GenPolicyCmd struct {
 	Explain bool `help:"Instead of the policy, list each IAM action with the source position and SDK operation that needs it."`
 }
@@ -27,19 +26,19 @@ type GenPolicyCmd struct {
 // Run scans the app in the project directory and prints its policy as JSON.
 func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	stdout := env.Stdout
-	rep, err := policy.Scan(g.ProjectDir)
+	ctx, stop := env.Context()
+	defer stop()
+	rep, err := synthEngine().Scan(ctx, g.ProjectDir, env.Stderr)
 	if err != nil {
-		return fmt.Errorf("gen-policy: %w", err)
+		return interrupted(ctx, fmt.Errorf("gen-policy: %w", err))
 	}
 	if c.Explain {
 		return explainPolicy(stdout, rep)
 	}
 	doc := policy.FromCalls(rep.Calls)
-	if usesFramework(g.ProjectDir) {
+	if rep.UsesFramework {
 		// The declared resources narrow the calls that target them, as
 		// deploy does: the route manifest says which they are.
-		ctx, stop := env.Context()
-		defer stop()
 		m, err := build.Manifest(ctx, g.ProjectDir)
 		if err != nil {
 			return fmt.Errorf("gen-policy: %w", err)
@@ -85,26 +84,4 @@ func writeUnscoped(w io.Writer, unscoped []policy.Unscoped) {
 		fmt.Fprintf(&b, "  %s: %s\n", u.Action, u.Why)
 	}
 	io.WriteString(w, b.String())
-}
-
-// usesFramework reports whether the app's main package, in dir, imports
-// the framework: only such an app has a route manifest to ask.
-func usesFramework(dir string) bool {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
-		if err != nil || af.Name.Name != "main" {
-			continue
-		}
-		for _, imp := range af.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); p == "github.com/framework-dev/framework/framework" {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/openapi"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/policy/scan"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -245,7 +246,7 @@ func (p *Prepared) ResolvePolicy() error {
 }
 
 func (p *Prepared) generatePolicy() error {
-	rep, err := policy.Scan(p.dir)
+	rep, err := scan.Scan(p.dir)
 	if err != nil {
 		return err
 	}

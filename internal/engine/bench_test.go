@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -89,7 +90,10 @@ func runHelper(b *testing.B, kind string, env ...string) (time.Duration, int64) 
 
 // BenchmarkSynth measures `framework synth` (a new process, nothing reused,
 // Go build cache warm) for apps of 1, 50, 200 and 1,000 routes against the
-// empty-stack floor of the same run. x-floor is the wall time over the floor.
+// empty-stack floor of the same run, then the 1-route app after a one-line
+// edit of its source before each synth (edit=1: both builds compile and
+// link it again, the policy scan type-checks it again). x-floor is the
+// wall time over the floor.
 func BenchmarkSynth(b *testing.B) {
 	b.Setenv(build.CacheDirEnv, b.TempDir())
 	apps := map[int]string{}
@@ -100,11 +104,14 @@ func BenchmarkSynth(b *testing.B) {
 		apps[n] = dir
 		runHelper(b, dir) // warm the Go build cache and the binaries
 	}
-	bench := func(name, kind string, isFloor bool, env ...string) {
+	bench := func(name, kind string, isFloor bool, before func(b *testing.B, i int), env ...string) {
 		b.Run(name, func(b *testing.B) {
 			var total time.Duration
 			var peak int64
 			for i := 0; i < b.N; i++ {
+				if before != nil {
+					before(b, i)
+				}
 				d, rss := runHelper(b, kind, env...)
 				total += d
 				peak = max(peak, rss)
@@ -118,13 +125,20 @@ func BenchmarkSynth(b *testing.B) {
 			b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
 		})
 	}
-	bench("empty", "empty", true)
+	bench("empty", "empty", true, nil)
 	// For reference: the same empty stack with CDK's default template lint,
 	// which synth turns off (see checkNode).
-	bench("empty-cdk-lint", "empty", false, "CDK_VALIDATION=true")
+	bench("empty-cdk-lint", "empty", false, nil, "CDK_VALIDATION=true")
 	for _, n := range []int{1, 50, 200, 1000} {
-		bench(fmt.Sprintf("routes=%d", n), apps[n], false)
+		bench(fmt.Sprintf("routes=%d", n), apps[n], false, nil)
 	}
+	bench("edit=1", apps[1], false, func(b *testing.B, i int) {
+		line := fmt.Sprintf("(any, error) { return \"edit %d at %d\", nil }", i, time.Now().UnixNano()) // never in Go's build cache
+		src := strings.Replace(manyRoutesApp(1), "(any, error) { return nil, nil }", line, 1)
+		if err := os.WriteFile(filepath.Join(apps[1], "main.go"), []byte(src), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	})
 }
 
 // BenchmarkSynthReused measures a re-synth with nothing changed (build and

@@ -197,7 +197,7 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	if p.Config.RoleID != "" && declaresAccess(p.Manifest) {
 		progressf(o.Progress, "Note: the functions run with the existing role %s (manage_role false), which the stack does not change: the accesses the app declares to its resources are not granted; give that role them, on the resources named in the stack's outputs", p.Config.RoleID)
 	}
-		res, err := assemble(ctx, &inputs{Prepared: p, nodeShim: shim, timings: tm}, out, o.Progress)
+	res, err := assemble(ctx, &inputs{Prepared: p, nodeShim: shim, timings: tm}, out, o.Progress)
 	if res != nil {
 		res.Timings = tm.list()
 	}

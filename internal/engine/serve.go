@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/framework-dev/framework/internal/policy/scan"
 	"github.com/framework-dev/framework/internal/synth"
 )
 
@@ -23,14 +24,16 @@ func Main() {
 	os.Exit(Serve(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// Serve runs the engine program with args: `synth` reads a synth.Request
-// (one JSON object) from stdin and writes synth.Reply lines to stdout: ready
-// once loaded, the progress lines, then the result or the error. It
-// returns the exit code: 0 with a result, 1 with an error, 2 for a wrong
-// call. Cancelling ctx (the CLI's SIGTERM) stops the synthesis.
+// Serve runs the engine program with args, one command: `synth` reads a
+// synth.Request (one JSON object) from stdin and writes synth.Reply lines
+// to stdout: ready once loaded, the progress lines, then the result or the
+// error; `scan` reads one too and answers with the report of the AWS SDK
+// calls of the app in its Options.ProjectDir (for `framework gen-policy`).
+// It returns the exit code: 0 with an answer, 1 with an error, 2 for a
+// wrong call. Cancelling ctx (the CLI's SIGTERM) stops the synthesis.
 func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] != "synth" {
-		fmt.Fprintf(stderr, "framework-synth is the synthesis engine of the framework CLI, which runs it: `framework synth`, `diff` and `deploy`.\nusage: framework-synth synth < request.json (JSON lines on stdout)\n")
+	if len(args) != 1 || args[0] != synth.CommandSynth && args[0] != synth.CommandScan {
+		fmt.Fprintf(stderr, "framework-synth is the synthesis engine of the framework CLI, which runs it: `framework synth`, `diff`, `deploy` and `gen-policy`.\nusage: framework-synth synth|scan < request.json (JSON lines on stdout)\n")
 		return 2
 	}
 	var mu sync.Mutex
@@ -59,6 +62,15 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return 2
 	}
 	o := req.Options
+	if args[0] == synth.CommandScan {
+		rep, err := scan.Scan(o.ProjectDir)
+		if err != nil {
+			reply(synth.Reply{Error: err.Error()})
+			return 1
+		}
+		reply(synth.Reply{Report: rep})
+		return 0
+	}
 	o.NodeShim = true
 	o.Progress = &lineWriter{line: func(s string) { reply(synth.Reply{Progress: s}) }}
 	res, err := Synth(ctx, o)

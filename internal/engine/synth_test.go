@@ -27,6 +27,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/policy/scan"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -524,7 +525,7 @@ func TestStackFeatures(t *testing.T) {
 func TestStackRolePolicy(t *testing.T) {
 	t.Setenv("GOPROXY", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
-	pol, err := policy.Generate(filepath.Join(testutil.RepoRoot(t), "internal", "policy", "testdata", "fixture"))
+	pol, err := scan.Generate(filepath.Join(testutil.RepoRoot(t), "internal", "policy", "testdata", "fixture"))
 	if err != nil {
 		t.Fatalf("generate the fixture's policy (make test-deps downloads its modules): %v", err)
 	}

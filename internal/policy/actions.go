@@ -209,3 +209,33 @@ func OperationActions(pkgPath, operation string) []string {
 	}
 	return []string{action}
 }
+
+// helperUse is what a function or method of an SDK feature package does
+// with the client it was given.
+type helperUse struct {
+	operation string
+	actions   []string
+}
+
+// featureHelpers maps "<package path>.<Type>.<Method>" and
+// "<package path>.<Func>" of SDK feature packages to the actions they need.
+// An upload that fails part way aborts its multipart upload, so Upload
+// needs s3:AbortMultipartUpload as well as s3:PutObject.
+var featureHelpers = map[string]helperUse{
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager.Uploader.Upload":     {"Upload", []string{"s3:AbortMultipartUpload", "s3:PutObject"}},
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager.Downloader.Download": {"Download", []string{"s3:GetObject"}},
+	"github.com/aws/aws-sdk-go-v2/feature/s3/manager.GetBucketRegion":     {"GetBucketRegion", []string{"s3:ListBucket"}},
+	"github.com/aws/aws-sdk-go-v2/feature/rds/auth.BuildAuthToken":        {"BuildAuthToken", []string{"rds-db:connect"}},
+}
+
+// HelperActions returns the operation and the actions (a copy) of an SDK
+// feature package's function or method named "<package path>.<Func>" or
+// "<package path>.<Type>.<Method>", such as feature/s3/manager's
+// Uploader.Upload, and whether it is one the policy knows.
+func HelperActions(name string) (operation string, actions []string, ok bool) {
+	h, ok := featureHelpers[name]
+	if !ok {
+		return "", nil, false
+	}
+	return h.operation, append([]string(nil), h.actions...), true
+}

@@ -1,13 +1,15 @@
-// Package policy generates the IAM policy of an app's execution role from the
-// AWS SDK for Go v2 calls found in its source.
-//
-// Generate (and Scan, which also says where each action comes from) loads
-// the app's main package and the packages of its module it reaches with
-// golang.org/x/tools/go/packages and go/types, maps each SDK operation to
-// the IAM actions it needs (OperationActions: s3 ListObjectsV2 →
-// s3:ListBucket, lambda Invoke → lambda:InvokeFunction) and always adds the
-// CloudWatch Logs actions. Load reads a hand-written .framework/policy.json;
+// Package policy is the IAM policy of an app's execution role: the SDK
+// calls found in its source (Call, Report, found by package
+// policy/scan), the IAM actions each AWS SDK for Go v2 operation needs
+// (OperationActions: s3 ListObjectsV2 → s3:ListBucket, lambda Invoke →
+// lambda:InvokeFunction), the document they make (FromCalls, with the
+// CloudWatch Logs actions always) and its narrowing to the app's declared
+// resources (Narrow). Load reads a hand-written .framework/policy.json;
 // Marshal writes one; Actions lists what a document grants.
+//
+// It links neither golang.org/x/tools nor go/types, so the framework CLI,
+// which needs the documents but runs the scan in its synthesis engine,
+// compiles neither.
 package policy
 
 import (

@@ -1,0 +1,124 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LoggingActions are the CloudWatch Logs actions every function needs to
+// write its logs; FromCalls always grants them.
+var LoggingActions = []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
+
+// LoggingResource is the resource of the logging statement: the log
+// groups of Lambda functions (/aws/lambda/<function>) and their streams,
+// not the account's other log groups. The functions' names are generated
+// by CloudFormation, so their groups cannot be named one by one here.
+const LoggingResource = "arn:*:logs:*:*:log-group:/aws/lambda/*"
+
+// Call is one use of an AWS SDK for Go v2 operation found in the app's
+// source: a client method called or taken as a value, a paginator or waiter
+// constructed, a presigned request, or an interface call a visible client
+// satisfies.
+type Call struct {
+	// Pos is "file:line:column", the file relative to the project directory
+	// when it lies inside it.
+	Pos string
+	// Package is the SDK service package, e.g. github.com/aws/aws-sdk-go-v2/service/s3.
+	Package string
+	// Operation is the SDK operation, e.g. ListObjectsV2.
+	Operation string
+	// Actions are the IAM actions the operation needs, e.g. s3:ListBucket.
+	Actions []string
+	// Via says how the operation is reached: "call", "method value",
+	// "method expression", "paginator", "waiter", "presign", "interface",
+	// "type parameter" or "helper" (an SDK feature package such as
+	// feature/s3/manager).
+	Via string
+}
+
+// Report is what scan.Scan found in an app.
+type Report struct {
+	// Module is the app's module path.
+	Module string
+	// Packages are the import paths of the module's packages the main
+	// package reaches (itself included), sorted.
+	Packages []string
+	// Calls are the SDK operations found, sorted by position.
+	Calls []Call
+	// UsesFramework is true when the main package imports the framework's
+	// runtime (FrameworkPackage): only such an app has a route manifest,
+	// whose declared resources narrow the policy.
+	UsesFramework bool
+}
+
+// FrameworkPackage is the import path of the framework's runtime, which
+// apps import.
+const FrameworkPackage = "github.com/framework-dev/framework/framework"
+
+// CompileError reports that the app's packages do not load or type-check;
+// scan.Generate refuses to produce a partial policy from them.
+type CompileError struct {
+	// Dir is the project directory.
+	Dir string
+	// Errors are the compiler's messages, "file:line:col: message", in
+	// order and de-duplicated.
+	Errors []string
+}
+
+// Error lists every compiler message.
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("the app in %s does not compile, so no policy was generated (fix these and run again):\n%s",
+		e.Dir, strings.Join(e.Errors, "\n"))
+}
+
+// FromCalls builds the policy document for the given calls: the logging
+// statement first (Sid AllowLogging), then one statement per IAM service
+// prefix in alphabetical order (Sid "Allow" + the prefix in CamelCase, for
+// example AllowS3, AllowDynamodb, AllowS3ObjectLambda).
+func FromCalls(calls []Call) *Document {
+	doc := &Document{Version: PolicyVersion, Statement: []Statement{{
+		Sid:      "AllowLogging",
+		Effect:   "Allow",
+		Action:   append([]string(nil), LoggingActions...),
+		Resource: []string{LoggingResource},
+	}}}
+	byPrefix := map[string]map[string]bool{}
+	for _, c := range calls {
+		for _, a := range c.Actions {
+			prefix, _, _ := strings.Cut(a, ":")
+			if byPrefix[prefix] == nil {
+				byPrefix[prefix] = map[string]bool{}
+			}
+			byPrefix[prefix][a] = true
+		}
+	}
+	prefixes := make([]string, 0, len(byPrefix))
+	for p := range byPrefix {
+		prefixes = append(prefixes, p)
+	}
+	sort.Strings(prefixes)
+	for _, p := range prefixes {
+		actions := make([]string, 0, len(byPrefix[p]))
+		for a := range byPrefix[p] {
+			actions = append(actions, a)
+		}
+		sort.Strings(actions)
+		doc.Statement = append(doc.Statement, Statement{
+			Sid:      "Allow" + camel(p),
+			Effect:   "Allow",
+			Action:   actions,
+			Resource: []string{"*"},
+		})
+	}
+	return doc
+}
+
+// camel turns an IAM prefix such as "s3-object-lambda" into "S3ObjectLambda".
+func camel(prefix string) string {
+	var b strings.Builder
+	for _, part := range strings.FieldsFunc(prefix, func(r rune) bool { return r == '-' || r == '_' }) {
+		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+	}
+	return b.String()
+}
