@@ -3,9 +3,10 @@ package cli
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 const policyFixture = "../internal/policy/testdata/fixture"
@@ -59,15 +60,10 @@ func TestGenPolicyExplain(t *testing.T) {
 
 func TestGenPolicyCompileErrorIsOneLine(t *testing.T) {
 	offlineGo(t)
-	dir := t.TempDir()
-	for name, content := range map[string]string{
+	dir := testutil.WriteModule(t, map[string]string{
 		"go.mod":  "module example.com/broken\n\ngo 1.24\n",
 		"main.go": "package main\n\nfunc main() {\n\tundefinedCall()\n}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	var stdout, stderr bytes.Buffer
 	if code := MainEnv([]string{"-C", dir, "gen-policy"}, &Env{Stdout: &stdout, Stderr: &stderr}); code != 1 {
 		t.Fatalf("exit %d, want 1; stderr: %s", code, stderr.String())

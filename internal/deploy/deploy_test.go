@@ -117,17 +117,12 @@ func TestDeployFirstNoChangeAndUpdate(t *testing.T) {
 	if !endpointRE.MatchString(res.Outputs["EndpointURL"]) {
 		t.Errorf("EndpointURL = %q", res.Outputs["EndpointURL"])
 	}
-	for _, want := range []string{
+	wantContains(t, "output", out.String(),
 		"First deployment to account 123456789012 in us-east-1: creating stack FrameworkAssets with the S3 bucket framework-assets-123456789012-us-east-1",
-		"Uploading hello-dev/Api/Function/Code (149 B) to s3://framework-assets-123456789012-us-east-1/" + fixtureAsset + ".zip",
+		"Uploading hello-dev/Api/Function/Code (149 B) to s3://framework-assets-123456789012-us-east-1/"+fixtureAsset+".zip",
 		"Initiating first time deployment...",
 		"CREATE_COMPLETE        AWS::Lambda::Function Function",
-		"[6/6 ",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
+		"[6/6 ")
 	obj, err := fake.S3.GetObject("framework-assets-123456789012-us-east-1", fixtureAsset+".zip", nil)
 	if err != nil {
 		t.Fatalf("asset not in S3: %v", err)
@@ -198,16 +193,11 @@ func TestDeployCreateFailureThenRecreate(t *testing.T) {
 	if !errors.Is(err, ErrFailed) {
 		t.Fatalf("err = %v, want ErrFailed", err)
 	}
-	for _, want := range []string{
+	wantContains(t, "output", out.String(),
 		"Failed resources of stack hello-dev:",
 		"Function (AWS::Lambda::Function) CREATE_FAILED: Resource handler returned message: \"Error occurred while GetObject. S3 Error Code: NoSuchKey\"",
 		"ROLLBACK_COMPLETE",
-		"deletes it and creates it again",
-	} {
-		if !strings.Contains(out.String(), want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
+		"deletes it and creates it again")
 	if s := fake.CFN.Status("hello-dev"); s != "ROLLBACK_COMPLETE" {
 		t.Fatalf("stack is %s, want ROLLBACK_COMPLETE", s)
 	}
@@ -342,11 +332,7 @@ func TestDeployInterruptedWhileWaiting(t *testing.T) {
 	if !errors.As(err, &ie) {
 		t.Fatalf("err = %v, want *InterruptedError\n%s", err, out)
 	}
-	for _, want := range []string{"stopped waiting for stack hello-dev (CREATE_IN_PROGRESS)", "CloudFormation goes on", "aws cloudformation describe-stack-events --stack-name hello-dev --region us-east-1"} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q lacks %q", err, want)
-		}
-	}
+	wantContains(t, "error", err.Error(), "stopped waiting for stack hello-dev (CREATE_IN_PROGRESS)", "CloudFormation goes on", "aws cloudformation describe-stack-events --stack-name hello-dev --region us-east-1")
 	if fake.CFN.Status("hello-dev") != "CREATE_IN_PROGRESS" {
 		t.Errorf("stack is %s", fake.CFN.Status("hello-dev"))
 	}
@@ -631,6 +617,17 @@ func TestTerminalProgressFitsTheWidth(t *testing.T) {
 		line, _, _ := strings.Cut(r, "\n")
 		if n := utf8.RuneCountInString(line); n >= e.Width {
 			t.Errorf("status line of %d characters on a %d-column terminal: %q", n, e.Width, line)
+		}
+	}
+}
+
+// wantContains fails the test for each of wants that text (what names it)
+// does not contain, showing the text.
+func wantContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 func TestFromCalls(t *testing.T) {
@@ -26,8 +28,8 @@ func TestFromCalls(t *testing.T) {
 		"AllowS3 Allow s3:GetObject,s3:PutObject *",
 		"AllowS3ObjectLambda Allow s3-object-lambda:WriteGetObjectResponse *",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("statements:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if g, w := strings.Join(got, "\n"), strings.Join(want, "\n"); g != w {
+		t.Errorf("statements differ at %s\nall of them:\n%s", testutil.FirstDiff(w, g), g)
 	}
 	if doc.Version != "2012-10-17" {
 		t.Errorf("version = %q", doc.Version)

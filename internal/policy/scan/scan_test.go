@@ -282,15 +282,10 @@ func TestGenerateExampleHello(t *testing.T) {
 func TestScanAfterHostBuildCompilesNothing(t *testing.T) {
 	offline(t)
 	t.Setenv("GOCACHE", t.TempDir())
-	dir := t.TempDir()
-	for name, src := range map[string]string{
+	dir := testutil.WriteModule(t, map[string]string{
 		"go.mod":  "module example.com/tiny\n\ngo 1.22\n",
 		"main.go": "package main\n\nimport \"errors\"\n\nfunc main() { panic(errors.New(\"tiny\")) }\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	b := &build.Builder{CacheDir: t.TempDir()}
 	if _, err := b.Host(context.Background(), dir, "tiny"); err != nil {
 		t.Fatal(err)
