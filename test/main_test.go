@@ -147,6 +147,7 @@ type localServer struct {
 	events chan map[string]any
 	stderr *lockedBuffer
 	done   chan struct{}
+	seen   []map[string]any // every event waitEvent received, in order
 }
 
 // lockedBuffer collects a process's output while the test reads it.
@@ -198,6 +199,7 @@ func (s *localServer) waitEvent(t *testing.T, kind string, timeout time.Duration
 			if !ok {
 				t.Fatalf("framework local exited before %q; stderr:\n%s", kind, s.stderr.String())
 			}
+			s.seen = append(s.seen, ev)
 			if ev["event"] == kind {
 				return ev
 			}
@@ -205,6 +207,17 @@ func (s *localServer) waitEvent(t *testing.T, kind string, timeout time.Duration
 			t.Fatalf("no %q event from framework local within %s; stderr:\n%s", kind, timeout, s.stderr.String())
 		}
 	}
+}
+
+// seenEvent returns the first event of the given kind that waitEvent has
+// received so far, or nil.
+func (s *localServer) seenEvent(kind string) map[string]any {
+	for _, ev := range s.seen {
+		if ev["event"] == kind {
+			return ev
+		}
+	}
+	return nil
 }
 
 // stop sends SIGINT and waits for the CLI to exit.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -54,6 +55,11 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	env := motoEnv(t, moto)
 	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
 	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
+	// Before serving, it says which resource of the emulator each
+	// declaration is.
+	if ev := s.seenEvent("resources"); ev == nil || ev["where"] != moto.URL || fmt.Sprint(ev["resources"]) != "map[apiKey:todo-dev-apikey events:todo-dev-events files:todo-dev-files jobs:todo-dev-jobs todos:todo-dev-todos]" {
+		t.Errorf("resources event %v, want the five resources created at %s", ev, moto.URL)
+	}
 
 	post := func(key string) (int, map[string]any) {
 		req, _ := http.NewRequest("POST", s.URL+"/todos", strings.NewReader(`{"title":"milk"}`))
@@ -288,6 +294,9 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 	moto.CreateStack(t, "todo-dev", string(tmpl))
 
 	s := startLocal(t, dir, env, "--no-schedules")
+	if ev := s.seenEvent("resources"); ev == nil || ev["where"] != "stage dev's deployed stack" {
+		t.Errorf("resources event %v, want the deployed stack's", ev)
+	}
 	resp, err := http.Get(s.URL + "/todos/a1")
 	if err != nil {
 		t.Fatal(err)

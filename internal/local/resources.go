@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/localinvoke"
@@ -53,6 +54,7 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 			}
 		} else {
 			s.res.notice = ""
+			s.reportResources(m, res)
 		}
 		if res == nil {
 			res = &localres.Resources{}
@@ -155,4 +157,26 @@ func (s *supervisor) delivered(d localres.Delivery) {
 		line += fmt.Sprintf(", ok in %.2fs", d.Duration.Seconds())
 	}
 	s.event("delivery", fields, "%s", line)
+}
+
+// reportResources says, once per set of declarations, which physical
+// resource each declared one is: created or found at the emulator, or the
+// deployed stage's (a "resources" event: resource name -> physical name).
+func (s *supervisor) reportResources(m *manifest.Manifest, res *localres.Resources) {
+	if len(m.Resources) == 0 {
+		return
+	}
+	where := "stage " + s.o.Stage + "'s deployed stack"
+	if s.o.Endpoint != "" {
+		where = s.o.Endpoint
+	}
+	physical := map[string]string{}
+	var parts []string
+	for i := range m.Resources {
+		d := &m.Resources[i]
+		name := res.Attrs[d.Name][manifest.AttrName]
+		physical[d.Name] = name
+		parts = append(parts, fmt.Sprintf("%s (%s)", d.Label(), name))
+	}
+	s.event("resources", map[string]any{"where": where, "resources": physical}, "Resources at %s: %s", where, strings.Join(parts, ", "))
 }
