@@ -21,6 +21,8 @@ type handle struct {
 	name  string
 	kind  manifest.ResourceKind
 	where string
+	// noStream: a table declared without a stream has no STREAM_ARN.
+	noStream bool
 
 	warned sync.Once
 }
@@ -73,7 +75,12 @@ func (t *Table) Name() string { return t.attr(manifest.AttrName) }
 func (t *Table) ARN() string { return t.attr(manifest.AttrARN) }
 
 // StreamARN is the ARN of the table's stream ("" without a stream).
-func (t *Table) StreamARN() string { return t.attr(manifest.AttrStreamARN) }
+func (t *Table) StreamARN() string {
+	if t.noStream {
+		return ""
+	}
+	return t.attr(manifest.AttrStreamARN)
+}
 
 // Name is the queue's name.
 func (q *Queue) Name() string { return q.attr(manifest.AttrName) }

@@ -179,3 +179,20 @@ func TestValueWithoutEnvironment(t *testing.T) {
 		t.Fatalf("Value: %v", err)
 	}
 }
+
+// A table declared without a stream has no stream ARN: StreamARN answers ""
+// without claiming the environment is missing, which would send the user
+// to `framework local --stage` for nothing.
+func TestStreamARNOfATableWithoutStream(t *testing.T) {
+	app := framework.New("todo")
+	plain := NewTable(app, "plain", TableSpec{PartitionKey: Key{Name: "id", Type: String}})
+	t.Setenv("FRAMEWORK_RES_PLAIN_STREAM_ARN", "")
+	var warned bytes.Buffer
+	captureWarnings(t, &warned)
+	if got := plain.StreamARN(); got != "" {
+		t.Errorf("StreamARN = %q, want \"\"", got)
+	}
+	if warned.Len() != 0 {
+		t.Errorf("a table without a stream warned: %s", warned.String())
+	}
+}

@@ -121,7 +121,9 @@ func NewTable(app *framework.App, name string, spec TableSpec) *Table {
 	if spec.SortKey.Name != "" || spec.SortKey.Type != "" {
 		r.SortKey = keyOf(spec.SortKey)
 	}
-	return &Table{declare(app, r)}
+	h := declare(app, r)
+	h.noStream = r.Stream == ""
+	return &Table{h}
 }
 
 func keyOf(k Key) *manifest.KeyAttr {
