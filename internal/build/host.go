@@ -17,7 +17,7 @@ func Host(ctx context.Context, projectDir, name string) (string, error) {
 
 // Host is the package-level Host with the Builder's settings.
 func (b *Builder) Host(ctx context.Context, projectDir, name string) (string, error) {
-	_, bin, release, err := b.hostBuild(ctx, projectDir, "local", name)
+	_, bin, release, err := b.hostBuild(ctx, projectDir, "local", name, nil)
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +47,9 @@ func (b *Builder) ProjectCacheDir(projectDir, kind string) (string, error) {
 // and a function releasing the locks it holds on the binary: another
 // framework command (say `local` while `synth` runs) may build and run the
 // same binary, so the caller keeps them while it runs the binary.
-func (b *Builder) hostBuild(ctx context.Context, projectDir, kind, name string) (abs, bin string, release func(), err error) {
+//
+// extra are more go build flags (see manifestFlags).
+func (b *Builder) hostBuild(ctx context.Context, projectDir, kind, name string, extra []string) (abs, bin string, release func(), err error) {
 	if abs, err = projectDirAbs(projectDir); err != nil {
 		return "", "", nil, err
 	}
@@ -75,7 +77,7 @@ func (b *Builder) hostBuild(ctx context.Context, projectDir, kind, name string) 
 	// (about 210 packages for examples/hello) come from the cache instead
 	// of being compiled a second time. Stack traces name files by module
 	// path (example.com/shop/main.go:12) instead of absolute path.
-	if err := b.goBuild(ctx, abs, "host", bin, env, "-trimpath", "-buildvcs=false"); err != nil {
+	if err := b.goBuild(ctx, abs, "host", bin, env, append([]string{"-trimpath", "-buildvcs=false"}, extra...)...); err != nil {
 		release()
 		return "", "", nil, err
 	}

@@ -90,7 +90,7 @@ func (b *Builder) Package(ctx context.Context, projectDir, arch, zipPath string)
 	env := b.environWith([]string{"GOAMD64", "GOARM64", "GOARM", "GO386"},
 		"CGO_ENABLED=0", "GOOS=linux", "GOARCH="+goarch, "GOAMD64=v1", "GOARM64=v8.0")
 	if err := b.goBuild(ctx, abs, "linux/"+goarch, bin, env,
-		"-trimpath", "-ldflags=-s -w", "-tags=lambda.norpc", "-buildvcs=false"); err != nil {
+		"-trimpath", "-ldflags=-s -w", "-tags="+LambdaTags, "-buildvcs=false"); err != nil {
 		return nil, err
 	}
 	return writeZip(bin, zipPath)
@@ -125,9 +125,12 @@ func writeZip(bin, zipPath string) (res *PackageResult, err error) {
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(tmp, h)}
 	zw := zip.NewWriter(cw)
-	// One fixed compression level, whatever the zip package's default is.
+	// One fixed compression level, whatever the zip package's default is:
+	// the fastest. For examples/hello's 7 MB binary it takes 0.07 s instead
+	// of 0.21 s at the default level, on the path of every synth after an
+	// edit, for a package a tenth larger (3.2 MB instead of 2.9 MB).
 	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(w, flate.DefaultCompression)
+		return flate.NewWriter(w, flate.BestSpeed)
 	})
 	hdr := &zip.FileHeader{Name: BootstrapName, Method: zip.Deflate, Modified: zipTime}
 	hdr.SetMode(0o755)

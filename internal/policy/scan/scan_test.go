@@ -14,6 +14,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/testutil"
+	"github.com/framework-dev/framework/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -283,11 +284,13 @@ func TestScanAfterHostBuildCompilesNothing(t *testing.T) {
 	offline(t)
 	t.Setenv("GOCACHE", t.TempDir())
 	dir := testutil.WriteModule(t, map[string]string{
-		"go.mod":  "module example.com/tiny\n\ngo 1.22\n",
-		"main.go": "package main\n\nimport \"errors\"\n\nfunc main() { panic(errors.New(\"tiny\")) }\n",
+		"go.mod": "module example.com/tiny\n\ngo 1.22\n",
+		// prints a route manifest as a framework app does in manifest mode
+		"main.go": fmt.Sprintf("package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(`{\"version\": %d, \"app\": \"tiny\"}`) }\n", manifest.Version),
 	})
+	// the build synth runs the scan beside: the manifest's
 	b := &build.Builder{CacheDir: t.TempDir()}
-	if _, err := b.Host(context.Background(), dir, "tiny"); err != nil {
+	if _, err := b.Manifest(context.Background(), dir); err != nil {
 		t.Fatal(err)
 	}
 	before := compiledPackages(t)
