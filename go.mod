@@ -21,6 +21,7 @@ require (
 	github.com/aws/smithy-go v1.28.8
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/johannesboyne/gofakes3 v1.2.0
+	golang.org/x/mod v0.38.0
 	golang.org/x/term v0.47.0
 	golang.org/x/tools v0.48.0
 )
@@ -51,7 +52,6 @@ require (
 	github.com/yuin/goldmark v1.7.16 // indirect
 	go.shabbyrobe.org/gocovmerge v0.0.0-20230507111327-fa4f82cfbf4d // indirect
 	golang.org/x/lint v0.0.0-20241112194109-818c5a804067 // indirect
-	golang.org/x/mod v0.38.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260708182218-49f421fb7959 // indirect

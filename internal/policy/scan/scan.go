@@ -97,44 +97,13 @@ func Scan(dir string) (*policy.Report, error) {
 	} else if !fi.IsDir() {
 		return nil, fmt.Errorf("scan app in %s: not a directory: give the app's project directory", abs)
 	}
-	graph, err := packages.Load(loadConfig(loadModeGraph, abs), ".")
-	if err != nil {
-		return nil, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
+	modPath, paths, framework, ok := reachable(abs)
+	if !ok {
+		if modPath, paths, framework, err = reachableByGraph(abs); err != nil {
+			return nil, err
+		}
 	}
-	if len(graph) != 1 {
-		return nil, fmt.Errorf("scan app in %s: expected one package in the directory, found %d", abs, len(graph))
-	}
-	root := graph[0]
-	if len(root.GoFiles) == 0 && len(root.CompiledGoFiles) == 0 && len(root.Imports) == 0 {
-		return nil, fmt.Errorf("scan app in %s: no Go files: run gen-policy in the app's project directory (the one with package main), or pass -C <dir>", abs)
-	}
-	if errs := packageErrors(abs, graph, nil); len(errs) > 0 {
-		return nil, &policy.CompileError{Dir: abs, Errors: errs}
-	}
-	if root.Name != "main" {
-		return nil, fmt.Errorf("scan app in %s: the directory holds package %s, not package main: run gen-policy in the app's project directory", abs, root.Name)
-	}
-	if root.Module == nil {
-		return nil, fmt.Errorf("scan app in %s: not inside a Go module: create one with `go mod init`", abs)
-	}
-	modPath := root.Module.Path
 	inModule := func(p *packages.Package) bool { return p.Module != nil && p.Module.Path == modPath }
-	var paths []string
-	seen := map[string]bool{}
-	var walk func(p *packages.Package)
-	walk = func(p *packages.Package) {
-		if seen[p.PkgPath] || !inModule(p) {
-			return
-		}
-		seen[p.PkgPath] = true
-		paths = append(paths, p.PkgPath)
-		for _, imp := range p.Imports {
-			walk(imp)
-		}
-	}
-	walk(root)
-	sort.Strings(paths)
-
 	pkgs, err := packages.Load(loadConfig(loadModeTypes, abs), paths...)
 	if err != nil {
 		return nil, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
@@ -157,8 +126,53 @@ func Scan(dir string) (*policy.Report, error) {
 		}
 		return a.Operation < b.Operation
 	})
-	_, framework := root.Imports[policy.FrameworkPackage]
 	return &policy.Report{Module: modPath, Packages: paths, Calls: s.calls, UsesFramework: framework}, nil
+}
+
+// reachableByGraph answers what reachable does by asking the go command for
+// the main package's import graph, and reports what stops the scan: a
+// package that does not compile, a directory without Go files or without
+// package main, no module.
+func reachableByGraph(abs string) (modPath string, paths []string, framework bool, err error) {
+	graph, err := packages.Load(loadConfig(loadModeGraph, abs), ".")
+	if err != nil {
+		return "", nil, false, fmt.Errorf("scan app in %s: %w", abs, goCommandError(err))
+	}
+	if len(graph) != 1 {
+		return "", nil, false, fmt.Errorf("scan app in %s: expected one package in the directory, found %d", abs, len(graph))
+	}
+	root := graph[0]
+	if len(root.GoFiles) == 0 && len(root.CompiledGoFiles) == 0 && len(root.Imports) == 0 {
+		return "", nil, false, fmt.Errorf("scan app in %s: no Go files: run gen-policy in the app's project directory (the one with package main), or pass -C <dir>", abs)
+	}
+	if errs := packageErrors(abs, graph, nil); len(errs) > 0 {
+		return "", nil, false, &policy.CompileError{Dir: abs, Errors: errs}
+	}
+	if root.Name != "main" {
+		return "", nil, false, fmt.Errorf("scan app in %s: the directory holds package %s, not package main: run gen-policy in the app's project directory", abs, root.Name)
+	}
+	if root.Module == nil {
+		return "", nil, false, fmt.Errorf("scan app in %s: not inside a Go module: create one with `go mod init`", abs)
+	}
+	modPath = root.Module.Path
+	inModule := func(p *packages.Package) bool { return p.Module != nil && p.Module.Path == modPath }
+	seen := map[string]bool{}
+	var walk func(p *packages.Package)
+	walk = func(p *packages.Package) {
+		if seen[p.PkgPath] || !inModule(p) {
+			return
+		}
+		seen[p.PkgPath] = true
+		paths = append(paths, p.PkgPath)
+		for _, imp := range p.Imports {
+			walk(imp)
+		}
+	}
+	walk(root)
+	sort.Strings(paths)
+
+	_, framework = root.Imports[policy.FrameworkPackage]
+	return modPath, paths, framework, nil
 }
 
 // goCommandError shortens the error go/packages returns when the go command
