@@ -41,6 +41,7 @@ type DeployCmd struct {
 	Watch     bool `help:"Keep running: rebuild on every saved change and hotswap it, deploying fully when a hotswap cannot carry the change."`
 	NoHotswap bool `name:"no-hotswap" help:"With --watch: deploy fully on every change."`
 	Force     bool `help:"Hotswap a stage named like production (${production_stages}), or functions whose code someone else changed."`
+	JSON      bool `name:"json" help:"Print the result as one JSON object on stdout (with --watch, one line per deploy): stage, stack, region, action (created, updated, unchanged, hotswapped, failed), url, outputs, seconds. Progress and questions go to stderr."`
 }
 
 // Run synthesizes the stage's stack, plans and executes its deploy, and
@@ -51,12 +52,13 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	}
 	ctx, stop := env.Context()
 	defer stop()
-	stdout := env.Stdout
-	e, err := newEngine(ctx, c.AWSFlags, env, true)
+	start := time.Now()
+	human := humanEnv(env, c.JSON)
+	e, err := newEngine(ctx, c.AWSFlags, human, true)
 	if err != nil {
 		return err
 	}
-	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
+	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: human.Stdout})
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
 	}
@@ -64,14 +66,26 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return deployError(ctx, err)
 	}
-	out, err := e.Deploy(ctx, plan, c.deployOptions(g, env, res))
+	out, err := e.Deploy(ctx, plan, c.deployOptions(g, human, res))
 	if err != nil {
 		return deployError(ctx, err)
 	}
 	if err := recordDeploy(ctx, env, e, plan); err != nil {
 		return deployError(ctx, err)
 	}
-	return printURL(stdout, res.StackName, out.Outputs)
+	return c.finish(env, human, newDeployResult(c.Stage, res.StackName, e.Region, fullAction(out), out.Outputs, start))
+}
+
+// finish ends a deploy: the base URL on the human output, and with --json
+// the result on stdout.
+func (c *DeployCmd) finish(env, human *Env, r deployResult) error {
+	if err := printURL(human.Stdout, r.Stack, r.Outputs); err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSONLine(env.Stdout, r)
+	}
+	return nil
 }
 
 // deployOptions are the options of every full deploy: confirm a change of

@@ -31,7 +31,8 @@ func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
 	}
 	ctx, stop := env.Context()
 	defer stop()
-	e, err := newEngine(ctx, c.AWSFlags, env, true)
+	human := humanEnv(env, c.JSON)
+	e, err := newEngine(ctx, c.AWSFlags, human, true)
 	if err != nil {
 		return err
 	}
@@ -40,17 +41,18 @@ func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
 		return err
 	}
 	if c.Watch {
-		return c.watch(ctx, g, env, e, recDir)
+		return c.watch(ctx, g, env, human, e, recDir)
 	}
-	return deployError(ctx, c.deployOnce(ctx, g, env, e, recDir, time.Now()))
+	return deployError(ctx, c.deployOnce(ctx, g, env, human, e, recDir, time.Now()))
 }
 
 // deployOnce synthesizes and plans the stage, then hotswaps it when the
 // plan allows (unless --no-hotswap) and deploys it fully otherwise, saying
-// why; it keeps the deploy record and prints the base URL. start is when
-// the change being deployed was saved, for the time printed.
-func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *deploy.Engine, recDir string, start time.Time) error {
-	stdout := env.Stdout
+// why; it keeps the deploy record and prints the base URL (on human's
+// stdout; with --json the result on env's). start is when the change being
+// deployed was saved, for the time printed.
+func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env, e *deploy.Engine, recDir string, start time.Time) error {
+	stdout := human.Stdout
 	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
@@ -89,10 +91,17 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s since the change (%s of it uploading and updating).\n", len(hr.Updated), wording.Plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, wording.Seconds(time.Since(start)), wording.Seconds(hr.Elapsed))
 				fmt.Fprintf(stdout, "Note: stack %s now differs from its template: its functions run code CloudFormation has not deployed. The next full `framework deploy` reconciles it.\n", plan.Assembly.StackName)
 			}
-			return printURL(stdout, plan.Assembly.StackName, plan.Stack.Outputs)
+			r := newDeployResult(c.Stage, plan.Assembly.StackName, e.Region, "unchanged", plan.Stack.Outputs, start)
+			if len(hr.Updated) > 0 {
+				r.Action = "hotswapped"
+				for _, u := range hr.Updated {
+					r.Hotswapped = append(r.Hotswapped, u.FunctionName)
+				}
+			}
+			return c.finish(env, human, r)
 		}
 	}
-	out, err := e.Deploy(ctx, plan, c.deployOptions(g, env, res))
+	out, err := e.Deploy(ctx, plan, c.deployOptions(g, human, res))
 	if err != nil {
 		return err
 	}
@@ -104,7 +113,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env *Env, e *dep
 		return err
 	}
 	fmt.Fprintf(stdout, "Deployed stack %s in %s since the change.\n", plan.Assembly.StackName, wording.Seconds(time.Since(start)))
-	return printURL(stdout, plan.Assembly.StackName, out.Outputs)
+	return c.finish(env, human, newDeployResult(c.Stage, plan.Assembly.StackName, e.Region, fullAction(out), out.Outputs, start))
 }
 
 // recordDeploy runs after a plain `framework deploy`: functions still

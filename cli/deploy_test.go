@@ -357,6 +357,16 @@ func TestDeployThenHotswap(t *testing.T) {
 	if len(fn.updates) != 1 {
 		t.Errorf("UpdateFunctionCode calls %q, want one", fn.updates)
 	}
+	// With --json the result says so and names the function (--force: the
+	// stand-in reports code of its own making, which deploy takes for
+	// someone else's).
+	l.rebuild = "#!/bin/sh\necho edited again\n"
+	_, stdout, _ := l.run("deploy", "--hotswap", "--force", "--json")
+	var d deployResult
+	jsonLine(t, "deploy --hotswap --json", stdout, &d)
+	if d.Action != "hotswapped" || len(d.Hotswapped) != 1 || d.URL == "" {
+		t.Errorf("deploy --hotswap --json = %+v, want one function hotswapped", d)
+	}
 }
 
 // TestDeployAsksForEveryPermissionChange: deploy asks before any change
@@ -394,4 +404,79 @@ func TestDeployAsksForEveryPermissionChange(t *testing.T) {
 		role["ManagedPolicyArns"] = []any{"arn:aws:iam::aws:policy/AWSXRayDaemonWriteAccess"}
 	}
 	l.expect([]string{"deploy"}, 1, "+ managed policy arn:aws:iam::aws:policy/AWSXRayDaemonWriteAccess (FunctionRole)", "stdin is not a terminal")
+}
+
+// jsonLine decodes stdout, which must be exactly one line of JSON, into v.
+func jsonLine(t *testing.T, what, stdout string, v any) {
+	t.Helper()
+	if strings.Count(stdout, "\n") != 1 || !strings.HasSuffix(stdout, "\n") {
+		t.Fatalf("%s: stdout is not one line of JSON:\n%s", what, stdout)
+	}
+	if err := json.Unmarshal([]byte(stdout), v); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, stdout)
+	}
+}
+
+// TestDeployDestroyURLJSON: a script runs deploy, url and destroy with
+// --json and reads one JSON object from stdout each time, with progress and
+// questions on stderr.
+func TestDeployDestroyURLJSON(t *testing.T) {
+	l := newLifecycle(t)
+	var d deployResult
+	code, stdout, stderr := l.run("deploy", "--json")
+	if code != 0 || !strings.Contains(stderr, "Initiating first time deployment") {
+		t.Fatalf("deploy --json: exit %d, progress not on stderr:\n%s", code, stderr)
+	}
+	jsonLine(t, "deploy --json", stdout, &d)
+	if d.Action != "created" || d.Stage != "dev" || d.Stack != "hello-dev" || d.Region != "us-east-1" || !strings.HasPrefix(d.URL, "https://") || d.Outputs[names.OutputEndpointURL] != d.URL {
+		t.Errorf("first deploy --json = %+v", d)
+	}
+	_, stdout, _ = l.run("deploy", "--json")
+	jsonLine(t, "second deploy --json", stdout, &d)
+	if d.Action != "unchanged" {
+		t.Errorf("deploy --json with nothing changed: action %q, want unchanged", d.Action)
+	}
+	var u struct{ Stage, Stack, Region, URL string }
+	_, stdout, _ = l.run("url", "--json")
+	jsonLine(t, "url --json", stdout, &u)
+	if u.URL != d.URL || u.Stack != "hello-dev" || u.Stage != "dev" || u.Region != "us-east-1" {
+		t.Errorf("url --json = %+v, want the deployed URL %s", u, d.URL)
+	}
+
+	// A refused deploy prints nothing on stdout: the script sees no result.
+	l.mutate = change
+	code, stdout, stderr = l.run("deploy", "--json")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "Updating IAM policy.") || !strings.Contains(stderr, "pass --yes") {
+		t.Errorf("deploy --json of a policy change without --yes: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	_, stdout, _ = l.run("deploy", "--json", "--yes")
+	jsonLine(t, "deploy --json --yes", stdout, &d)
+	if d.Action != "updated" {
+		t.Errorf("deploy --json of a change: action %q, want updated", d.Action)
+	}
+
+	// destroy: the question on stderr, the answer in the result.
+	var r destroyResult
+	l.terminal, l.input = true, "n\n"
+	code, stdout, stderr = l.run("destroy", "--json")
+	jsonLine(t, "destroy --json answered no", stdout, &r)
+	if code != 0 || r.Result != "declined" || !strings.Contains(stderr, "Delete stack hello-dev") {
+		t.Errorf("destroy --json answered no: exit %d, %+v, stderr:\n%s", code, r, stderr)
+	}
+	l.terminal = false
+	_, stdout, _ = l.run("destroy", "--json", "--yes")
+	jsonLine(t, "destroy --json --yes", stdout, &r)
+	if r.Result != "deleted" || r.Stack != "hello-dev" {
+		t.Errorf("destroy --json --yes = %+v, want deleted", r)
+	}
+	_, stdout, _ = l.run("destroy", "--json", "--yes")
+	jsonLine(t, "destroy --json of nothing", stdout, &r)
+	if r.Result != "not_deployed" {
+		t.Errorf("destroy --json with no stack = %+v, want not_deployed", r)
+	}
+	// url of a stage not deployed: no JSON, exit 2 and the reason on stderr.
+	code, stdout, stderr = l.run("url", "--json")
+	if code != 2 || stdout != "" || !strings.Contains(stderr, "not deployed") {
+		t.Errorf("url --json of no stage: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 }

@@ -19,7 +19,10 @@ import (
 // It is a flag of deploy rather than a command of its own because it is a
 // deploy, repeated: the stage, the AWS flags, --yes and --force mean the
 // same thing.
-func (c *DeployCmd) watch(ctx context.Context, g *Globals, env *Env, e *deploy.Engine, recDir string) error {
+//
+// With --json, env's stdout gets one result line per deploy (a failed one
+// has action "failed"), and everything else goes to human's stdout.
+func (c *DeployCmd) watch(ctx context.Context, g *Globals, env, human *Env, e *deploy.Engine, recDir string) error {
 	changes, err := local.Changes(ctx, g.ProjectDir, 0, func(err error) {
 		fmt.Fprintf(env.Stderr, "Watching for changes: %v\n", err)
 	})
@@ -30,9 +33,9 @@ func (c *DeployCmd) watch(ctx context.Context, g *Globals, env *Env, e *deploy.E
 	if c.NoHotswap {
 		mode = "deploying fully on every change"
 	}
-	fmt.Fprintf(env.Stdout, "Watching %s for changes to stage %s (%s); Ctrl-C stops.\n", g.ProjectDir, c.Stage, mode)
+	fmt.Fprintf(human.Stdout, "Watching %s for changes to stage %s (%s); Ctrl-C stops.\n", g.ProjectDir, c.Stage, mode)
 	once := func(start time.Time) error {
-		err := c.deployOnce(ctx, g, env, e, recDir, start)
+		err := c.deployOnce(ctx, g, env, human, e, recDir, start)
 		if err == nil {
 			return nil
 		}
@@ -40,7 +43,12 @@ func (c *DeployCmd) watch(ctx context.Context, g *Globals, env *Env, e *deploy.E
 			return deployError(ctx, err)
 		}
 		fmt.Fprintf(env.Stderr, "Error: %s\n", strings.TrimRight(err.Error(), "\n"))
-		fmt.Fprintln(env.Stdout, "Still watching: fix the cause and save to try again.")
+		fmt.Fprintln(human.Stdout, "Still watching: fix the cause and save to try again.")
+		if c.JSON {
+			r := newDeployResult(c.Stage, "", e.Region, "failed", nil, start)
+			r.Error = err.Error()
+			return writeJSONLine(env.Stdout, r)
+		}
 		return nil
 	}
 	if err := once(time.Now()); err != nil {
@@ -49,15 +57,15 @@ func (c *DeployCmd) watch(ctx context.Context, g *Globals, env *Env, e *deploy.E
 	for {
 		select {
 		case <-ctx.Done():
-			fmt.Fprintln(env.Stdout, "Stopped watching.")
+			fmt.Fprintln(human.Stdout, "Stopped watching.")
 			return nil
 		case files, ok := <-changes:
 			if !ok {
-				fmt.Fprintln(env.Stdout, "Stopped watching.")
+				fmt.Fprintln(human.Stdout, "Stopped watching.")
 				return nil
 			}
 			start := time.Now()
-			fmt.Fprintf(env.Stdout, "\nChanged: %s\n", strings.Join(files, ", "))
+			fmt.Fprintf(human.Stdout, "\nChanged: %s\n", strings.Join(files, ", "))
 			if err := once(start); err != nil {
 				return err
 			}

@@ -17,14 +17,38 @@ type DestroyCmd struct {
 	Stage string `default:"${default_stage}" help:"Stage to delete."`
 	Yes   bool   `short:"y" help:"Do not ask for confirmation (needed when stdin is not a terminal)."`
 	AWSFlags
+	JSON bool `name:"json" help:"Print the result as one JSON object on stdout: stage, stack, region, result (deleted, not_deployed, declined), and the resources holding data deleted and kept. The rest goes to stderr."`
+}
+
+// destroyResult is what destroy --json prints.
+type destroyResult struct {
+	Stage  string `json:"stage"`
+	Stack  string `json:"stack"`
+	Region string `json:"region"`
+	// Result is "deleted", "not_deployed" (there was no stack) or
+	// "declined" (the question was answered no).
+	Result string `json:"result"`
+	// Deleted and Kept are the stack's resources holding data deleted
+	// with it and kept (retained), when it was deleted.
+	Deleted []dataResource `json:"deleted_data,omitempty"`
+	Kept    []dataResource `json:"kept_data,omitempty"`
+}
+
+// dataResource is a resource holding data in destroy --json.
+type dataResource struct {
+	Kind       string `json:"kind"`
+	Type       string `json:"type"`
+	LogicalID  string `json:"logical_id"`
+	PhysicalID string `json:"physical_id"`
 }
 
 // Run asks for confirmation, deletes the stack and waits for the deletion.
 func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
-	stdout := env.Stdout
-	name, e, err := stageStack(ctx, g, env, c.Stage, c.AWSFlags, true)
+	human := humanEnv(env, c.JSON)
+	stdout := human.Stdout
+	name, e, err := stageStack(ctx, g, human, c.Stage, c.AWSFlags, true)
 	if err != nil {
 		return err
 	}
@@ -41,24 +65,29 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 		if !env.StdinIsTerminal() {
 			return false, fmt.Errorf("refusing to delete stack %s without confirmation: stdin is not a terminal; pass --yes", name)
 		}
-		return ask(env, fmt.Sprintf("Delete stack %s (the REST API, functions, role and resources of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
+		return ask(human, fmt.Sprintf("Delete stack %s (the REST API, functions, role and resources of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
 	})
 	if err != nil {
 		if errors.Is(err, deploy.ErrDeclined) {
 			fmt.Fprintf(stdout, "Nothing deleted.\n")
-			return nil
+			return c.result(env, destroyResult{Stage: c.Stage, Stack: name, Region: e.Region, Result: "declined"})
 		}
 		return deployError(ctx, err)
 	}
 	if !found {
 		fmt.Fprintf(stdout, "Stage %s is not deployed: there is no stack %s in %s. Nothing to delete.\n", c.Stage, name, e.Region)
-		return nil
+		return c.result(env, destroyResult{Stage: c.Stage, Stack: name, Region: e.Region, Result: "not_deployed"})
 	}
 	fmt.Fprintf(stdout, "Deleted stage %s (stack %s).\n", c.Stage, name)
+	res := destroyResult{Stage: c.Stage, Stack: name, Region: e.Region, Result: "deleted"}
 	var kept []deploy.StackResource
 	for _, r := range data {
+		d := dataResource{Kind: r.Kind(), Type: r.Type, LogicalID: r.LogicalID, PhysicalID: r.PhysicalID}
 		if r.Retained {
 			kept = append(kept, r)
+			res.Kept = append(res.Kept, d)
+		} else {
+			res.Deleted = append(res.Deleted, d)
 		}
 	}
 	if len(kept) > 0 {
@@ -68,7 +97,15 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 		}
 		fmt.Fprintf(stdout, "They are no longer part of any stack: delete them in the AWS console or with the AWS CLI when you no longer need them. A new deploy of stage %s creates new, empty ones.\n", c.Stage)
 	}
-	return nil
+	return c.result(env, res)
+}
+
+// result prints r on stdout with --json.
+func (c *DestroyCmd) result(env *Env, r destroyResult) error {
+	if !c.JSON {
+		return nil
+	}
+	return writeJSONLine(env.Stdout, r)
 }
 
 // writeDataFate says, before a stack is deleted, what becomes of its

@@ -11,6 +11,7 @@ import (
 type URLCmd struct {
 	Stage string `default:"${default_stage}" help:"Stage whose URL to print."`
 	AWSFlags
+	JSON bool `name:"json" help:"Print one JSON object: stage, stack, region, url, custom_domain_url (when the stage has one)."`
 }
 
 // Run prints the stage stack's EndpointURL output; with a custom domain,
@@ -33,6 +34,15 @@ func (c *URLCmd) Run(g *Globals, env *Env) error {
 	url := st.Outputs[names.OutputEndpointURL]
 	if url == "" {
 		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s has no deployed API: stack %s is %s and has no %s output; run `framework deploy --stage %s`", c.Stage, name, st.Status, names.OutputEndpointURL, c.Stage)}
+	}
+	if c.JSON {
+		return writeJSONLine(env.Stdout, struct {
+			Stage           string `json:"stage"`
+			Stack           string `json:"stack"`
+			Region          string `json:"region"`
+			URL             string `json:"url"`
+			CustomDomainURL string `json:"custom_domain_url,omitempty"`
+		}{c.Stage, name, e.Region, url, st.Outputs[names.OutputCustomDomainURL]})
 	}
 	if domain := st.Outputs[names.OutputCustomDomainURL]; domain != "" {
 		// The domain's URL first, then the execute-api URL, which keeps
