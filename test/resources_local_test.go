@@ -308,3 +308,67 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 	}
 	s.stop(t)
 }
+
+// profileApp declares a parameter and a function that returns its value and
+// which credentials the app was given.
+const profileApp = `package main
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/framework/resource"
+)
+
+func main() {
+	app := framework.New("shop")
+	flags := resource.NewParameter(app, "flags")
+	flags.Allow("read")
+	framework.LambdaFunction(app, "read", func(ctx context.Context, _ struct{}) (string, error) {
+		v, err := flags.Value(ctx)
+		if err != nil {
+			return "", err
+		}
+		local := strings.HasPrefix(os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "http://127.0.0.1:")
+		return v + " key=[" + os.Getenv("AWS_ACCESS_KEY_ID") + "] endpoint=" + map[bool]string{true: "local", false: "none"}[local], nil
+	})
+	app.Run()
+}
+`
+
+// `invoke --local` on a deployed stage read with a profile whose
+// credentials come from a credential_process (as SSO and assume-role
+// profiles give temporary ones): the app's Parameter.Value reads the
+// deployed parameter with the credentials the CLI serves it on 127.0.0.1,
+// not with static keys in its environment.
+func TestInvokeLocalResourcesWithProfileCredentials(t *testing.T) {
+	moto := mototest.Start(t)
+	tmp := t.TempDir()
+	creds, _ := json.Marshal(map[string]any{"Version": 1, "AccessKeyId": "AKIAPROCESS", "SecretAccessKey": "s", "SessionToken": "t",
+		"Expiration": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	if err := os.WriteFile(filepath.Join(tmp, "creds.json"), creds, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(tmp, "config")
+	if err := os.WriteFile(config, []byte("[profile dev]\nregion = us-east-1\ncredential_process = cat "+filepath.Join(tmp, "creds.json")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(motoEnv(t, moto), "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_CONFIG_FILE="+config)
+	dir := newProject(t, env, "shop")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(profileApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	if err := cfg.Call(context.Background(), "ssm", "PutParameter", map[string]any{"Name": "/shop/dev/flags", "Value": "beta=on", "Type": "String"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	moto.CreateStack(t, "shop-dev", `{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}, "Outputs": {"ResFlagsName": {"Value": "/shop/dev/flags"},
+		"ResFlagsArn": {"Value": "arn:aws:ssm:us-east-1:123456789012:parameter/shop/dev/flags"}}}`)
+
+	out := cliRunner(t, dir, env)(0, "invoke", "read", "--local", "--profile", "dev")
+	if !strings.Contains(out, `"beta=on key=[] endpoint=local"`) {
+		t.Errorf("invoke --local --profile dev: want the deployed parameter read with the served credentials, no static key:\n%s", out)
+	}
+}
