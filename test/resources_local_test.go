@@ -215,11 +215,16 @@ func TestSecretSetDeployedStage(t *testing.T) {
 	}
 }
 
-// paramApp declares a parameter and a plain function that reads it.
+// paramApp declares a parameter, a plain function that reads it and one
+// that says which credentials the app was given (a key in its environment
+// or the CLI's credentials endpoint), and routes that read the parameter
+// and the endpoint's URL.
 const paramApp = `package main
 
 import (
 	"context"
+	"os"
+	"strings"
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/framework/resource"
@@ -232,6 +237,12 @@ func main() {
 	framework.LambdaFunction(app, "read", func(ctx context.Context, _ struct{}) (string, error) {
 		return flags.Value(ctx)
 	})
+	framework.LambdaFunction(app, "creds", func(ctx context.Context, _ struct{}) (string, error) {
+		local := strings.HasPrefix(os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "http://127.0.0.1:")
+		return "key=[" + os.Getenv("AWS_ACCESS_KEY_ID") + "] endpoint=" + map[bool]string{true: "local", false: "none"}[local], nil
+	})
+	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) })
+	app.Route("/uri", func(r *framework.Request) (string, error) { return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil })
 	app.Run()
 }
 `
@@ -309,37 +320,6 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 	s.stop(t)
 }
 
-// profileApp declares a parameter and a function that returns its value and
-// which credentials the app was given.
-const profileApp = `package main
-
-import (
-	"context"
-	"os"
-	"strings"
-
-	"github.com/framework-dev/framework/framework"
-	"github.com/framework-dev/framework/framework/resource"
-)
-
-func main() {
-	app := framework.New("shop")
-	flags := resource.NewParameter(app, "flags")
-	flags.Allow("read")
-	framework.LambdaFunction(app, "read", func(ctx context.Context, _ struct{}) (string, error) {
-		v, err := flags.Value(ctx)
-		if err != nil {
-			return "", err
-		}
-		local := strings.HasPrefix(os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "http://127.0.0.1:")
-		return v + " key=[" + os.Getenv("AWS_ACCESS_KEY_ID") + "] endpoint=" + map[bool]string{true: "local", false: "none"}[local], nil
-	})
-	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) })
-	app.Route("/uri", func(r *framework.Request) (string, error) { return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil })
-	app.Run()
-}
-`
-
 // `invoke --local` on a deployed stage read with a profile whose
 // credentials come from a credential_process (as SSO and assume-role
 // profiles give temporary ones): the app's Parameter.Value reads the
@@ -347,13 +327,16 @@ func main() {
 // not with static keys in its environment.
 func TestInvokeLocalResourcesWithProfileCredentials(t *testing.T) {
 	env, dir, _ := profileProject(t)
-	out := cliRunner(t, dir, env)(0, "invoke", "read", "--local", "--profile", "dev")
-	if !strings.Contains(out, `"beta=on key=[] endpoint=local"`) {
-		t.Errorf("invoke --local --profile dev: want the deployed parameter read with the served credentials, no static key:\n%s", out)
+	run := cliRunner(t, dir, env)
+	if out := run(0, "invoke", "read", "--local", "--profile", "dev"); !strings.Contains(out, `"beta=on"`) {
+		t.Errorf("invoke read --local --profile dev: want the deployed parameter:\n%s", out)
+	}
+	if out := run(0, "invoke", "creds", "--local", "--profile", "dev"); !strings.Contains(out, `"key=[] endpoint=local"`) {
+		t.Errorf("invoke creds --local --profile dev: want the served credentials, no static key:\n%s", out)
 	}
 }
 
-// profileProject is a project of profileApp whose stage dev is deployed at
+// profileProject is a project of paramApp whose stage dev is deployed at
 // moto with its parameter set, and the CLI's environment: AWS profile dev,
 // its credentials from a credential_process that fails while fail(true)
 // is in effect, and no AWS_ACCESS_KEY_ID.
@@ -378,7 +361,7 @@ func profileProject(t *testing.T) (env []string, dir string, fail func(bool)) {
 	}
 	env = append(motoEnv(t, moto), "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_CONFIG_FILE="+config)
 	dir = newProject(t, env, "shop")
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(profileApp), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(paramApp), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}

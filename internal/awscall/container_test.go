@@ -82,17 +82,25 @@ func service(t *testing.T) (*httptest.Server, func() (string, string)) {
 	}
 }
 
+// clocked starts a credentials endpoint whose credentials expire an hour
+// after t0 and a service, and returns the environment's configuration
+// calling the service, its clock at t0 + the duration last given to at.
+func clocked(t *testing.T) (e *credsEndpoint, c awscall.Config, signed func() (string, string), at func(time.Duration)) {
+	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	e = startCredsEndpoint(t, t0.Add(time.Hour))
+	svc, signed := service(t)
+	now := t0
+	c = awscall.FromEnv()
+	c.Endpoint, c.Now = svc.URL, func() time.Time { return now }
+	return e, c, signed, func(d time.Duration) { now = t0.Add(d) }
+}
+
 // Without AWS_ACCESS_KEY_ID, calls are signed with the credentials of the
 // container endpoint, sent the token; they are fetched once and reused
 // until a few minutes before they expire, then fetched again, and the
 // calls are signed with the new key.
 func TestContainerCredentialsAreCachedThenRefreshed(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	e := startCredsEndpoint(t, t0.Add(time.Hour))
-	svc, signed := service(t)
-	now := t0
-	c := awscall.FromEnv()
-	c.Endpoint, c.Now = svc.URL, func() time.Time { return now }
+	e, c, signed, at := clocked(t)
 	ctx := context.Background()
 
 	for _, step := range []struct {
@@ -107,7 +115,7 @@ func TestContainerCredentialsAreCachedThenRefreshed(t *testing.T) {
 		{time.Hour + time.Minute, "AKID3", 3},                         // the endpoint still answers the old expiry: fetched again
 		{time.Hour + time.Minute + time.Second, "AKID4", 4},           // and again: expired credentials are never reused
 	} {
-		now = t0.Add(step.at)
+		at(step.at)
 		if err := c.Call(ctx, "secretsmanager", "ListSecrets", nil, nil); err != nil {
 			t.Fatalf("at +%s: %v", step.at, err)
 		}
@@ -140,12 +148,7 @@ func TestContainerCredentialsSharedAcrossCalls(t *testing.T) {
 // A refresh that fails before the cached credentials expire keeps them;
 // once they expired, the call fails with the endpoint's message.
 func TestContainerCredentialsErrorStatusSurfacesMessage(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	e := startCredsEndpoint(t, t0.Add(time.Hour))
-	svc, signed := service(t)
-	now := t0
-	c := awscall.FromEnv()
-	c.Endpoint, c.Now = svc.URL, func() time.Time { return now }
+	e, c, signed, at := clocked(t)
 	ctx := context.Background()
 	if err := c.Call(ctx, "sqs", "ListQueues", nil, nil); err != nil {
 		t.Fatal(err)
@@ -154,14 +157,14 @@ func TestContainerCredentialsErrorStatusSurfacesMessage(t *testing.T) {
 	e.fail = "the SSO session of profile dev has expired: run `aws sso login --profile dev`"
 	e.mu.Unlock()
 
-	now = t0.Add(time.Hour - time.Minute)
+	at(time.Hour - time.Minute)
 	if err := c.Call(ctx, "sqs", "ListQueues", nil, nil); err != nil {
 		t.Errorf("a minute before expiry, a failed refresh: %v, want the cached credentials used", err)
 	} else if key, _ := signed(); key != "AKID1" {
 		t.Errorf("signed with %s, want the cached AKID1", key)
 	}
 
-	now = t0.Add(time.Hour + time.Second)
+	at(time.Hour + time.Second)
 	err := c.Call(ctx, "sqs", "ListQueues", nil, nil)
 	if err == nil {
 		t.Fatal("expired credentials and a failing endpoint: no error")
