@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -185,5 +188,35 @@ func TestDeployedStageWithEnvironmentKeysServesNothing(t *testing.T) {
 	}
 	if r.creds != nil {
 		t.Error("a credentials endpoint was started")
+	}
+}
+
+// The app's own AWS SDK, when no profile gives it credentials, reads them
+// from the endpoint too.
+func TestAppSDKReadsTheCredentialsEndpoint(t *testing.T) {
+	srv, err := serveCredentials(&credentialsSource{provider: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{AccessKeyID: "AKIDSERVED", SecretAccessKey: "s", SessionToken: "t", CanExpire: true, Expires: time.Now().Add(time.Hour)}, nil
+	}), profile: "dev"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	for _, kv := range srv.environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	none := filepath.Join(t.TempDir(), "none")
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("AWS_CONFIG_FILE", none)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", none)
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithRegion("us-east-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cfg.Credentials.Retrieve(context.Background())
+	if err != nil || c.AccessKeyID != "AKIDSERVED" || c.SessionToken != "t" {
+		t.Errorf("the SDK's credentials: %+v, %v; want AKIDSERVED's", c, err)
 	}
 }
