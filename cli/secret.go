@@ -70,6 +70,7 @@ func (c *SecretSetCmd) Run(g *Globals, env *Env) error {
 		if err != nil {
 			return interrupted(ctx, err)
 		}
+		defer r.Close()
 		client, physical = r.Client, r.Attrs[d.Name][manifest.AttrName]
 	} else {
 		if client, err = localres.NewClient(ctx, o); err != nil {

@@ -215,11 +215,16 @@ func TestSecretSetDeployedStage(t *testing.T) {
 	}
 }
 
-// paramApp declares a parameter and a plain function that reads it.
+// paramApp declares a parameter, a plain function that reads it and one
+// that says which credentials the app was given (a key in its environment
+// or the CLI's credentials endpoint), and routes that read the parameter
+// and the endpoint's URL.
 const paramApp = `package main
 
 import (
 	"context"
+	"os"
+	"strings"
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/framework/resource"
@@ -232,6 +237,12 @@ func main() {
 	framework.LambdaFunction(app, "read", func(ctx context.Context, _ struct{}) (string, error) {
 		return flags.Value(ctx)
 	})
+	framework.LambdaFunction(app, "creds", func(ctx context.Context, _ struct{}) (string, error) {
+		local := strings.HasPrefix(os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "http://127.0.0.1:")
+		return "key=[" + os.Getenv("AWS_ACCESS_KEY_ID") + "] endpoint=" + map[bool]string{true: "local", false: "none"}[local], nil
+	})
+	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) })
+	app.Route("/uri", func(r *framework.Request) (string, error) { return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil })
 	app.Run()
 }
 `
@@ -307,4 +318,126 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 		t.Errorf("GET an item of the deployed table: %d %s\n%s", resp.StatusCode, b, s.stderr.String())
 	}
 	s.stop(t)
+}
+
+// `invoke --local` on a deployed stage read with a profile whose
+// credentials come from a credential_process (as SSO and assume-role
+// profiles give temporary ones): the app's Parameter.Value reads the
+// deployed parameter with the credentials the CLI serves it on 127.0.0.1,
+// not with static keys in its environment.
+func TestInvokeLocalResourcesWithProfileCredentials(t *testing.T) {
+	env, dir, _ := profileProject(t)
+	run := cliRunner(t, dir, env)
+	if out := run(0, "invoke", "read", "--local", "--profile", "dev"); !strings.Contains(out, `"beta=on"`) {
+		t.Errorf("invoke read --local --profile dev: want the deployed parameter:\n%s", out)
+	}
+	if out := run(0, "invoke", "creds", "--local", "--profile", "dev"); !strings.Contains(out, `"key=[] endpoint=local"`) {
+		t.Errorf("invoke creds --local --profile dev: want the served credentials, no static key:\n%s", out)
+	}
+}
+
+// profileProject is a project of paramApp whose stage dev is deployed at
+// moto with its parameter set, and the CLI's environment: AWS profile dev,
+// its credentials from a credential_process that fails while fail(true)
+// is in effect, and no AWS_ACCESS_KEY_ID.
+func profileProject(t *testing.T) (env []string, dir string, fail func(bool)) {
+	moto := mototest.Start(t)
+	tmp := t.TempDir()
+	creds, _ := json.Marshal(map[string]any{"Version": 1, "AccessKeyId": "AKIAPROCESS", "SecretAccessKey": "s", "SessionToken": "t",
+		"Expiration": time.Now().Add(time.Minute).UTC().Format(time.RFC3339)}) // within the CLI's refresh window: each use runs the process
+	if err := os.WriteFile(filepath.Join(tmp, "creds.json"), creds, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(tmp, "creds.sh")
+	if err := os.WriteFile(script, []byte(`if [ -f "$0.fail" ]; then exit 1; fi; cat "$0.json"`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script+".json", creds, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(tmp, "config")
+	if err := os.WriteFile(config, []byte("[profile dev]\nregion = us-east-1\ncredential_process = /bin/sh "+script+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env = append(motoEnv(t, moto), "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_CONFIG_FILE="+config)
+	dir = newProject(t, env, "shop")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(paramApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	if err := cfg.Call(context.Background(), "ssm", "PutParameter", map[string]any{"Name": "/shop/dev/flags", "Value": "beta=on", "Type": "String"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	moto.CreateStack(t, "shop-dev", `{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}, "Outputs": {"ResFlagsName": {"Value": "/shop/dev/flags"},
+		"ResFlagsArn": {"Value": "arn:aws:ssm:us-east-1:123456789012:parameter/shop/dev/flags"},
+		"ResOtherName": {"Value": "/shop/dev/other"}, "ResOtherArn": {"Value": "arn:aws:ssm:us-east-1:123456789012:parameter/shop/dev/other"}}}`)
+	return env, dir, func(on bool) {
+		if !on {
+			os.Remove(script + ".fail")
+		} else if err := os.WriteFile(script+".fail", nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// `framework local --profile dev` on a deployed stage: when the profile's
+// credentials cannot be refreshed, the app's handle fails and one line
+// says to sign in again; once they can, the app reads its parameter
+// without a restart. When the declarations change, the app restarted gets
+// a new credentials endpoint and the one of the app it replaced stops.
+func TestLocalResourcesCredentialsRefresh(t *testing.T) {
+	env, dir, fail := profileProject(t)
+	s := startLocal(t, dir, env, "--profile", "dev", "--no-schedules")
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, string(readAll(t, resp.Body))
+	}
+	endpoint := func() string {
+		_, uri := get(s.URL + "/uri")
+		if !strings.HasPrefix(uri, `"http://127.0.0.1:`) {
+			t.Fatalf("the app's AWS_CONTAINER_CREDENTIALS_FULL_URI is %s, want the CLI's endpoint", uri)
+		}
+		return strings.Trim(uri, `"`)
+	}
+	uri := endpoint()
+
+	fail(true)
+	if status, body := get(s.URL + "/flag"); status == 200 {
+		t.Errorf("GET /flag while the profile cannot be refreshed: %d %s, want an error", status, body)
+	}
+	ev := s.waitEvent(t, "credentials_refresh_failed", time.Minute)
+	if msg, _ := ev["error"].(string); !strings.Contains(msg, "could not be refreshed") || !strings.Contains(msg, "aws sso login --profile dev") {
+		t.Errorf("credentials_refresh_failed %v: want what to run", ev)
+	}
+
+	fail(false)
+	if status, body := get(s.URL + "/flag"); status != 200 || body != `"beta=on"` {
+		t.Errorf("GET /flag once the profile is refreshed: %d %s, want \"beta=on\"", status, body)
+	}
+
+	main := filepath.Join(dir, "main.go")
+	src, _ := os.ReadFile(main)
+	edited := strings.Replace(string(src), `flags.Allow("read")`, `flags.Allow("read")
+	resource.NewParameter(app, "other")`, 1)
+	if err := os.WriteFile(main, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitEvent(t, "reloaded", 3*time.Minute)
+	if status, _ := get(endpoint()); status != http.StatusUnauthorized {
+		t.Errorf("the new app's credentials endpoint without the token: HTTP %d, want 401", status)
+	}
+	if resp, err := http.Get(uri); err == nil {
+		resp.Body.Close()
+		t.Errorf("the replaced app's credentials endpoint %s still answers", uri)
+	}
+
+	s.stop(t)
+	for ev := range s.events {
+		if ev["event"] == "credentials_refresh_failed" {
+			t.Errorf("the failure is reported again: %v", ev)
+		}
+	}
 }

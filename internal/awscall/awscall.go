@@ -7,10 +7,12 @@
 // Configuration comes from the environment as the AWS SDKs read it: the
 // region from AWS_REGION or AWS_DEFAULT_REGION; the credentials from
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (what
-// Lambda sets for the function's role; shared config files and profiles
-// are not read); the endpoint from AWS_ENDPOINT_URL_<SERVICE> (for example
-// AWS_ENDPOINT_URL_SECRETS_MANAGER), then AWS_ENDPOINT_URL, then the
-// service's regional endpoint.
+// Lambda sets for the function's role), else from the container
+// credentials endpoint at AWS_CONTAINER_CREDENTIALS_FULL_URI (what
+// `framework local` gives the app; see ContainerCredentials), shared config
+// files and profiles not being read; the endpoint from
+// AWS_ENDPOINT_URL_<SERVICE> (for example AWS_ENDPOINT_URL_SECRETS_MANAGER),
+// then AWS_ENDPOINT_URL, then the service's regional endpoint.
 package awscall
 
 import (
@@ -59,8 +61,11 @@ var Services = map[string]Service{
 type Config struct {
 	// Region is the AWS region, for example us-east-1.
 	Region string
-	// Credentials sign the calls.
+	// Credentials sign the calls, unless Provider is set.
 	Credentials Credentials
+	// Provider, when set, gives the credentials of each call instead
+	// (credentials that expire and are refreshed).
+	Provider CredentialsFunc
 	// Endpoint, when set, is the base URL of every service (an emulator
 	// such as moto or LocalStack); Endpoints, by service name, win over it.
 	Endpoint  string
@@ -78,6 +83,9 @@ func FromEnv() Config {
 		Region:      firstEnv("AWS_REGION", "AWS_DEFAULT_REGION"),
 		Credentials: Credentials{AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")},
 		Endpoint:    os.Getenv("AWS_ENDPOINT_URL"),
+	}
+	if u := os.Getenv(EnvContainerURI); u != "" && c.Credentials.AccessKeyID == "" {
+		c.Provider = ContainerCredentials(u, os.Getenv(EnvContainerToken))
 	}
 	for name, s := range Services {
 		if u := os.Getenv("AWS_ENDPOINT_URL_" + s.EnvID); u != "" {
@@ -151,8 +159,9 @@ func (c Config) Call(ctx context.Context, service, target string, input, output 
 	if c.Region == "" {
 		return fail("no AWS region: set AWS_REGION")
 	}
-	if c.Credentials.AccessKeyID == "" || c.Credentials.SecretAccessKey == "" {
-		return fail("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones)")
+	creds, err := c.CurrentCredentials(ctx)
+	if err != nil {
+		return fail("%w", err)
 	}
 	var body []byte
 	switch in := input.(type) {
@@ -173,10 +182,6 @@ func (c Config) Call(ctx context.Context, service, target string, input, output 
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	now := c.Now
-	if now == nil {
-		now = time.Now
-	}
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
 		if err != nil {
@@ -184,7 +189,7 @@ func (c Config) Call(ctx context.Context, service, target string, input, output 
 		}
 		req.Header.Set("Content-Type", "application/x-amz-json-"+s.JSONVersion)
 		req.Header.Set("X-Amz-Target", target)
-		Sign(req, body, c.Credentials, c.Region, s.SigningName, now())
+		Sign(req, body, creds, c.Region, s.SigningName, c.now())
 		resp, err := hc.Do(req)
 		if err != nil {
 			return fail("%w", err)
@@ -213,6 +218,31 @@ func (c Config) Call(ctx context.Context, service, target string, input, output 
 		case <-time.After(time.Duration(100<<attempt) * time.Millisecond):
 		}
 	}
+}
+
+// CurrentCredentials are the credentials a call made now is signed with:
+// Provider's when it is set, else Credentials. Without any, the error says
+// which variables to set.
+func (c Config) CurrentCredentials(ctx context.Context) (Credentials, error) {
+	creds := c.Credentials
+	if c.Provider != nil {
+		var err error
+		if creds, err = c.Provider(ctx, c.now()); err != nil {
+			return Credentials{}, err
+		}
+	}
+	if creds.AccessKeyID == "" || creds.SecretAccessKey == "" {
+		return Credentials{}, errors.New("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), or " + EnvContainerURI)
+	}
+	return creds, nil
+}
+
+// now is the configuration's clock.
+func (c Config) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // endpoint is the URL the service is called at.

@@ -236,7 +236,8 @@ type child struct {
 	cmd  *exec.Cmd
 	bin  string
 	done chan struct{}
-	err  error // set before done is closed
+	err  error               // set before done is closed
+	res  *localres.Resources // what its environment points at
 }
 
 // loadEnv computes the app's environment: the user's, without the
@@ -302,9 +303,13 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 	}
 	old := s.cur
 	s.cur = c
+	c.res = s.res.last
 	s.lastErr = ""
 	if old != nil {
 		s.stop(old)
+		if old.res != c.res {
+			old.res.Close()
+		}
 		s.event("reloaded", map[string]any{"seconds": time.Since(start).Seconds()}, "Reloaded in %.1fs.", time.Since(start).Seconds())
 	} else if why != "" {
 		s.event("started", map[string]any{"seconds": time.Since(start).Seconds()}, "Built and started in %.1fs.", time.Since(start).Seconds())
@@ -425,8 +430,10 @@ func (s *supervisor) shutdown() {
 	s.stopFallback()
 	if s.cur != nil {
 		s.stop(s.cur)
+		s.cur.res.Close()
 		s.cur = nil
 	}
+	s.res.last.Close()
 	s.event("stopped", nil, "Stopped.")
 }
 

@@ -43,7 +43,10 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 	// (an emulator that was not running yet): a reload stays fast.
 	declared, _ := json.Marshal(m.Resources)
 	if s.res.resolved == nil || string(declared) != s.res.declared {
-		res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region})
+		res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region,
+			RefreshFailed: func(err error) {
+				s.event("credentials_refresh_failed", map[string]any{"error": err.Error()}, "%v", err)
+			}})
 		if ctx.Err() != nil {
 			return
 		}
@@ -62,6 +65,10 @@ func (s *supervisor) resolve(ctx context.Context, bin string) {
 		s.res.resolved, s.res.declared = res, string(declared)
 		if err != nil && !errors.Is(err, localres.ErrNoneDeployed) {
 			s.res.resolved = nil
+		}
+		// The app that serves keeps its credentials until it is replaced.
+		if s.cur == nil || s.res.last != s.cur.res {
+			s.res.last.Close()
 		}
 		s.res.last = res
 	}

@@ -51,7 +51,9 @@ type Options struct {
 	Endpoint, Profile, Region string
 	// Notice, when not nil, receives the line saying that the deployed
 	// stage's resources could not be read, or which ones the emulator
-	// could not create; the handler then runs without them.
+	// could not create, the handler then running without them; and the
+	// line saying the deployed stage's credentials could not be refreshed
+	// while it ran.
 	Notice func(string)
 }
 
@@ -102,7 +104,13 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 		}
 		inv.Function, handler = m.Functions[i], o.Name
 	}
-	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region})
+	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region,
+		RefreshFailed: func(err error) {
+			if o.Notice != nil {
+				o.Notice(err.Error())
+			}
+		}})
+	defer res.Close()
 	switch {
 	case err != nil && res == nil && !errors.Is(err, localres.ErrNoneDeployed):
 		return nil, err

@@ -218,7 +218,11 @@ func (c *Client) sns(ctx context.Context, form url.Values, out any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
-	awscall.Sign(req, body, c.call.Credentials, c.Region(), "sns", time.Now())
+	creds, err := c.call.CurrentCredentials(ctx)
+	if err != nil {
+		return fmt.Errorf("sns %s: %w", form.Get("Action"), err)
+	}
+	awscall.Sign(req, body, creds, c.Region(), "sns", time.Now())
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("sns %s: %w", form.Get("Action"), err)

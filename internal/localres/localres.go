@@ -9,7 +9,11 @@
 //     name, and points the app's own AWS SDK calls there
 //     (AWS_ENDPOINT_URL);
 //   - otherwise, it reads the deployed stage's stack outputs with the
-//     user's credentials.
+//     user's credentials; when those do not come from AWS_ACCESS_KEY_ID
+//     (a profile, SSO, an assumed role), it serves them, refreshed, to the
+//     app on 127.0.0.1 under the container credentials protocol
+//     (AWS_CONTAINER_CREDENTIALS_FULL_URI), so that a long session outlives
+//     their expiry.
 //
 // It also runs, against an emulator, what feeds the app's event handlers:
 // it polls the declared queues and the topics' local subscriptions and
@@ -46,6 +50,10 @@ type Options struct {
 	// Profile and Region select the AWS credentials and region (the
 	// user's defaults when empty).
 	Profile, Region string
+	// RefreshFailed, when set, is told that the deployed stage's
+	// credentials could not be refreshed (the error says what to run),
+	// once until they are refreshed again.
+	RefreshFailed func(error)
 }
 
 // Resources are the physical resources behind an app's declarations.
@@ -58,6 +66,16 @@ type Resources struct {
 	Attrs map[string]map[string]string
 	// Client reaches the services where the resources are.
 	Client *Client
+
+	creds *credentialsServer // serves the app its credentials, or nil
+}
+
+// Close stops serving the app its credentials; call it when the app that
+// got Env no longer runs.
+func (r *Resources) Close() {
+	if r != nil && r.creds != nil {
+		r.creds.close()
+	}
 }
 
 // ErrNotDeployed wraps the error of a stage that has no stack.
@@ -78,7 +96,8 @@ var ErrNoneDeployed = errors.New("the declared resources are not reachable")
 
 // Resolve finds or creates the resources m declares. Without an endpoint,
 // an error wrapping ErrNoneDeployed says why the deployed stage could not
-// be read, naming the two ways to give the app its resources.
+// be read, naming the two ways to give the app its resources. The
+// Resources must be closed when the app no longer runs.
 func Resolve(ctx context.Context, m *manifest.Manifest, o Options) (*Resources, error) {
 	if o.Endpoint == "" && len(m.Resources) == 0 {
 		return &Resources{}, nil
@@ -111,6 +130,14 @@ func Resolve(ctx context.Context, m *manifest.Manifest, o Options) (*Resources, 
 		outputs, err := c.stackOutputs(ctx, names.StackName(o.App, o.Stage))
 		if err != nil {
 			return nil, noneDeployed(o, err)
+		}
+		if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+			// The app's resource handles read only AWS_* variables: they
+			// get the credentials from the CLI, refreshed.
+			if r.creds, err = serveCredentials(c.creds); err != nil {
+				return nil, err
+			}
+			r.Env = append(r.Env, r.creds.environ()...)
 		}
 		var missing []string
 		for i := range m.Resources {
@@ -221,6 +248,7 @@ type Client struct {
 	call     awscall.Config
 	sdk      aws.Config
 	endpoint string
+	creds    *credentialsSource // the deployed stage's; nil at an emulator
 }
 
 // CheckEndpoint says what is wrong with an --aws-endpoint value, or nil.
@@ -234,7 +262,8 @@ func CheckEndpoint(endpoint string) error {
 
 // NewClient loads the AWS configuration of o. With an emulator endpoint,
 // missing credentials and region are not an error: the emulator gets
-// placeholder ones.
+// placeholder ones, which never expire; otherwise the client's calls ask
+// the configuration's provider, which refreshes them.
 func NewClient(ctx context.Context, o Options) (*Client, error) {
 	var more []func(*config.LoadOptions) error
 	if o.Endpoint != "" {
@@ -242,6 +271,8 @@ func NewClient(ctx context.Context, o Options) (*Client, error) {
 			return nil, err
 		}
 		more = append(more, config.WithBaseEndpoint(o.Endpoint))
+	} else {
+		more = append(more, config.WithCredentialsCacheOptions(func(co *aws.CredentialsCacheOptions) { co.ExpiryWindow = refreshAhead }))
 	}
 	cfg, err := deploy.LoadConfig(ctx, o.Profile, o.Region, more...)
 	if err != nil {
@@ -264,26 +295,33 @@ func NewClient(ctx context.Context, o Options) (*Client, error) {
 	// environment's AWS_ENDPOINT_URL(_<SERVICE>) or the profile's.
 	call := awscall.FromEnv()
 	call.Region = cfg.Region
-	call.Credentials = awscall.Credentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey, SessionToken: creds.SessionToken}
+	var src *credentialsSource
+	if o.Endpoint == "" {
+		src = &credentialsSource{provider: cfg.Credentials, profile: profileName(o.Profile), failed: o.RefreshFailed}
+		call.Provider = src.awscall
+	} else {
+		call.Provider = nil
+		call.Credentials = awscall.Credentials{AccessKeyID: creds.AccessKeyID, SecretAccessKey: creds.SecretAccessKey, SessionToken: creds.SessionToken}
+	}
 	switch {
 	case o.Endpoint != "":
 		call.Endpoint, call.Endpoints = o.Endpoint, nil
 	case call.Endpoint == "" && cfg.BaseEndpoint != nil:
 		call.Endpoint = *cfg.BaseEndpoint
 	}
-	return &Client{call: call, sdk: cfg, endpoint: o.Endpoint}, nil
+	return &Client{call: call, sdk: cfg, endpoint: o.Endpoint, creds: src}, nil
 }
 
 // environ is what the app needs to reach the same place as c: the
-// emulator's endpoint, the region, and the credentials when the app would
-// not find them in its environment (a profile's, or an emulator's
-// placeholders), as the runtime's handles read only AWS_* variables.
+// emulator's endpoint, the region, and the emulator's credentials when the
+// app would not find them in its environment (the runtime's handles read
+// only AWS_* variables; a deployed stage's are served, see Resolve).
 func (c *Client) environ() []string {
 	env := []string{"AWS_REGION=" + c.call.Region}
 	if c.endpoint != "" {
 		env = append(env, "AWS_ENDPOINT_URL="+c.endpoint)
 	}
-	if os.Getenv("AWS_ACCESS_KEY_ID") == "" {
+	if c.endpoint != "" && os.Getenv("AWS_ACCESS_KEY_ID") == "" {
 		cr := c.call.Credentials
 		env = append(env, "AWS_ACCESS_KEY_ID="+cr.AccessKeyID, "AWS_SECRET_ACCESS_KEY="+cr.SecretAccessKey)
 		if cr.SessionToken != "" {

@@ -1,0 +1,159 @@
+package awscall
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CredentialsFunc gives the credentials a call made at now is signed
+// with. It may cache them, and is called by concurrent calls.
+type CredentialsFunc func(ctx context.Context, now time.Time) (Credentials, error)
+
+// The container credentials protocol's variables.
+const (
+	EnvContainerURI   = "AWS_CONTAINER_CREDENTIALS_FULL_URI"
+	EnvContainerToken = "AWS_CONTAINER_AUTHORIZATION_TOKEN"
+)
+
+// RefreshBefore is how long before their expiry cached credentials are
+// fetched again.
+const RefreshBefore = 5 * time.Minute
+
+// containerSources are the sources ContainerCredentials made, by URL and
+// token, so that every call of a process (FromEnv is read at each call)
+// shares one cache.
+var containerSources sync.Map
+
+// containerClient fetches container credentials.
+var containerClient = &http.Client{Timeout: 30 * time.Second}
+
+// ContainerCredentials returns the credentials served at rawURL as the
+// container credentials protocol (ECS, and what every AWS SDK reads from
+// AWS_CONTAINER_CREDENTIALS_FULL_URI) serves them: a GET, sent with the
+// header Authorization: token when token is not empty, answered with the
+// JSON object {"AccessKeyId", "SecretAccessKey", "Token", "Expiration"},
+// Expiration in RFC 3339. The answer is cached and fetched again
+// RefreshBefore its expiry; when that fetch fails, the cached credentials
+// are used until they expire. Only an https URL or an http one on this
+// machine's loopback (127.0.0.1, [::1], localhost) is fetched from.
+func ContainerCredentials(rawURL, token string) CredentialsFunc {
+	v, _ := containerSources.LoadOrStore(rawURL+"\n"+token, &containerSource{url: rawURL, token: token})
+	return v.(*containerSource).get
+}
+
+// containerSource is the cache of one container credentials endpoint.
+type containerSource struct {
+	url, token string
+
+	mu      sync.Mutex
+	creds   Credentials // zero until fetched
+	expires time.Time   // zero: they do not expire
+}
+
+func (s *containerSource) get(ctx context.Context, now time.Time) (Credentials, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.creds.AccessKeyID != "" && (s.expires.IsZero() || now.Before(s.expires.Add(-RefreshBefore))) {
+		return s.creds, nil
+	}
+	creds, expires, err := s.fetch(ctx)
+	if err != nil {
+		if s.creds.AccessKeyID != "" && !s.expires.IsZero() && now.Before(s.expires) {
+			return s.creds, nil
+		}
+		return Credentials{}, err
+	}
+	s.creds, s.expires = creds, expires
+	return creds, nil
+}
+
+// fetch asks the endpoint for credentials.
+func (s *containerSource) fetch(ctx context.Context) (Credentials, time.Time, error) {
+	if err := checkContainerURL(s.url); err != nil {
+		return Credentials{}, time.Time{}, err
+	}
+	fail := func(format string, args ...any) (Credentials, time.Time, error) {
+		return Credentials{}, time.Time{}, fmt.Errorf("the credentials at %s (%s) "+format, append([]any{EnvContainerURI, s.url}, args...)...)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+	if err != nil {
+		return fail("could not be asked for: %v", err)
+	}
+	if s.token != "" {
+		req.Header.Set("Authorization", s.token)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := containerClient.Do(req)
+	if err != nil {
+		return fail("could not be fetched (%v): is what serves them (such as framework local) still running? Restart it, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead", err)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	if err != nil {
+		return fail("could not be read: %v", err)
+	}
+	var answer struct {
+		AccessKeyID     string `json:"AccessKeyId"`
+		SecretAccessKey string
+		Token           string
+		Expiration      string
+		Message         string `json:"message"`
+		MessageU        string `json:"Message"`
+	}
+	jsonErr := json.Unmarshal(body, &answer)
+	if resp.StatusCode >= 300 {
+		msg := answer.Message
+		if msg == "" {
+			msg = answer.MessageU
+		}
+		if msg == "" && jsonErr != nil {
+			msg = strings.TrimSpace(string(body))
+			if len(msg) > 300 {
+				msg = msg[:300] + "..."
+			}
+		}
+		if msg == "" {
+			msg = http.StatusText(resp.StatusCode)
+		}
+		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
+			return fail("were refused (HTTP %d: %s): %s must be the token the endpoint was started with", resp.StatusCode, msg, EnvContainerToken)
+		}
+		return fail("could not be fetched: HTTP %d: %s", resp.StatusCode, msg)
+	}
+	if jsonErr != nil || answer.AccessKeyID == "" || answer.SecretAccessKey == "" {
+		return fail("are not a JSON object with AccessKeyId and SecretAccessKey: %.200q", body)
+	}
+	var expires time.Time
+	if answer.Expiration != "" {
+		if expires, err = time.Parse(time.RFC3339, answer.Expiration); err != nil {
+			return fail("expire at %q, not an RFC 3339 time", answer.Expiration)
+		}
+	}
+	return Credentials{AccessKeyID: answer.AccessKeyID, SecretAccessKey: answer.SecretAccessKey, SessionToken: answer.Token}, expires, nil
+}
+
+// checkContainerURL refuses a URL credentials must not be fetched from:
+// one neither https nor http on the loopback interface.
+func checkContainerURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err == nil && u.Host != "" {
+		switch u.Scheme {
+		case "https":
+			return nil
+		case "http":
+			h := u.Hostname()
+			if ip := net.ParseIP(h); h == "localhost" || ip != nil && ip.IsLoopback() {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s %q is neither an https URL nor an http one on this machine (127.0.0.1, [::1], localhost), so credentials are not fetched from it: set it to such a URL, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead", EnvContainerURI, raw)
+}
