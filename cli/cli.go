@@ -72,6 +72,7 @@ type CLI struct {
 	Destroy    DestroyCmd    `cmd:"" aliases:"delete" help:"Delete a stage's stack: its REST API, function and role."`
 	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
 	OpenAPI    OpenAPICmd    `cmd:"" name:"openapi" help:"Write the OpenAPI 3.0 document of the app (routes, typed schemas, errors, security)."`
+	Cache      CacheCmd      `cmd:"" help:"Show the CLI's cache of synthesis engines and project builds (--json), or clear it (cache clean)."`
 }
 
 // ExitError carries a specific exit code for a failed command.

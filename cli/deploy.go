@@ -47,6 +47,7 @@ type DeployCmd struct {
 // Run synthesizes the stage's stack, plans and executes its deploy, and
 // prints the base URL.
 func (c *DeployCmd) Run(g *Globals, env *Env) error {
+	defer trimCaches(g, env)()
 	if c.Hotswap || c.Watch || c.NoHotswap || c.Force {
 		return c.runHotswap(g, env)
 	}

@@ -23,6 +23,7 @@ type DiffCmd struct {
 // from a change set created, described and deleted, never executed), then
 // what the deploy would do.
 func (c *DiffCmd) Run(g *Globals, env *Env) error {
+	defer trimCaches(g, env)()
 	ctx, stop := env.Context()
 	defer stop()
 	stdout := env.Stdout

@@ -41,6 +41,11 @@ type Env struct {
 	// Signals, when not nil, returns the context a command runs in (see
 	// SignalContext); nil means context.Background with no signal handling.
 	Signals func() (context.Context, context.CancelFunc)
+	// TrimCaches says that the commands using the CLI's caches trim them
+	// (trimCaches: at most once a day). The process's Env sets it; tests
+	// leave it off unless they test trimming, so that none touches the
+	// user's cache.
+	TrimCaches bool
 }
 
 // processEnv is the Env of the running process.
@@ -63,9 +68,10 @@ func processEnv(stdout, stderr io.Writer) *Env {
 			}
 			return w
 		},
-		Getenv:  os.Getenv,
-		Synth:   synthEngine().Synth,
-		Signals: SignalContext,
+		Getenv:     os.Getenv,
+		Synth:      synthEngine().Synth,
+		Signals:    SignalContext,
+		TrimCaches: true,
 	}
 }
 

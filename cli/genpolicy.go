@@ -25,6 +25,7 @@ type GenPolicyCmd struct {
 
 // Run scans the app in the project directory and prints its policy as JSON.
 func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
+	defer trimCaches(g, env)()
 	stdout := env.Stdout
 	ctx, stop := env.Context()
 	defer stop()

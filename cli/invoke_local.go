@@ -13,6 +13,7 @@ import (
 // as the remote form does: the result on stdout, the function's output on
 // stderr, exit 1 on a function error.
 func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
+	defer trimCaches(g, env)()
 	ctx, stop := env.Context()
 	defer stop()
 	var event []byte

@@ -29,6 +29,7 @@ type LocalCmd struct {
 // Run serves until the first Ctrl-C (SIGINT) or SIGTERM, then stops the app
 // gracefully.
 func (c *LocalCmd) Run(g *Globals, env *Env) error {
+	defer trimCaches(g, env)()
 	ctx, stop := env.Context()
 	defer stop()
 	return local.Run(ctx, local.Options{

@@ -37,6 +37,7 @@ type synthResult struct {
 // number of resources. The first Ctrl-C (SIGINT) or SIGTERM stops it
 // (exit 130, as deploy and diff).
 func (c *SynthCmd) Run(g *Globals, env *Env) error {
+	defer trimCaches(g, env)()
 	ctx, stop := env.Context()
 	defer stop()
 	stdout := env.Stdout

@@ -8,8 +8,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,9 +33,9 @@ import (
 // different settings can run at the same time.
 type Builder struct {
 	// CacheDir is the directory where built binaries are kept between calls
-	// (one subdirectory per project); empty means the FRAMEWORK_CACHE_DIR
-	// environment variable, else <user cache dir>/framework/build. Go's own
-	// build cache is not affected.
+	// (one subdirectory per project, EntryDir); empty means the "build"
+	// subdirectory of CacheRoot: $FRAMEWORK_CACHE_DIR/build, else
+	// <user cache dir>/framework/build. Go's own build cache is not affected.
 	CacheDir string
 	// Environ is the environment the go command and the app run in, and
 	// where the go command is looked up (PATH); nil means os.Environ().
@@ -148,31 +150,85 @@ func projectDirAbs(dir string) (string, error) {
 }
 
 // CacheDirEnv names the environment variable that, when set, replaces the
-// directory where built binaries are kept between calls (by default
-// <user cache dir>/framework/build). Go's own build cache is not affected.
+// CLI's cache directory (CacheRoot), where built binaries are kept between
+// calls. Go's own build cache is not affected.
 const CacheDirEnv = names.EnvCacheDir
 
+// CacheRoot returns the CLI's cache directory: FRAMEWORK_CACHE_DIR as
+// getenv reads it, else <user cache dir>/framework. The app's builds are
+// kept in its "build" subdirectory, the synthesis engine in "engine".
+func CacheRoot(getenv func(string) string) string {
+	if base := getenv(CacheDirEnv); base != "" {
+		return base
+	}
+	ucd, err := os.UserCacheDir()
+	if err != nil || ucd == "" {
+		ucd = scratch.UserTempDir() // not the run's own directory, removed when it ends
+	}
+	return filepath.Join(ucd, "framework")
+}
+
+// BuildCacheName is the subdirectory of CacheRoot holding the app builds,
+// one entry per project directory (EntryDir).
+const BuildCacheName = "build"
+
+// EngineCacheName is the subdirectory of CacheRoot holding the synthesis
+// engine builds, one directory per CLI version and source, each with the
+// program, its lock file ".lock" (held shared while the engine runs,
+// exclusive while it is built) and EngineUsed.
+const EngineCacheName = "engine"
+
+// EngineUsed is the file of an engine's directory whose modification time
+// is when the engine last ran (MarkUsed). The program's own is not touched:
+// the engine identifies its build by it.
+const EngineUsed = "used"
+
+// ProjectRecord is the file of a project's entry in the build cache that
+// holds the project's absolute path; its modification time is when the
+// entry was last used (MarkUsed).
+const ProjectRecord = "project"
+
+// EntryDir is the entry of the project whose absolute path is abs in the
+// build cache base: <hash of abs>-<abs's base name>.
+func EntryDir(base, abs string) string {
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(base, hex.EncodeToString(sum[:8])+"-"+sanitize(filepath.Base(abs)))
+}
+
+// UseInterval is how often MarkUsed records a use of the same file.
+const UseInterval = time.Hour
+
+// MarkUsed records that what the file path stands for is used now: it
+// creates path holding content when it is missing, else sets its
+// modification time to now when it is older than UseInterval, so that a
+// busy command costs one stat. Errors are ignored: a use not recorded only
+// makes the cache's trimming see the entry as older.
+func MarkUsed(path string, content []byte) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		os.WriteFile(path, content, 0o644)
+	case err == nil && time.Since(fi.ModTime()) > UseInterval:
+		now := time.Now()
+		os.Chtimes(path, now, now)
+	}
+}
+
 // cacheDir returns a directory private to the project in abs and the kind of
-// output, under the build cache (see Builder.CacheDir). Keeping the output
-// binary at a stable path lets the go command see it is up to date and skip
-// linking.
+// output, under the build cache (see Builder.CacheDir), and records the
+// entry's project and use (ProjectRecord). Keeping the output binary at a
+// stable path lets the go command see it is up to date and skip linking.
 func (b *Builder) cacheDir(abs, kind string) (string, error) {
 	base := b.CacheDir
 	if base == "" {
-		base = b.getenv(CacheDirEnv)
+		base = filepath.Join(CacheRoot(b.getenv), BuildCacheName)
 	}
-	if base == "" {
-		ucd, err := os.UserCacheDir()
-		if err != nil || ucd == "" {
-			ucd = scratch.UserTempDir() // not the run's own directory, removed when it ends
-		}
-		base = filepath.Join(ucd, "framework", "build")
-	}
-	sum := sha256.Sum256([]byte(abs))
-	dir := filepath.Join(base, hex.EncodeToString(sum[:8])+"-"+sanitize(filepath.Base(abs)), kind)
+	entry := EntryDir(base, abs)
+	dir := filepath.Join(entry, kind)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create build cache directory %s: %w", dir, err)
 	}
+	MarkUsed(filepath.Join(entry, ProjectRecord), []byte(abs+"\n"))
 	return dir, nil
 }
 

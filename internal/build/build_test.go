@@ -570,8 +570,8 @@ func TestCacheDirFromEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(bin, fromEnv+string(filepath.Separator)) {
-		t.Errorf("Host built %s, want it under %s=%s", bin, CacheDirEnv, fromEnv)
+	if want := filepath.Join(fromEnv, BuildCacheName) + string(filepath.Separator); !strings.HasPrefix(bin, want) {
+		t.Errorf("Host built %s, want it under %s (the build subdirectory of %s)", bin, want, CacheDirEnv)
 	}
 	b.CacheDir = explicit
 	cache, err := b.ProjectCacheDir(dir, "package/arm64")
@@ -580,5 +580,29 @@ func TestCacheDirFromEnvironment(t *testing.T) {
 	}
 	if !strings.HasPrefix(cache, explicit+string(filepath.Separator)) {
 		t.Errorf("ProjectCacheDir = %s, want it under the Builder's CacheDir %s", cache, explicit)
+	}
+}
+
+func TestCacheEntryRecordsItsProjectAndUse(t *testing.T) {
+	// The cache's trimming tells an entry whose project was deleted, or
+	// unused for long, by its record.
+	t.Parallel()
+	b := isolate(t)
+	dir := t.TempDir()
+	cache, err := b.ProjectCacheDir(dir, "local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := filepath.Join(filepath.Dir(cache), ProjectRecord)
+	if got, err := os.ReadFile(record); err != nil || strings.TrimSpace(string(got)) != dir {
+		t.Fatalf("entry record %q (%v), want the project's path %s", got, err, dir)
+	}
+	old := time.Now().Add(-2 * UseInterval)
+	os.Chtimes(record, old, old)
+	if _, err := b.ProjectCacheDir(dir, "linux-arm64"); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(record); err != nil || !fi.ModTime().After(old.Add(UseInterval)) {
+		t.Errorf("a use of the entry left its record's time at %v, want now", old)
 	}
 }

@@ -27,7 +27,7 @@ func (b *Builder) Host(ctx context.Context, projectDir, name string) (string, er
 
 // CacheDir returns (creating it) the directory private to the project in
 // projectDir and to kind (for example "package/arm64") under the framework's
-// build cache: FRAMEWORK_CACHE_DIR, else <user cache dir>/framework/build.
+// build cache: $FRAMEWORK_CACHE_DIR/build, else <user cache dir>/framework/build.
 func CacheDir(projectDir, kind string) (string, error) {
 	return new(Builder).ProjectCacheDir(projectDir, kind)
 }

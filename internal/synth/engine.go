@@ -25,7 +25,6 @@ import (
 	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/procgroup"
-	"github.com/framework-dev/framework/internal/scratch"
 )
 
 // Protocol is the version of the exchange between the CLI and the engine;
@@ -162,15 +161,20 @@ func (s source) key(version string) (string, error) {
 // CacheDir is where engines are built: $FRAMEWORK_CACHE_DIR/engine, by
 // default <user cache dir>/framework/engine.
 func (e *Engine) CacheDir() string {
-	base := e.getenv(names.EnvCacheDir)
-	if base == "" {
-		ucd, err := os.UserCacheDir()
-		if err != nil || ucd == "" {
-			ucd = scratch.UserTempDir()
-		}
-		base = filepath.Join(ucd, "framework")
+	return filepath.Join(build.CacheRoot(e.getenv), build.EngineCacheName)
+}
+
+// Dir is the directory of the engine this CLI runs in CacheDir, built or
+// not, or "" when it runs another (FRAMEWORK_ENGINE) or cannot tell.
+func (e *Engine) Dir() string {
+	if e.getenv(names.EnvEngine) != "" {
+		return ""
 	}
-	return filepath.Join(base, "engine")
+	bin, _, _, err := e.locate()
+	if err != nil {
+		return ""
+	}
+	return filepath.Dir(bin)
 }
 
 // Path returns the engine program, building it first when missing: the one
@@ -178,32 +182,69 @@ func (e *Engine) CacheDir() string {
 // CacheDir. A build says so on progress (what, how long, that it happens
 // once) and reports its duration to timed.
 func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string, time.Duration)) (string, error) {
-	return e.path(ctx, progress, timed, true)
-}
-
-// path is Path; needNode says that what the engine is built for (a
-// synthesis, not a scan) needs Node.js, which is then checked first.
-func (e *Engine) path(ctx context.Context, progress io.Writer, timed func(string, time.Duration), needNode bool) (string, error) {
-	bin, src, ready, err := e.locate()
-	if err != nil || ready {
-		return bin, err
-	}
-	dir := filepath.Dir(bin)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("create the synthesis engine's directory: %w", err)
-	}
-	unlock, err := build.LockFile(filepath.Join(dir, ".lock"))
+	bin, release, err := e.acquire(ctx, progress, timed, true)
 	if err != nil {
 		return "", err
 	}
+	release()
+	return bin, nil
+}
+
+// acquire is Path for a run of the engine: until release, the engine in
+// CacheDir is marked in use (a shared lock on its directory's ".lock"), so
+// that the cache's trimming in another process does not remove it, and
+// its use is recorded (build.EngineUsed). needNode says that what the
+// engine is built for (a synthesis, not a scan) needs Node.js, which is
+// then checked first.
+func (e *Engine) acquire(ctx context.Context, progress io.Writer, timed func(string, time.Duration), needNode bool) (bin string, release func(), err error) {
+	for attempt := 0; ; attempt++ {
+		bin, src, ready, err := e.locate()
+		if err != nil {
+			return "", nil, err
+		}
+		if e.getenv(names.EnvEngine) != "" {
+			return bin, func() {}, nil
+		}
+		dir := filepath.Dir(bin)
+		if ready {
+			release, err := build.LockFileShared(filepath.Join(dir, ".lock"))
+			if err != nil {
+				return "", nil, err
+			}
+			if _, err := os.Stat(bin); err == nil {
+				build.MarkUsed(filepath.Join(dir, build.EngineUsed), nil)
+				return bin, release, nil
+			}
+			release() // removed by a trimming meanwhile: build it again
+			if attempt > 2 {
+				return "", nil, fmt.Errorf("the synthesis engine %s keeps disappearing: check what removes files from %s", bin, dir)
+			}
+		}
+		if err := e.build(ctx, bin, src, progress, timed, needNode); err != nil {
+			return "", nil, err
+		}
+	}
+}
+
+// build builds the engine program bin from src unless another run did
+// while this one waited for the build's lock.
+func (e *Engine) build(ctx context.Context, bin string, src source, progress io.Writer, timed func(string, time.Duration), needNode bool) error {
+	dir := filepath.Dir(bin)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create the synthesis engine's directory: %w", err)
+	}
+	unlock, err := build.LockFile(filepath.Join(dir, ".lock"))
+	if err != nil {
+		return err
+	}
 	defer unlock()
 	if _, err := os.Stat(bin); err == nil {
-		return bin, nil // built by another run while this one waited
+		return nil // built by another run while this one waited
 	}
 	// A missing Node.js is said before a long build, not after.
 	if needNode {
 		if _, err := CheckNode(ctx, false); err != nil {
-			return "", err
+			return err
 		}
 	}
 	if progress != nil {
@@ -212,15 +253,15 @@ func (e *Engine) path(ctx context.Context, progress io.Writer, timed func(string
 	start := time.Now()
 	if err := src.build(ctx, bin+".tmp"); err != nil {
 		os.Remove(bin + ".tmp")
-		return "", err
+		return err
 	}
 	if err := os.Rename(bin+".tmp", bin); err != nil {
-		return "", fmt.Errorf("install the synthesis engine: %w", err)
+		return fmt.Errorf("install the synthesis engine: %w", err)
 	}
 	if timed != nil {
 		timed("synthesis engine build (once per framework version)", time.Since(start))
 	}
-	return bin, nil
+	return nil
 }
 
 // locate returns where the engine program is or will be built, where it
@@ -405,10 +446,11 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 			}
 		})
 	}
-	bin, err := e.Path(ctx, o.Progress, timed)
+	bin, release, err := e.acquire(ctx, o.Progress, timed, true)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	// The app's builds in the background are stopped once the engine is
 	// built: the engine builds the app at the program's own priority, and
 	// Go's build cache keeps every package they compiled, so only the
@@ -438,10 +480,11 @@ func Run(ctx context.Context, bin string, o Options, timed func(string, time.Dur
 // the engine program, building the engine first when missing (saying so
 // on progress); `framework gen-policy` uses it. It needs no Node.js.
 func (e *Engine) Scan(ctx context.Context, dir string, progress io.Writer) (*policy.Report, error) {
-	bin, err := e.path(ctx, progress, nil, false)
+	bin, release, err := e.acquire(ctx, progress, nil, false)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	r, err := exchange(ctx, bin, CommandScan, Options{ProjectDir: dir, Progress: progress}, nil)
 	if err != nil {
 		return nil, err
