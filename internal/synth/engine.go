@@ -343,14 +343,64 @@ var engineBuildFlags = []string{
 const compilerGOGC = "400"
 
 // compilerEnviron returns env with GOGC=compilerGOGC for the go command
-// and the compilers it runs, unless env sets GOGC already.
+// and the compilers it runs, and a memory limit that keeps them within the
+// machine's memory (compilerMemLimit), unless env sets GOGC or GOMEMLIMIT.
 func compilerEnviron(env []string) []string {
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "GOGC=") {
+		if strings.HasPrefix(kv, "GOGC=") || strings.HasPrefix(kv, "GOMEMLIMIT=") {
 			return env
 		}
 	}
-	return append(env, "GOGC="+compilerGOGC)
+	env = append(env, "GOGC="+compilerGOGC)
+	if limit := compilerMemLimit(machineMemory(), runtime.NumCPU()); limit != "" {
+		env = append(env, "GOMEMLIMIT="+limit)
+	}
+	return env
+}
+
+// compilerMemLimit is the GOMEMLIMIT of each compiler, given the memory
+// the machine (or its container) has and its cores: the go command runs a
+// compiler per core at once, and with GOGC=400 the largest CDK package
+// takes 1.2 GB instead of 830 MB, so 8 cores could want more than an 8 GB
+// machine has. Each compiler gets half the memory shared out between the
+// cores, at least 512 MiB; near its limit it collects as often as it must,
+// whatever GOGC says (more CPU time, no more memory). On this project's
+// 2-core, 24 GB machine the limit is 6 GiB, and changes nothing. "" when
+// the memory is unknown.
+func compilerMemLimit(memory uint64, cores int) string {
+	if memory == 0 || cores < 1 {
+		return ""
+	}
+	const floor = 512 << 20
+	return fmt.Sprintf("%dMiB", max(memory/2/uint64(cores), floor)>>20)
+}
+
+// machineMemory returns the memory this process may use: the machine's
+// (Linux's MemTotal), or its control group's limit when lower; 0 where it
+// is unknown.
+var machineMemory = func() uint64 {
+	var total uint64
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				var kb uint64
+				if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+					total = kb << 10
+				}
+			}
+		}
+	}
+	for _, f := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var limit uint64
+		if _, err := fmt.Sscanf(strings.TrimSpace(string(b)), "%d", &limit); err == nil && limit > 0 && (total == 0 || limit < total) {
+			total = limit
+		}
+	}
+	return total
 }
 
 // build compiles the engine program into out.

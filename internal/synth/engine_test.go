@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -185,12 +186,44 @@ func main() {
 }
 
 // TestCompilerEnvironKeepsTheUsersGOGC: the engine's build runs the
-// compilers with GOGC=400, unless the user set GOGC, which is kept.
+// compilers with GOGC=400 and a memory limit, unless the user set GOGC or
+// GOMEMLIMIT, which are kept.
 func TestCompilerEnvironKeepsTheUsersGOGC(t *testing.T) {
-	if got := compilerEnviron([]string{"HOME=/h"}); strings.Join(got, " ") != "HOME=/h GOGC="+compilerGOGC {
-		t.Errorf("environment %q, want GOGC=%s added", got, compilerGOGC)
+	defer func(f func() uint64) { machineMemory = f }(machineMemory)
+	machineMemory = func() uint64 { return uint64(runtime.NumCPU()) << 32 } // 4 GiB a core
+	if got := compilerEnviron([]string{"HOME=/h"}); strings.Join(got, " ") != "HOME=/h GOGC="+compilerGOGC+" GOMEMLIMIT=2048MiB" {
+		t.Errorf("environment %q, want GOGC=%s and GOMEMLIMIT=2048MiB added", got, compilerGOGC)
 	}
 	if got := compilerEnviron([]string{"GOGC=50", "HOME=/h"}); strings.Join(got, " ") != "GOGC=50 HOME=/h" {
 		t.Errorf("environment %q, want the user's GOGC=50 kept", got)
+	}
+	if got := compilerEnviron([]string{"GOMEMLIMIT=1GiB"}); strings.Join(got, " ") != "GOMEMLIMIT=1GiB" {
+		t.Errorf("environment %q, want the user's GOMEMLIMIT kept alone", got)
+	}
+	machineMemory = func() uint64 { return 0 }
+	if got := compilerEnviron(nil); strings.Join(got, " ") != "GOGC="+compilerGOGC {
+		t.Errorf("environment %q with the memory unknown, want GOGC alone", got)
+	}
+}
+
+// TestCompilerMemLimit: with GOGC=400 the compilers of a machine with many
+// cores and little memory still fit in it.
+func TestCompilerMemLimit(t *testing.T) {
+	for _, tc := range []struct {
+		memory uint64
+		cores  int
+		want   string
+	}{
+		{24 << 30, 2, "6144MiB"}, // this project's machine: no effect on a 1.2 GB peak
+		{8 << 30, 8, "512MiB"},   // 8 compilers within half of 8 GB
+		{4 << 30, 16, "512MiB"},  // never below 512 MiB: the compiler would only thrash
+		{0, 4, ""},
+	} {
+		if got := compilerMemLimit(tc.memory, tc.cores); got != tc.want {
+			t.Errorf("compilerMemLimit(%d MiB, %d cores) = %q, want %q", tc.memory>>20, tc.cores, got, tc.want)
+		}
+	}
+	if m := machineMemory(); runtime.GOOS == "linux" && m < 256<<20 {
+		t.Errorf("machineMemory() = %d on Linux, want the machine's memory", m)
 	}
 }
