@@ -43,17 +43,18 @@ func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
 	if c.Watch {
 		return c.watch(ctx, g, env, human, e, recDir)
 	}
-	return deployError(ctx, c.deployOnce(ctx, g, env, human, e, recDir, time.Now()))
+	return deployError(ctx, c.deployOnce(ctx, g, env, human, env.Synth, e, recDir, time.Now()))
 }
 
 // deployOnce synthesizes and plans the stage, then hotswaps it when the
 // plan allows (unless --no-hotswap) and deploys it fully otherwise, saying
 // why; it keeps the deploy record and prints the base URL (on human's
 // stdout; with --json the result on env's). start is when the change being
-// deployed was saved, for the time printed.
-func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env, e *deploy.Engine, recDir string, start time.Time) error {
+// deployed was saved, for the time printed; synthesize is env.Synth, or a
+// session's.
+func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env, synthesize func(context.Context, synth.Options) (*synth.Result, error), e *deploy.Engine, recDir string, start time.Time) error {
 	stdout := human.Stdout
-	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
+	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
 	}

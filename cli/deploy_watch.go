@@ -33,9 +33,13 @@ func (c *DeployCmd) watch(ctx context.Context, g *Globals, env, human *Env, e *d
 	if c.NoHotswap {
 		mode = "deploying fully on every change"
 	}
+	// One engine for the whole watch: Node.js and the CDK stay loaded from
+	// one change to the next.
+	synthesize, end := env.session()
+	defer end()
 	fmt.Fprintf(human.Stdout, "Watching %s for changes to stage %s (%s); Ctrl-C stops.\n", g.ProjectDir, c.Stage, mode)
 	once := func(start time.Time) error {
-		err := c.deployOnce(ctx, g, env, human, e, recDir, start)
+		err := c.deployOnce(ctx, g, env, human, synthesize, e, recDir, start)
 		if err == nil {
 			return nil
 		}

@@ -35,6 +35,12 @@ type Env struct {
 	Getenv func(string) string
 	// Synth synthesizes a stage (internal/synth's Synth).
 	Synth func(context.Context, synth.Options) (*synth.Result, error)
+	// SynthSession, when not nil, returns a function that synthesizes as
+	// Synth does but keeps the engine, with Node.js and the CDK loaded,
+	// from one call to the next, and the function that ends it (an
+	// internal/synth Session): `deploy --watch` synthesizes every change
+	// with it. Nil means Synth for every call.
+	SynthSession func() (synthesize func(context.Context, synth.Options) (*synth.Result, error), end func())
 	// SDKLog, when not nil, receives the AWS SDK's own log (-v); nil
 	// drops it.
 	SDKLog io.Writer
@@ -68,8 +74,12 @@ func processEnv(stdout, stderr io.Writer) *Env {
 			}
 			return w
 		},
-		Getenv:     os.Getenv,
-		Synth:      synthEngine().Synth,
+		Getenv: os.Getenv,
+		Synth:  synthEngine().Synth,
+		SynthSession: func() (func(context.Context, synth.Options) (*synth.Result, error), func()) {
+			s := synthEngine().Session()
+			return s.Synth, s.Close
+		},
 		Signals:    SignalContext,
 		TrimCaches: true,
 	}
@@ -103,6 +113,15 @@ func (e *Env) withDefaults() *Env {
 		out.Synth = synthEngine().Synth
 	}
 	return &out
+}
+
+// session returns the synthesis function of a run of syntheses and the
+// function that ends it (SynthSession, else Synth).
+func (e *Env) session() (func(context.Context, synth.Options) (*synth.Result, error), func()) {
+	if e.SynthSession != nil {
+		return e.SynthSession()
+	}
+	return e.Synth, func() {}
 }
 
 // Context returns the context a command runs in, and the function that

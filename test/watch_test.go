@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/testutil"
 )
 
@@ -86,7 +87,20 @@ func (w *watchSession) stop(t testing.TB) error {
 // is reported and the watch goes on, its fix is hotswapped, Ctrl-C ends it.
 func TestDeployWatch(t *testing.T) {
 	c, proj := startShop(t)
-	w := startWatch(t, proj, c.env)
+	// The engine program, through a script that notes each start.
+	starts := filepath.Join(t.TempDir(), "engine-starts")
+	env := slices.Clone(c.env)
+	for i, kv := range env {
+		if real, ok := strings.CutPrefix(kv, names.EnvEngine+"="); ok {
+			script := filepath.Join(t.TempDir(), "framework-synth")
+			writeFile(t, script, fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %q\nexec %q \"$@\"\n", starts, real))
+			if err := os.Chmod(script, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			env[i] = names.EnvEngine + "=" + script
+		}
+	}
+	w := startWatch(t, proj, env)
 	w.waitFor(t, "Rest API URL: ", 1, true)
 	fn := c.functionName(t)
 
@@ -118,6 +132,11 @@ func TestDeployWatch(t *testing.T) {
 
 	if err := w.stop(t); err != nil {
 		t.Errorf("framework deploy --watch after Ctrl-C: %v, want exit 0", err)
+	}
+	// Five syntheses (a failed one among them), one engine program: Node.js
+	// and the CDK stayed loaded from one change to the next.
+	if b, err := os.ReadFile(starts); err != nil || string(b) != "serve\n" {
+		t.Errorf("engine programs started during the watch: %q, %v; want one, serving every synthesis", b, err)
 	}
 	out = w.out.String()
 	t.Logf("$ framework deploy --watch\n%s", out)

@@ -390,7 +390,7 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("synthesizing stack %s: CDK failed: %v", in.stackName(), r)
+			err = &cdkFailure{fmt.Errorf("synthesizing stack %s: CDK failed: %v", in.stackName(), r)}
 			if ctx.Err() != nil {
 				err = fmt.Errorf("synthesizing stack %s: %w", in.stackName(), ctx.Err())
 			}
@@ -414,6 +414,12 @@ func synthStack(ctx context.Context, in *inputs, out string) (err error) {
 	app.Synth(nil)
 	return nil
 }
+
+// cdkFailure is the error of a synthesis that the CDK itself failed (a
+// panic through jsii), after which Node.js's state is not known.
+type cdkFailure struct{ error }
+
+func (e *cdkFailure) Unwrap() error { return e.error }
 
 // assetName is the file CDK stages the Lambda package as.
 func assetName(in *inputs) string {

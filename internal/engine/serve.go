@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -32,8 +33,8 @@ func Main() {
 // It returns the exit code: 0 with an answer, 1 with an error, 2 for a
 // wrong call. Cancelling ctx (the CLI's SIGTERM) stops the synthesis.
 func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] != synth.CommandSynth && args[0] != synth.CommandScan {
-		fmt.Fprintf(stderr, "framework-synth is the synthesis engine of the framework CLI, which runs it: `framework synth`, `diff`, `deploy` and `gen-policy`.\nusage: framework-synth synth|scan < request.json (JSON lines on stdout)\n")
+	if len(args) != 1 || args[0] != synth.CommandSynth && args[0] != synth.CommandScan && args[0] != synth.CommandServe {
+		fmt.Fprintf(stderr, "framework-synth is the synthesis engine of the framework CLI, which runs it: `framework synth`, `diff`, `deploy` and `gen-policy`.\nusage: framework-synth synth|scan|serve < request.json (JSON lines on stdout)\n")
 		return 2
 	}
 	var mu sync.Mutex
@@ -51,14 +52,17 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	// started; a synthesis prepares it again with the environment it sets.
 	Close()
 	defer Close()
-	var req synth.Request
 	dec := json.NewDecoder(stdin)
+	if args[0] == synth.CommandServe {
+		return serveMany(ctx, dec, reply)
+	}
+	var req synth.Request
 	if err := dec.Decode(&req); err != nil {
 		reply(synth.Reply{Error: "the synthesis engine could not read its request: " + err.Error()})
 		return 2
 	}
 	if req.Protocol != synth.Protocol {
-		reply(synth.Reply{Error: fmt.Sprintf("the synthesis engine speaks protocol %d and the CLI %d: it was built for another version of framework; unset FRAMEWORK_ENGINE or point it at the engine of this version", synth.Protocol, req.Protocol)})
+		reply(synth.Reply{Error: protocolMismatch(req.Protocol)})
 		return 2
 	}
 	o := req.Options
@@ -80,6 +84,45 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 	reply(synth.Reply{Result: res})
 	return 0
+}
+
+// serveMany answers synth requests read from dec until it ends (0) or ctx
+// does (1), keeping Node.js and the CDK loaded in between. After a
+// synthesis the CDK itself failed, Node.js is stopped, so that the next
+// one starts it again rather than go on in a state nobody knows.
+func serveMany(ctx context.Context, dec *json.Decoder, reply func(synth.Reply)) int {
+	for ctx.Err() == nil {
+		var req synth.Request
+		if err := dec.Decode(&req); err == io.EOF {
+			return 0
+		} else if err != nil {
+			reply(synth.Reply{Error: "the synthesis engine could not read its request: " + err.Error()})
+			return 2
+		}
+		if req.Protocol != synth.Protocol {
+			reply(synth.Reply{Error: protocolMismatch(req.Protocol)})
+			return 2
+		}
+		o := req.Options
+		o.NodeShim = true
+		o.Progress = &lineWriter{line: func(s string) { reply(synth.Reply{Progress: s}) }}
+		res, err := Synth(ctx, o)
+		if err != nil {
+			reply(synth.Reply{Error: err.Error()})
+			var cdk *cdkFailure
+			if errors.As(err, &cdk) {
+				Close()
+			}
+			continue
+		}
+		reply(synth.Reply{Result: res})
+	}
+	return 1
+}
+
+// protocolMismatch is the error of a request in another protocol.
+func protocolMismatch(theirs int) string {
+	return fmt.Sprintf("the synthesis engine speaks protocol %d and the CLI %d: it was built for another version of framework; unset FRAMEWORK_ENGINE or point it at the engine of this version", synth.Protocol, theirs)
 }
 
 // lineWriter calls line for each complete line written to it.

@@ -7,13 +7,21 @@ import (
 	"testing"
 
 	"github.com/aws/jsii-runtime-go"
+
+	"github.com/framework-dev/framework/internal/nodeshim"
 )
 
 // Main runs the tests, then closes the CDK's runtime: jsii-runtime-go
 // unpacks it into the temporary directory when the binary starts (2.2 MB),
 // whether or not a test uses it, and leaves it there, with the files of
 // the Node.js process a test started, unless it is closed.
+//
+// Started as the Node.js shim (a synthesis with Options.NodeShim, as the
+// engine program runs them, starts Node.js through its own executable), the
+// binary becomes Node.js instead: without that it would run the tests
+// again, each starting one more, without end.
 func Main(m *testing.M) {
+	nodeshim.Run()
 	code := m.Run()
 	jsii.Close()
 	os.Exit(code)

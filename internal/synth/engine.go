@@ -64,9 +64,14 @@ type Reply struct {
 // The engine program's commands: `framework-synth synth` synthesizes
 // Request.Options; `framework-synth scan` finds the AWS SDK calls of the
 // app in Options.ProjectDir, for `framework gen-policy`.
+//
+// `framework-synth serve` reads any number of requests, one JSON object
+// each, and answers each as synth does, keeping Node.js and the CDK
+// loaded in between, until stdin ends (Session).
 const (
 	CommandSynth = "synth"
 	CommandScan  = "scan"
+	CommandServe = "serve"
 )
 
 // Engine runs synthesis in the engine program, building it when missing.
@@ -479,6 +484,21 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 		defer mu.Unlock()
 		steps = append(steps, Timing{step, d.Seconds()})
 	}
+	bin, release, err := e.acquireBuilding(ctx, o, timed)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res, err := Run(ctx, bin, o, timed)
+	if res != nil {
+		res.Timings = append(steps, res.Timings...)
+	}
+	return res, err
+}
+
+// acquireBuilding is acquire for a synthesis of o: when the engine must be
+// built, the app's builds run meanwhile.
+func (e *Engine) acquireBuilding(ctx context.Context, o Options, timed func(string, time.Duration)) (bin string, release func(), err error) {
 	var wg sync.WaitGroup
 	pctx, cancel := context.WithCancel(ctx)
 	defer wg.Wait()
@@ -496,11 +516,7 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 			}
 		})
 	}
-	bin, release, err := e.acquire(ctx, o.Progress, timed, true)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
+	bin, release, err = e.acquire(ctx, o.Progress, timed, true)
 	// The app's builds in the background are stopped once the engine is
 	// built: the engine builds the app at the program's own priority, and
 	// Go's build cache keeps every package they compiled, so only the
@@ -508,11 +524,7 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 	// with other work, their lowered priority could keep them waiting.
 	cancel()
 	wg.Wait()
-	res, err := Run(ctx, bin, o, timed)
-	if res != nil {
-		res.Timings = append(steps, res.Timings...)
-	}
-	return res, err
+	return bin, release, err
 }
 
 // Run has the engine program bin synthesize o; timed receives how long
