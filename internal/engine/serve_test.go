@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/synth"
 	"github.com/framework-dev/framework/internal/testutil"
 )
@@ -16,6 +18,11 @@ import (
 // request of its stdin in turn (an app's error too) and ends when stdin
 // does, with status 0.
 func TestServeAnswersEveryRequest(t *testing.T) {
+	// Serve starts Node.js through this binary (nodeshim.Enable sets these
+	// for the process): the tests after this one must not inherit it.
+	for _, k := range []string{nodeshim.EnvNode, nodeshim.EnvPIDFile, "JSII_NODE"} {
+		t.Setenv(k, os.Getenv(k))
+	}
 	hello := filepath.Join(testutil.RepoRoot(t), "examples", "hello")
 	broken := testutil.WriteModule(t, map[string]string{
 		"main.go":                "package main\n\nfunc main() { undefinedCall() }\n",
