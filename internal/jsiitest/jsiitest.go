@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
 )
 
@@ -20,9 +21,22 @@ import (
 // engine program runs them, starts Node.js through its own executable), the
 // binary becomes Node.js instead: without that it would run the tests
 // again, each starting one more, without end.
+//
+// Unless FRAMEWORK_CACHE_DIR is set, the tests' app builds go to a cache
+// directory of the run, removed at its end, rather than into the user's.
 func Main(m *testing.M) {
 	nodeshim.Run()
+	var cache string
+	if os.Getenv(names.EnvCacheDir) == "" {
+		if dir, err := os.MkdirTemp("", "framework-test-cache-"); err == nil {
+			cache = dir
+			os.Setenv(names.EnvCacheDir, dir)
+		}
+	}
 	code := m.Run()
 	jsii.Close()
+	if cache != "" {
+		os.RemoveAll(cache)
+	}
 	os.Exit(code)
 }
