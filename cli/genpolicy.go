@@ -21,6 +21,7 @@ import (
 // synth, diff or deploy have not yet, saying so on stderr.
 type GenPolicyCmd struct {
 	Explain bool `help:"Instead of the policy, list each IAM action with the source position and SDK operation that needs it."`
+	JSON    bool `name:"json" help:"With --explain, print the list as one JSON array of {action, position, service, operation, via} (position empty for the logging actions every function needs). The policy itself is JSON already."`
 }
 
 // Run scans the app in the project directory and prints its policy as JSON.
@@ -32,6 +33,9 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	rep, err := synthEngine().Scan(ctx, g.ProjectDir, env.Stderr)
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("gen-policy: %w", err))
+	}
+	if c.Explain && c.JSON {
+		return writeJSONLine(stdout, explanation(rep))
 	}
 	if c.Explain {
 		return explainPolicy(stdout, rep)
@@ -60,17 +64,39 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 // "s3:ListBucket  blob/blob.go:15:10  s3.ListObjectsV2 (paginator)".
 func explainPolicy(w io.Writer, rep *policy.Report) error {
 	var b strings.Builder
-	for _, a := range policy.LoggingActions {
-		fmt.Fprintf(&b, "%s\t(always: the function writes its logs)\n", a)
-	}
-	for _, call := range rep.Calls {
-		svc := call.Package[strings.LastIndexByte(call.Package, '/')+1:]
-		for _, a := range call.Actions {
-			fmt.Fprintf(&b, "%s\t%s\t%s.%s (%s)\n", a, call.Pos, svc, call.Operation, call.Via)
+	for _, u := range explanation(rep) {
+		if u.Position == "" {
+			fmt.Fprintf(&b, "%s\t(%s)\n", u.Action, u.Via)
+		} else {
+			fmt.Fprintf(&b, "%s\t%s\t%s.%s (%s)\n", u.Action, u.Position, u.Service, u.Operation, u.Via)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// actionUse is one action and one use of it, for gen-policy --explain --json.
+type actionUse struct {
+	Action    string `json:"action"`
+	Position  string `json:"position"`
+	Service   string `json:"service,omitempty"`
+	Operation string `json:"operation,omitempty"`
+	Via       string `json:"via"`
+}
+
+// explanation lists what explainPolicy prints, as values.
+func explanation(rep *policy.Report) []actionUse {
+	uses := []actionUse{}
+	for _, a := range policy.LoggingActions {
+		uses = append(uses, actionUse{Action: a, Via: "always: the function writes its logs"})
+	}
+	for _, call := range rep.Calls {
+		svc := call.Package[strings.LastIndexByte(call.Package, '/')+1:]
+		for _, a := range call.Actions {
+			uses = append(uses, actionUse{Action: a, Position: call.Pos, Service: svc, Operation: call.Operation, Via: call.Via})
+		}
+	}
+	return uses
 }
 
 // writeUnscoped lists, one line each, the actions that keep Resource "*"

@@ -58,6 +58,33 @@ func TestGenPolicyExplain(t *testing.T) {
 	}
 }
 
+// TestGenPolicyExplainJSON: the explanation as data, for a script that
+// checks which line of the app needs which action.
+func TestGenPolicyExplainJSON(t *testing.T) {
+	offlineGo(t)
+	var stdout, stderr bytes.Buffer
+	if code := MainEnv([]string{"-C", policyFixture, "gen-policy", "--explain", "--json"}, &Env{Stdout: &stdout, Stderr: &stderr}); code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr.String())
+	}
+	var uses []actionUse
+	jsonLine(t, "gen-policy --explain --json", stdout.String(), &uses)
+	want := map[actionUse]bool{
+		{Action: "logs:PutLogEvents", Via: "always: the function writes its logs"}:                                                  false,
+		{Action: "s3:ListBucket", Position: "blob/blob.go:15:10", Service: "s3", Operation: "ListObjectsV2", Via: "paginator"}:      false,
+		{Action: "dynamodb:PutItem", Position: "store/store.go:33:18", Service: "dynamodb", Operation: "PutItem", Via: "interface"}: false,
+	}
+	for _, u := range uses {
+		if _, ok := want[u]; ok {
+			want[u] = true
+		}
+	}
+	for u, seen := range want {
+		if !seen {
+			t.Errorf("explanation lacks %+v:\n%s", u, stdout.String())
+		}
+	}
+}
+
 func TestGenPolicyCompileErrorIsOneLine(t *testing.T) {
 	offlineGo(t)
 	dir := testutil.WriteModule(t, map[string]string{
