@@ -56,16 +56,10 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if args[0] == synth.CommandServe {
 		return serveMany(ctx, dec, reply)
 	}
-	var req synth.Request
-	if err := dec.Decode(&req); err != nil {
-		reply(synth.Reply{Error: "the synthesis engine could not read its request: " + err.Error()})
+	o, err := readRequest(dec, reply)
+	if err != nil {
 		return 2
 	}
-	if req.Protocol != synth.Protocol {
-		reply(synth.Reply{Error: protocolMismatch(req.Protocol)})
-		return 2
-	}
-	o := req.Options
 	if args[0] == synth.CommandScan {
 		rep, err := scan.Scan(o.ProjectDir)
 		if err != nil {
@@ -75,15 +69,42 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		reply(synth.Reply{Report: rep})
 		return 0
 	}
+	if synthAnswer(ctx, o, reply) != nil {
+		return 1
+	}
+	return 0
+}
+
+// readRequest reads one request from dec; an error (io.EOF when there is
+// none) is answered, but for io.EOF.
+func readRequest(dec *json.Decoder, reply func(synth.Reply)) (synth.Options, error) {
+	var req synth.Request
+	if err := dec.Decode(&req); err == io.EOF {
+		return synth.Options{}, err
+	} else if err != nil {
+		reply(synth.Reply{Error: "the synthesis engine could not read its request: " + err.Error()})
+		return synth.Options{}, err
+	}
+	if req.Protocol != synth.Protocol {
+		msg := protocolMismatch(req.Protocol)
+		reply(synth.Reply{Error: msg})
+		return synth.Options{}, errors.New(msg)
+	}
+	return req.Options, nil
+}
+
+// synthAnswer synthesizes o, its progress and then its result or error
+// answered, and returns the error.
+func synthAnswer(ctx context.Context, o synth.Options, reply func(synth.Reply)) error {
 	o.NodeShim = true
 	o.Progress = &lineWriter{line: func(s string) { reply(synth.Reply{Progress: s}) }}
 	res, err := Synth(ctx, o)
 	if err != nil {
 		reply(synth.Reply{Error: err.Error()})
-		return 1
+		return err
 	}
 	reply(synth.Reply{Result: res})
-	return 0
+	return nil
 }
 
 // serveMany answers synth requests read from dec until it ends (0) or ctx
@@ -92,30 +113,16 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 // one starts it again rather than go on in a state nobody knows.
 func serveMany(ctx context.Context, dec *json.Decoder, reply func(synth.Reply)) int {
 	for ctx.Err() == nil {
-		var req synth.Request
-		if err := dec.Decode(&req); err == io.EOF {
+		o, err := readRequest(dec, reply)
+		if err == io.EOF {
 			return 0
 		} else if err != nil {
-			reply(synth.Reply{Error: "the synthesis engine could not read its request: " + err.Error()})
 			return 2
 		}
-		if req.Protocol != synth.Protocol {
-			reply(synth.Reply{Error: protocolMismatch(req.Protocol)})
-			return 2
+		var cdk *cdkFailure
+		if err := synthAnswer(ctx, o, reply); errors.As(err, &cdk) {
+			Close()
 		}
-		o := req.Options
-		o.NodeShim = true
-		o.Progress = &lineWriter{line: func(s string) { reply(synth.Reply{Progress: s}) }}
-		res, err := Synth(ctx, o)
-		if err != nil {
-			reply(synth.Reply{Error: err.Error()})
-			var cdk *cdkFailure
-			if errors.As(err, &cdk) {
-				Close()
-			}
-			continue
-		}
-		reply(synth.Reply{Result: res})
 	}
 	return 1
 }

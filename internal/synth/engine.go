@@ -461,6 +461,17 @@ var running struct {
 	cmd *exec.Cmd
 }
 
+// startRunning starts cmd, the engine program bin, as the running one.
+func startRunning(cmd *exec.Cmd, bin string) error {
+	running.Lock()
+	defer running.Unlock()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the synthesis engine %s: %w (set %s to another, or remove it to have it built again)", bin, err, names.EnvEngine)
+	}
+	running.cmd = cmd
+	return nil
+}
+
 // Close stops the engine of a synthesis still under way, and the Node.js
 // process it started: for the end of the program (a second Ctrl-C), so
 // that nothing goes on writing into the run's temporary directory.
@@ -477,13 +488,8 @@ func Close() {
 // Synth synthesizes the stage's stack of the project in the engine program,
 // building the engine first when missing.
 func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
-	var mu sync.Mutex
-	var steps []Timing
-	timed := func(step string, d time.Duration) {
-		mu.Lock()
-		defer mu.Unlock()
-		steps = append(steps, Timing{step, d.Seconds()})
-	}
+	var st stepTimes
+	timed := st.add
 	bin, release, err := e.acquireBuilding(ctx, o, timed)
 	if err != nil {
 		return nil, err
@@ -491,9 +497,28 @@ func (e *Engine) Synth(ctx context.Context, o Options) (*Result, error) {
 	defer release()
 	res, err := Run(ctx, bin, o, timed)
 	if res != nil {
-		res.Timings = append(steps, res.Timings...)
+		res.Timings = append(st.list(), res.Timings...)
 	}
 	return res, err
+}
+
+// stepTimes collects the durations of a synthesis's steps on the CLI's
+// side, from any goroutine.
+type stepTimes struct {
+	mu    sync.Mutex
+	steps []Timing
+}
+
+func (t *stepTimes) add(step string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.steps = append(t.steps, Timing{step, d.Seconds()})
+}
+
+func (t *stepTimes) list() []Timing {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.steps
 }
 
 // acquireBuilding is acquire for a synthesis of o: when the engine must be
@@ -577,14 +602,8 @@ func exchange(ctx context.Context, bin, command string, o Options, timed func(st
 		return nil, err
 	}
 	start := time.Now()
-	running.Lock()
-	err = cmd.Start()
-	if err == nil {
-		running.cmd = cmd
-	}
-	running.Unlock()
-	if err != nil {
-		return nil, fmt.Errorf("start the synthesis engine %s: %w (set %s to another, or remove it to have it built again)", bin, err, names.EnvEngine)
+	if err := startRunning(cmd, bin); err != nil {
+		return nil, err
 	}
 	defer func() {
 		running.Lock()

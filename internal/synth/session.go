@@ -10,10 +10,8 @@ import (
 	"io"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/procgroup"
 )
 
@@ -53,15 +51,9 @@ func (e *Engine) Session() *Session { return &Session{e: e, max: SessionSynthese
 // program for the next synthesis; a program that ended, or a synthesis
 // stopped by ctx, ends it, and the next synthesis starts another.
 func (s *Session) Synth(ctx context.Context, o Options) (*Result, error) {
-	var mu sync.Mutex
-	var steps []Timing
-	timed := func(step string, d time.Duration) {
-		mu.Lock()
-		defer mu.Unlock()
-		steps = append(steps, Timing{step, d.Seconds()})
-	}
+	var st stepTimes
 	if s.cmd == nil {
-		if err := s.start(ctx, o, timed); err != nil {
+		if err := s.start(ctx, o, st.add); err != nil {
 			return nil, err
 		}
 	}
@@ -76,7 +68,7 @@ func (s *Session) Synth(ctx context.Context, o Options) (*Result, error) {
 	if r.Error != "" {
 		return nil, errors.New(r.Error)
 	}
-	r.Result.Timings = append(steps, r.Result.Timings...)
+	r.Result.Timings = append(st.list(), r.Result.Timings...)
 	return r.Result, nil
 }
 
@@ -102,15 +94,9 @@ func (s *Session) start(ctx context.Context, o Options, timed func(string, time.
 		return err
 	}
 	begin := time.Now()
-	running.Lock()
-	err = cmd.Start()
-	if err == nil {
-		running.cmd = cmd
-	}
-	running.Unlock()
-	if err != nil {
+	if err := startRunning(cmd, bin); err != nil {
 		release()
-		return fmt.Errorf("start the synthesis engine %s: %w (set %s to another, or remove it to have it built again)", bin, err, names.EnvEngine)
+		return err
 	}
 	s.cmd, s.stdin, s.release, s.served = cmd, stdin, release, 0
 	s.started++
