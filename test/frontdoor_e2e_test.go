@@ -44,7 +44,7 @@ func setStage(t testing.TB, proj, stage string, keys map[string]any) {
 func TestDeployHTTPAPIStage(t *testing.T) {
 	c, proj := startShop(t)
 	run := cliRunner(t, proj, c.env)
-	// The key new-project writes is refused on an HTTP API, with the fix.
+	// A key only a REST API has is refused on an HTTP API, with the fix.
 	setStage(t, proj, "dev", map[string]any{"api_type": "http", "api_gateway_stage": "dev"})
 	out := run(1, "synth")
 	wantOutput(t, out, `stages.dev.api_gateway_stage: stage "dev" has api_type "http" (API Gateway HTTP API), which has no named stage`)

@@ -213,8 +213,12 @@ func Default(appName string) *File {
 			LambdaTimeout:    ptr(DefaultLambdaTimeout),
 			Architecture:     ptr(DefaultArchitecture),
 		},
+		// The dev stage with no key of its own: its REST API stage is named
+		// dev anyway (api_gateway_stage defaults to the stage's name), and
+		// a key only a REST API has would make switching it to another
+		// front door (api_type) an edit of two keys instead of one.
 		Stages: map[string]Settings{
-			DefaultStage: {APIGatewayStage: ptr(DefaultStage)},
+			DefaultStage: {},
 		},
 	}
 }

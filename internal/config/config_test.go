@@ -237,6 +237,37 @@ func TestDefaultGolden(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "default.json"), data, *update)
 }
 
+// TestDefaultTakesAnyFrontDoor: the file new-project writes serves its dev
+// stage at /dev/ on a REST API, and takes api_type http or function_url
+// on that stage with no other edit.
+func TestDefaultTakesAnyFrontDoor(t *testing.T) {
+	data, err := Default("hello").Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.Stage(DefaultStage)
+	if err != nil || st.APIGatewayStage != DefaultStage {
+		t.Fatalf("dev stage %+v, %v: want its REST API stage named dev", st, err)
+	}
+	for _, door := range []string{APIHTTP, APIFunctionURL} {
+		edited := strings.Replace(string(data), `"dev": {}`, `"dev": {"api_type": "`+door+`"}`, 1)
+		if edited == string(data) {
+			t.Fatalf("the default file has no empty dev stage to edit:\n%s", data)
+		}
+		f, err := Parse(path, []byte(edited))
+		if err == nil {
+			_, err = f.Stage(DefaultStage)
+		}
+		if err != nil {
+			t.Errorf("api_type %s added to the default file: %v", door, err)
+		}
+	}
+}
+
 func TestMarshalRoundTrip(t *testing.T) {
 	const file = `{"version": "1.0", "app_name": "shop", "manage_role": false, "role_id": "r1",
 	  "environment_variables": {"ZED": "1", "ALPHA": "2"}, "tags": {"b": "1", "a": "2"},
