@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"time"
 
 	"github.com/framework-dev/framework/internal/procgroup"
@@ -197,7 +196,4 @@ func (s *Session) Close() {
 	}
 	running.Unlock()
 	s.release()
-	if strings.TrimSpace(s.stderr.String()) == "" {
-		s.stderr.Reset()
-	}
 }
