@@ -197,7 +197,8 @@ func New(opts ...Option) (*Server, error) {
 	mux.HandleFunc("POST "+prefix+"invocation/{id}/response", s.response)
 	mux.HandleFunc("POST "+prefix+"invocation/{id}/error", s.invocationError)
 	mux.HandleFunc("POST "+prefix+"init/error", s.initError)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
 }
@@ -287,6 +288,9 @@ func (s *Server) forget(id string) {
 	s.mu.Unlock()
 }
 
+// connKey is the request context key of the request's connection.
+type connKey struct{}
+
 // next answers GET /runtime/invocation/next with the next queued event,
 // waiting for one as long as it takes.
 func (s *Server) next(w http.ResponseWriter, r *http.Request) {
@@ -306,9 +310,12 @@ func (s *Server) next(w http.ResponseWriter, r *http.Request) {
 		if !live {
 			continue // its Invoke gave up while it was queued
 		}
-		if r.Context().Err() != nil {
+		if r.Context().Err() != nil || peerClosed(r.Context().Value(connKey{})) {
 			// The runtime went away (a killed process): keep the event
 			// for the next poll instead of writing it to a dead connection.
+			// The context alone can say so too late: it is cancelled by a
+			// goroutine that may not have run yet when a restarted
+			// function's first event arrives; the socket already knows.
 			go func() {
 				select {
 				case s.queue <- inv:

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -471,4 +472,63 @@ func TestInvokeEnds(t *testing.T) {
 			t.Error("New(WithTimeout(0)) succeeded")
 		}
 	})
+}
+
+// TestDeadPollerSkipped: a runtime that polled /next and then went away
+// (its process killed, its connection closed) does not swallow the next
+// event: the event goes to the runtime still polling, at once, instead of
+// timing out on a dead connection. Each round closes the dead poller's
+// connection right before the event is queued, as a restarted function's
+// first invoke does.
+func TestDeadPollerSkipped(t *testing.T) {
+	s := newServer(t, WithTimeout(2*time.Second))
+	path := "/" + APIVersion + "/runtime/invocation/next"
+	for round := range 50 {
+		dead, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Fprintf(dead, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, s.Addr()); err != nil {
+			t.Fatal(err)
+		}
+		// Let the server take the poll before the connection goes.
+		time.Sleep(5 * time.Millisecond)
+		dead.Close()
+
+		res := invokeAsync(t, s, t.Context(), fmt.Sprintf(`{"round":%d}`, round))
+		live := make(chan error, 1)
+		go func() { live <- echoOnce(s) }()
+		r := wait(t, res)
+		payload, err := r.payload, r.err
+		if err != nil || string(payload) != fmt.Sprintf(`{"round":%d}`, round) {
+			t.Fatalf("round %d: the event went to the closed connection: %s, %v", round, payload, err)
+		}
+		if err := <-live; err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+}
+
+// echoOnce polls s once and answers the event with itself, for a goroutine
+// (it reports instead of failing the test).
+func echoOnce(s *Server) error {
+	base := "http://" + s.Addr() + "/" + APIVersion + "/runtime/invocation/"
+	resp, err := http.Get(base + "next")
+	if err != nil {
+		return err
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET next = %d %s", resp.StatusCode, body)
+	}
+	resp, err = http.Post(base+resp.Header.Get(HeaderRequestID)+"/response", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		return fmt.Errorf("POST response = %d", resp.StatusCode)
+	}
+	return nil
 }
