@@ -15,6 +15,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials/ec2rolecreds"
+	"github.com/aws/aws-sdk-go-v2/credentials/endpointcreds"
+	"github.com/aws/aws-sdk-go-v2/credentials/logincreds"
+	"github.com/aws/aws-sdk-go-v2/credentials/processcreds"
+	"github.com/aws/aws-sdk-go-v2/credentials/ssocreds"
+	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 
 	"github.com/framework-dev/framework/internal/awscall"
 )
@@ -31,7 +37,11 @@ const refreshAhead = 2 * awscall.RefreshBefore
 type credentialsSource struct {
 	provider aws.CredentialsProvider
 	profile  string
-	failed   func(error)
+	// source is the provider that gave the first credentials (their
+	// Source: SSOProvider, EC2RoleProvider, ...): it says what to do when
+	// a refresh fails.
+	source string
+	failed func(error)
 
 	mu      sync.Mutex
 	failing bool
@@ -49,12 +59,38 @@ func (s *credentialsSource) retrieve(ctx context.Context) (aws.Credentials, erro
 	s.failing = err != nil
 	s.mu.Unlock()
 	if err != nil {
-		err = fmt.Errorf("the AWS credentials of profile %s could not be refreshed (%v): sign in again (`aws sso login --profile %s` for an SSO profile) or fix the profile; the app gets the new credentials without a restart", s.profile, err, s.profile)
+		err = refreshAdvice(s.source, s.profile, err)
 		if report {
 			s.failed(err)
 		}
 	}
 	return creds, err
+}
+
+// refreshAdvice is the error for credentials of source (the provider name
+// the SDK puts in Credentials.Source) and profile that could not be
+// refreshed: what failed, and what to do about it.
+func refreshAdvice(source, profile string, err error) error {
+	var what, todo string
+	switch source {
+	case ssocreds.ProviderName:
+		what, todo = "the SSO session of profile "+profile, "run `aws sso login --profile "+profile+"`"
+	case logincreds.ProviderName:
+		what, todo = "the console sign-in of profile "+profile, "run `aws login --profile "+profile+"`"
+	case processcreds.ProviderName:
+		what, todo = "the credential_process of profile "+profile, "fix what it runs, or sign in again if it signs you in"
+	case stscreds.ProviderName:
+		what, todo = "the role of profile "+profile, "check that you may still assume it and that its source credentials are valid (for an SSO source: `aws sso login --profile "+profile+"`)"
+	case stscreds.WebIdentityProviderName:
+		what, todo = "the web identity role", "check the token file (AWS_WEB_IDENTITY_TOKEN_FILE or the profile's web_identity_token_file) and that the role trusts it"
+	case ec2rolecreds.ProviderName:
+		what, todo = "this instance's role (EC2 instance metadata)", "check that the instance still has a role and reaches the metadata service"
+	case endpointcreds.ProviderName:
+		what, todo = "the container credentials endpoint (AWS_CONTAINER_CREDENTIALS_FULL_URI or _RELATIVE_URI)", "check that the endpoint runs and that the task still has its role"
+	default:
+		what, todo = "profile "+profile, "sign in again (`aws sso login --profile "+profile+"` for an SSO profile) or fix the profile"
+	}
+	return fmt.Errorf("the AWS credentials of %s could not be refreshed (%v): %s; the app gets the new credentials without a restart", what, err, todo)
 }
 
 // awscall is the source as awscall's provider.

@@ -3,6 +3,7 @@ package localres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -143,20 +144,21 @@ func TestDeployedStageServesRefreshedCredentials(t *testing.T) {
 		}
 	}
 
-	// The profile cannot be refreshed: the app's calls fail saying what to
-	// run, and the CLI is told once.
+	// The profile cannot be refreshed: the app's calls fail saying what
+	// failed and what to do, and the CLI is told once.
+	const advice = "the credential_process of profile dev could not be refreshed"
 	set("", "the SSO session has expired")
 	status, body = get(t, uri, token)
-	if status != http.StatusInternalServerError || !strings.Contains(body["message"], "could not be refreshed") || !strings.Contains(body["message"], "aws sso login --profile dev") {
-		t.Errorf("refresh failure: %d %v, want 500 saying to run aws sso login --profile dev", status, body)
+	if status != http.StatusInternalServerError || !strings.Contains(body["message"], advice) || !strings.Contains(body["message"], "fix what it runs") {
+		t.Errorf("refresh failure: %d %v, want 500 saying %s and to fix what it runs", status, body, advice)
 	}
 	err = app.Call(ctx, "secretsmanager", "GetSecretValue", nil, nil)
-	if err == nil || !strings.Contains(err.Error(), "aws sso login --profile dev") {
+	if err == nil || !strings.Contains(err.Error(), advice) {
 		t.Errorf("the app's call: %v, want the refresh failure", err)
 	}
 	mu.Lock()
-	if len(reported) != 1 || !strings.Contains(reported[0], "aws sso login --profile dev") {
-		t.Errorf("reported %q, want one line saying to run aws sso login --profile dev", reported)
+	if len(reported) != 1 || !strings.Contains(reported[0], advice) {
+		t.Errorf("reported %q, want one line saying %s", reported, advice)
 	}
 	mu.Unlock()
 	set("AKIDTHREE", "")
@@ -167,6 +169,36 @@ func TestDeployedStageServesRefreshedCredentials(t *testing.T) {
 	r.Close()
 	if _, err := http.Get(uri); err == nil {
 		t.Error("the endpoint still answers after Close")
+	}
+}
+
+// A failed refresh names what gave the credentials and what to do for it:
+// an SSO profile is signed in again, an instance role (no profile at all)
+// is not a matter of `aws sso login`.
+func TestRefreshFailureNamesTheSource(t *testing.T) {
+	cases := []struct{ source, want, not string }{
+		{"SSOProvider", "SSO session of profile dev could not be refreshed (connection refused): run `aws sso login --profile dev`", ""},
+		{"AssumeRoleProvider", "the role of profile dev could not be refreshed", ""},
+		{"ProcessProvider", "credential_process of profile dev", "aws sso login"},
+		{"EC2RoleProvider", "this instance's role (EC2 instance metadata) could not be refreshed", "profile"},
+		{"CredentialsEndpointProvider", "the container credentials endpoint", "profile"},
+		{"WebIdentityCredentials", "AWS_WEB_IDENTITY_TOKEN_FILE", "aws sso login"},
+		{"", "profile dev could not be refreshed (connection refused): sign in again (`aws sso login --profile dev`", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.source, func(t *testing.T) {
+			src := &credentialsSource{source: c.source, profile: "dev",
+				provider: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+					return aws.Credentials{}, errors.New("connection refused")
+				})}
+			_, err := src.retrieve(context.Background())
+			if err == nil || !strings.Contains(err.Error(), c.want) || (c.not != "" && strings.Contains(err.Error(), c.not)) {
+				t.Errorf("error %v: want %q in it and not %q", err, c.want, c.not)
+			}
+			if err != nil && !strings.HasSuffix(err.Error(), "the app gets the new credentials without a restart") {
+				t.Errorf("error %v: want it to end saying no restart is needed", err)
+			}
+		})
 	}
 }
 

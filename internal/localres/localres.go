@@ -297,7 +297,7 @@ func NewClient(ctx context.Context, o Options) (*Client, error) {
 	call.Region = cfg.Region
 	var src *credentialsSource
 	if o.Endpoint == "" {
-		src = &credentialsSource{provider: cfg.Credentials, profile: profileName(o.Profile), failed: o.RefreshFailed}
+		src = &credentialsSource{provider: cfg.Credentials, profile: profileName(o.Profile), source: creds.Source, failed: o.RefreshFailed}
 		call.Provider = src.awscall
 	} else {
 		call.Provider = nil
