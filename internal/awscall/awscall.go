@@ -8,8 +8,9 @@
 // region from AWS_REGION or AWS_DEFAULT_REGION; the credentials from
 // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (what
 // Lambda sets for the function's role), else from the container
-// credentials endpoint at AWS_CONTAINER_CREDENTIALS_FULL_URI (what
-// `framework local` gives the app; see ContainerCredentials), shared config
+// credentials endpoint at AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (ECS,
+// CodeBuild) or AWS_CONTAINER_CREDENTIALS_FULL_URI (what `framework local`
+// gives the app, EKS Pod Identity; see ContainerCredentials), shared config
 // files and profiles not being read; the endpoint from
 // AWS_ENDPOINT_URL_<SERVICE> (for example AWS_ENDPOINT_URL_SECRETS_MANAGER),
 // then AWS_ENDPOINT_URL, then the service's regional endpoint.
@@ -84,8 +85,8 @@ func FromEnv() Config {
 		Credentials: Credentials{AccessKeyID: os.Getenv("AWS_ACCESS_KEY_ID"), SecretAccessKey: os.Getenv("AWS_SECRET_ACCESS_KEY"), SessionToken: os.Getenv("AWS_SESSION_TOKEN")},
 		Endpoint:    os.Getenv("AWS_ENDPOINT_URL"),
 	}
-	if u := os.Getenv(EnvContainerURI); u != "" && c.Credentials.AccessKeyID == "" {
-		c.Provider = ContainerCredentials(u, os.Getenv(EnvContainerToken))
+	if c.Credentials.AccessKeyID == "" {
+		c.Provider = containerFromEnv()
 	}
 	for name, s := range Services {
 		if u := os.Getenv("AWS_ENDPOINT_URL_" + s.EnvID); u != "" {
@@ -232,7 +233,7 @@ func (c Config) CurrentCredentials(ctx context.Context) (Credentials, error) {
 		}
 	}
 	if creds.AccessKeyID == "" || creds.SecretAccessKey == "" {
-		return Credentials{}, errors.New("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), or " + EnvContainerURI)
+		return Credentials{}, errors.New("no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN for temporary ones), or " + EnvContainerURI + " or " + EnvContainerRelativeURI)
 	}
 	return creds, nil
 }

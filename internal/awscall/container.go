@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -17,11 +19,23 @@ import (
 // with. It may cache them, and is called by concurrent calls.
 type CredentialsFunc func(ctx context.Context, now time.Time) (Credentials, error)
 
-// The container credentials protocol's variables.
+// The container credentials protocol's variables, as the AWS SDKs read
+// them: the relative URI (ECS, CodeBuild) wins over the full one, and the
+// token file (EKS Pod Identity, read at each fetch as it is rotated) over
+// the token.
 const (
-	EnvContainerURI   = "AWS_CONTAINER_CREDENTIALS_FULL_URI"
-	EnvContainerToken = "AWS_CONTAINER_AUTHORIZATION_TOKEN"
+	EnvContainerURI         = "AWS_CONTAINER_CREDENTIALS_FULL_URI"
+	EnvContainerRelativeURI = "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"
+	EnvContainerToken       = "AWS_CONTAINER_AUTHORIZATION_TOKEN"
+	EnvContainerTokenFile   = "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"
 )
+
+// ecsCredentialsHost serves the relative URI.
+const ecsCredentialsHost = "http://169.254.170.2"
+
+// containerHosts are the link-local hosts, beside the loopback, that an
+// http full URI may name: ECS's and EKS Pod Identity's agents.
+var containerHosts = []string{"169.254.170.2", "169.254.170.23", "fd00:ec2::23"}
 
 // RefreshBefore is how long before their expiry cached credentials are
 // fetched again.
@@ -43,19 +57,50 @@ var containerClient = &http.Client{Timeout: 30 * time.Second}
 // Expiration in RFC 3339. The answer is cached and fetched again
 // RefreshBefore its expiry; when that fetch fails, the cached credentials
 // are used until they expire. Only an https URL or an http one on this
-// machine's loopback (127.0.0.1, [::1], localhost) is fetched from.
+// machine's loopback (127.0.0.1, [::1], localhost) or an ECS or EKS
+// credentials agent's address is fetched from.
 func ContainerCredentials(rawURL, token string) CredentialsFunc {
-	v, _ := containerSources.LoadOrStore(rawURL+"\n"+token, &containerSource{url: rawURL, token: token})
-	return v.(*containerSource).get
+	return (&containerSource{url: rawURL, token: token, variable: EnvContainerURI}).shared()
+}
+
+// containerFromEnv returns the credentials of the container credentials
+// endpoint the environment names (see EnvContainerURI), or nil when it
+// names none.
+func containerFromEnv() CredentialsFunc {
+	src := &containerSource{tokenFile: os.Getenv(EnvContainerTokenFile)}
+	switch rel, full := os.Getenv(EnvContainerRelativeURI), os.Getenv(EnvContainerURI); {
+	case rel != "":
+		src.url, src.variable = ecsCredentialsHost+rel, EnvContainerRelativeURI
+	case full != "":
+		src.url, src.variable = full, EnvContainerURI
+	default:
+		return nil
+	}
+	if src.tokenFile == "" {
+		src.token = os.Getenv(EnvContainerToken)
+	}
+	return src.shared()
 }
 
 // containerSource is the cache of one container credentials endpoint.
 type containerSource struct {
 	url, token string
+	// tokenFile, when set, holds the token instead, read at each fetch.
+	tokenFile string
+	// variable is the environment variable that gave url.
+	variable string
 
 	mu      sync.Mutex
 	creds   Credentials // zero until fetched
 	expires time.Time   // zero: they do not expire
+}
+
+// shared returns the get of the source ContainerCredentials or FromEnv
+// made for the same endpoint before, or of this one.
+func (s *containerSource) shared() CredentialsFunc {
+	key := strings.Join([]string{s.variable, s.url, s.token, s.tokenFile}, "\n")
+	v, _ := containerSources.LoadOrStore(key, s)
+	return v.(*containerSource).get
 }
 
 func (s *containerSource) get(ctx context.Context, now time.Time) (Credentials, error) {
@@ -77,18 +122,32 @@ func (s *containerSource) get(ctx context.Context, now time.Time) (Credentials, 
 
 // fetch asks the endpoint for credentials.
 func (s *containerSource) fetch(ctx context.Context) (Credentials, time.Time, error) {
-	if err := checkContainerURL(s.url); err != nil {
-		return Credentials{}, time.Time{}, err
+	if s.variable == EnvContainerURI {
+		if err := checkContainerURL(s.url); err != nil {
+			return Credentials{}, time.Time{}, err
+		}
 	}
 	fail := func(format string, args ...any) (Credentials, time.Time, error) {
-		return Credentials{}, time.Time{}, fmt.Errorf("the credentials at %s (%s) "+format, append([]any{EnvContainerURI, s.url}, args...)...)
+		return Credentials{}, time.Time{}, fmt.Errorf("the credentials at %s (%s) "+format, append([]any{s.variable, s.url}, args...)...)
+	}
+	token, tokenVar := s.token, EnvContainerToken
+	if s.tokenFile != "" {
+		tokenVar = EnvContainerTokenFile
+		b, err := os.ReadFile(s.tokenFile)
+		if err != nil {
+			return fail("could not be asked for: the token file in %s: %v", tokenVar, err)
+		}
+		token = strings.TrimSpace(string(b))
+	}
+	if strings.ContainsAny(token, "\r\n") {
+		return fail("could not be asked for: the token in %s spans several lines", tokenVar)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
 	if err != nil {
 		return fail("could not be asked for: %v", err)
 	}
-	if s.token != "" {
-		req.Header.Set("Authorization", s.token)
+	if token != "" {
+		req.Header.Set("Authorization", token)
 	}
 	req.Header.Set("Accept", "application/json")
 	resp, err := containerClient.Do(req)
@@ -124,7 +183,7 @@ func (s *containerSource) fetch(ctx context.Context) (Credentials, time.Time, er
 			msg = http.StatusText(resp.StatusCode)
 		}
 		if resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden {
-			return fail("were refused (HTTP %d: %s): %s must be the token the endpoint was started with", resp.StatusCode, msg, EnvContainerToken)
+			return fail("were refused (HTTP %d: %s): %s must hold the token the endpoint was started with", resp.StatusCode, msg, tokenVar)
 		}
 		return fail("could not be fetched: HTTP %d: %s", resp.StatusCode, msg)
 	}
@@ -150,10 +209,10 @@ func checkContainerURL(raw string) error {
 			return nil
 		case "http":
 			h := u.Hostname()
-			if ip := net.ParseIP(h); h == "localhost" || ip != nil && ip.IsLoopback() {
+			if ip := net.ParseIP(h); h == "localhost" || ip != nil && (ip.IsLoopback() || slices.ContainsFunc(containerHosts, func(a string) bool { return net.ParseIP(a).Equal(ip) })) {
 				return nil
 			}
 		}
 	}
-	return fmt.Errorf("%s %q is neither an https URL nor an http one on this machine (127.0.0.1, [::1], localhost), so credentials are not fetched from it: set it to such a URL, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead", EnvContainerURI, raw)
+	return fmt.Errorf("%s %q is neither an https URL nor an http one on this machine (127.0.0.1, [::1], localhost) or an ECS or EKS credentials agent (%s), so credentials are not fetched from it: set it to such a URL, or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY instead", EnvContainerURI, raw, strings.Join(containerHosts, ", "))
 }

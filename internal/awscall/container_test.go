@@ -3,8 +3,12 @@ package awscall_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -219,5 +223,98 @@ func TestEnvironmentKeysWinOverContainerEndpoint(t *testing.T) {
 	}
 	if key, _ := signed(); key != "AKIAENV" || e.count() != 0 {
 		t.Errorf("signed with %s after %d fetches, want AKIAENV and none", key, e.count())
+	}
+}
+
+// The token file (EKS Pod Identity) wins over the token and is read at
+// each fetch, so a rotated token is sent; a token file that cannot be read
+// is named in the error.
+func TestContainerTokenFileIsReadAtEachFetch(t *testing.T) {
+	e, c, signed, at := clocked(t)
+	file := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(file, []byte(e.token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(awscall.EnvContainerToken, "not-the-token")
+	t.Setenv(awscall.EnvContainerTokenFile, file)
+	c.Provider = awscall.FromEnv().Provider
+	ctx := context.Background()
+	if err := c.Call(ctx, "sqs", "ListQueues", nil, nil); err != nil {
+		t.Fatalf("with the token file: %v", err)
+	}
+	if key, _ := signed(); key != "AKID1" {
+		t.Errorf("signed with %q, want AKID1", key)
+	}
+
+	// The agent rotates the token and the file: the refresh sends the new one.
+	e.mu.Lock()
+	e.token = "rotated-" + e.token
+	e.mu.Unlock()
+	if err := os.WriteFile(file, []byte(e.token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	at(time.Hour)
+	if err := c.Call(ctx, "sqs", "ListQueues", nil, nil); err != nil {
+		t.Fatalf("after the token rotated: %v", err)
+	}
+	if key, _ := signed(); key != "AKID2" {
+		t.Errorf("signed with %q after the rotation, want AKID2", key)
+	}
+
+	os.Remove(file)
+	at(3 * time.Hour)
+	err := c.Call(ctx, "sqs", "ListQueues", nil, nil)
+	if err == nil || !strings.Contains(err.Error(), awscall.EnvContainerTokenFile) || !strings.Contains(err.Error(), file) {
+		t.Errorf("token file gone: %v, want an error naming %s and the file", err, awscall.EnvContainerTokenFile)
+	}
+}
+
+// AWS_CONTAINER_CREDENTIALS_RELATIVE_URI (ECS, CodeBuild) is fetched from
+// ECS's agent, and wins over the full URI, as in the AWS SDKs; a full URI
+// may name ECS's or EKS's agent over http.
+func TestContainerRelativeURIAndAgents(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	awscall.SetContainerClient(t, &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+		mu.Lock()
+		asked = append(asked, r.URL.String()+" "+r.Header.Get("Authorization"))
+		mu.Unlock()
+		body := `{"AccessKeyId":"AKIDAGENT","SecretAccessKey":"s","Token":"t","Expiration":"2099-01-01T00:00:00Z"}`
+		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader(body)), Header: http.Header{}}, nil
+	})})
+	svc, signed := service(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_REGION", "eu-west-1")
+	t.Setenv(awscall.EnvContainerURI, "http://127.0.0.1:1/never")
+	t.Setenv(awscall.EnvContainerToken, "")
+	t.Setenv(awscall.EnvContainerTokenFile, "")
+	rel := "/v2/credentials/" + t.Name()
+	t.Setenv(awscall.EnvContainerRelativeURI, rel)
+	c := awscall.FromEnv()
+	c.Endpoint = svc.URL
+	if err := c.Call(context.Background(), "sqs", "ListQueues", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if key, _ := signed(); key != "AKIDAGENT" {
+		t.Errorf("signed with %q, want the agent's AKIDAGENT", key)
+	}
+
+	t.Setenv(awscall.EnvContainerRelativeURI, "")
+	for _, u := range []string{"http://169.254.170.23/v1/credentials?" + t.Name(), "http://[fd00:ec2::23]/v1/credentials?" + t.Name()} {
+		t.Setenv(awscall.EnvContainerURI, u)
+		t.Setenv(awscall.EnvContainerToken, "pod-token")
+		c := awscall.FromEnv()
+		c.Endpoint = svc.URL
+		if err := c.Call(context.Background(), "sqs", "ListQueues", nil, nil); err != nil {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"http://169.254.170.2" + rel + " ",
+		"http://169.254.170.23/v1/credentials?" + t.Name() + " pod-token",
+		"http://[fd00:ec2::23]/v1/credentials?" + t.Name() + " pod-token"}
+	if !slices.Equal(asked, want) {
+		t.Errorf("asked\n%q\nwant\n%q", asked, want)
 	}
 }
