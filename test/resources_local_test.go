@@ -409,7 +409,7 @@ func TestLocalResourcesCredentialsRefresh(t *testing.T) {
 		t.Errorf("GET /flag while the profile cannot be refreshed: %d %s, want an error", status, body)
 	}
 	ev := s.waitEvent(t, "credentials_refresh_failed", time.Minute)
-	if msg, _ := ev["error"].(string); !strings.Contains(msg, "could not be refreshed") || !strings.Contains(msg, "aws sso login --profile dev") {
+	if msg, _ := ev["error"].(string); !strings.Contains(msg, "the credential_process of profile dev could not be refreshed") || !strings.Contains(msg, "fix what it runs") {
 		t.Errorf("credentials_refresh_failed %v: want what to run", ev)
 	}
 
