@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -48,8 +49,9 @@ func (s *localServer) waitDelivery(t *testing.T, fn string, within time.Duration
 // resources are created, `secret set` gives the API key the app reads, a
 // POST writes to the table and a GET reads it back, a message sent to the
 // queue with the AWS SDK reaches the queue handler, whose failed item alone
-// stays on the queue, and what it publishes on the topic reaches the topic
-// handler.
+// stays on the queue, what it publishes on the topic reaches the topic
+// handler, the item's changes reach the stream handler and an object put
+// in the bucket the bucket's handler.
 func TestLocalWithEmulatedResources(t *testing.T) {
 	moto := mototest.Start(t)
 	env := motoEnv(t, moto)
@@ -151,7 +153,38 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	if v, nv := attrs.Attributes["ApproximateNumberOfMessages"], attrs.Attributes["ApproximateNumberOfMessagesNotVisible"]; v != "0" || nv != "1" {
 		t.Errorf("the queue holds %s visible and %s in flight, want only the failed message (0 and 1)", v, nv)
 	}
+
+	// The item's changes reached the table's stream handler, and an object
+	// put under attachments/ reaches the bucket's handler.
+	audit := s.seenDelivery("audit")
+	if audit == nil {
+		audit = s.waitDelivery(t, "audit", 10*time.Second)
+	}
+	if audit["kind"] != "dynamodb" || audit["source"] != "todos" || audit["ok"] != true {
+		t.Errorf("the stream's delivery: %v", audit)
+	}
+	files := s3.NewFromConfig(moto.Config(), func(o *s3.Options) { o.UsePathStyle = true })
+	if _, err := files.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("todo-dev-files"), Key: aws.String("attachments/note.txt"), Body: strings.NewReader("hello")}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := s.waitDelivery(t, "attachments", 10*time.Second); ev["kind"] != "s3" || ev["source"] != "files" || ev["ok"] != true || ev["messages"] != 1.0 {
+		t.Errorf("the bucket's delivery: %v", ev)
+	}
+	if !strings.Contains(s.stderr.String(), "(5 bytes) in todo-dev-files") {
+		t.Errorf("the bucket's handler did not log the object:\n%s", s.stderr.String())
+	}
 	s.stop(t)
+}
+
+// seenDelivery returns the first delivery event to handler fn that
+// waitEvent has received so far, or nil.
+func (s *localServer) seenDelivery(fn string) map[string]any {
+	for _, ev := range s.seen {
+		if ev["event"] == "delivery" && ev["function"] == fn {
+			return ev
+		}
+	}
+	return nil
 }
 
 // Without an emulator and without a deployed stage, `invoke --local` says

@@ -142,18 +142,30 @@ func (s *supervisor) delivered(d localres.Delivery) {
 	failed := append([]string{}, d.Failed...)
 	fields := map[string]any{"function": d.Function, "kind": string(d.Kind), "source": d.Source,
 		"messages": d.Messages, "failed": len(d.Failed), "failed_ids": failed, "ok": d.Error == "",
-		"seconds": d.Duration.Seconds()}
+		"retry": d.Retry, "dropped": d.Dropped, "seconds": d.Duration.Seconds()}
 	if d.Error != "" {
 		fields["error"] = d.Error
 	}
-	what := fmt.Sprintf("%d messages", d.Messages)
+	noun := "message"
+	if d.Kind == manifest.KindS3 || d.Kind == manifest.KindDynamoDB {
+		noun = "record"
+	}
+	what := fmt.Sprintf("%d %ss", d.Messages, noun)
 	if d.Kind == manifest.KindSchedule {
 		what = "tick"
 	} else if d.Messages == 1 {
-		what = "1 message"
+		what = "1 " + noun
 	}
 	line := fmt.Sprintf("%s %s -> %s: %s", d.Kind, d.Source, d.Function, what)
+	failure := fmt.Sprintf(", failed (%s)", d.Error)
+	if d.Error == "" { // a stream's partial batch response
+		failure = fmt.Sprintf(", %d from the first reported failed on", len(d.Failed))
+	}
 	switch {
+	case d.Dropped:
+		line += failure + fmt.Sprintf("; dropped after %d retries", localres.MaxRetries)
+	case d.Retry > 0:
+		line += failure + fmt.Sprintf("; retry %d of %d follows", d.Retry, localres.MaxRetries)
 	case d.Error != "" && len(d.Failed) > 0:
 		line += fmt.Sprintf(", failed (%s); the messages stay on the queue", d.Error)
 	case d.Error != "":

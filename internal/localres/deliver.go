@@ -30,13 +30,25 @@ type Delivery struct {
 	// Function is the handler's name and Kind its kind.
 	Function string
 	Kind     manifest.Kind
-	// Source is the declared queue or topic, or the schedule expression.
+	// Source is the declared queue, topic, bucket or table, or the
+	// schedule expression.
 	Source string
 	// Messages is how many messages or records the event carried.
 	Messages int
-	// Failed are the IDs of the messages that stay on the queue: those
-	// the handler reported as failed, or all of them when it failed.
+	// Failed are the IDs of what is delivered again: the messages that
+	// stay on the queue (those the handler reported as failed, or all of
+	// them when it failed), the bucket event's message, or the sequence
+	// numbers of the stream records retried (from the first one the
+	// handler reported as failed, or all of them when it failed). With
+	// Dropped, they are given up instead.
 	Failed []string
+	// Retry, for a bucket event or stream batch that failed and is
+	// delivered again after a wait, is the number of the retry that
+	// follows (1 to MaxRetries); 0 otherwise.
+	Retry int
+	// Dropped is true when Failed are given up after MaxRetries retries,
+	// not delivered again.
+	Dropped bool
 	// Error is the handler's error, or why the event could not be
 	// delivered; "" when it succeeded.
 	Error string
@@ -44,15 +56,28 @@ type Delivery struct {
 	Duration time.Duration
 }
 
+// MaxRetries is how many times a bucket event or a table stream batch that
+// failed is delivered again before it is dropped (Lambda retries a failed
+// asynchronous invocation, as S3 makes, twice; a stream batch, by default,
+// until its records expire, which a local session does not wait for).
+const MaxRetries = 2
+
 // Deliverer feeds an app's event handlers on this machine as their
 // triggers would when deployed: it long-polls each declared queue that
 // feeds a queue handler and delivers its batches (of the handler's batch
 // size, at most 10 per receive); it subscribes a queue of the emulator to
 // each declared topic that feeds a topic handler and delivers each
-// notification as an SNS event; and it fires each schedule on its timer.
+// notification as an SNS event; it sends the events of each declared
+// bucket that feeds an S3 handler to a queue of the emulator and delivers
+// each as an S3 event (see routeBuckets); it reads the stream of each
+// declared table that feeds a stream handler and delivers its records in
+// batches (see streamReader); and it fires each schedule on its timer.
 // What a queue handler processed is deleted; what it reported as failed
 // (or everything, when it failed) stays on the queue, to come back after
-// the queue's visibility timeout, as with Lambda.
+// the queue's visibility timeout, as with Lambda. A bucket event or stream
+// batch that failed is delivered again after 1 s, then 2 s, and dropped
+// after MaxRetries retries. Handlers of resources the app does not declare
+// are not fed.
 type Deliverer struct {
 	// Manifest is the app's manifest and Resources its resources (queues
 	// and topics are polled only when Resources.Client is at an emulator).
@@ -68,14 +93,35 @@ type Deliverer struct {
 	Report func(Delivery)
 	// Problems, when not nil, receives one error per handler that cannot
 	// be fed (a schedule local timers cannot fire, a topic that cannot be
-	// subscribed to).
+	// subscribed to, a bucket whose events cannot be sent to a queue, a
+	// table without a stream).
 	Problems func(error)
+
+	// retryWait is the wait before the first retry of a bucket event or
+	// stream batch, doubled at each retry; 0 means 1 s.
+	retryWait time.Duration
+	// ready, when not nil, is called once every trigger is set up (the
+	// buckets' notifications, the streams' iterators).
+	ready func()
+}
+
+// retryDelay is the wait before retry n (1 to MaxRetries).
+func (d *Deliverer) retryDelay(n int) time.Duration {
+	w := d.retryWait
+	if w == 0 {
+		w = time.Second
+	}
+	return w << (n - 1)
 }
 
 // Run feeds the handlers until ctx is done.
 func (d *Deliverer) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	emulated := d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
+	var bucketQueues map[string]string
+	if emulated {
+		bucketQueues = d.routeBuckets(ctx)
+	}
 	for i := range d.Manifest.Functions {
 		f := &d.Manifest.Functions[i]
 		switch {
@@ -90,15 +136,39 @@ func (d *Deliverer) Run(ctx context.Context) {
 		case f.Kind == manifest.KindSQS:
 			u := d.Resources.Attrs[f.SourceResource][manifest.AttrURL]
 			arn := d.Resources.Attrs[f.SourceResource][manifest.AttrARN]
-			wg.Go(func() { d.poll(ctx, f, u, arn, d.sqsEvent) })
+			wg.Go(func() {
+				d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverBatch(ctx, f, u, d.sqsEvent(arn, msgs), msgs) })
+			})
 		case f.Kind == manifest.KindSNS:
 			u, err := d.subscribe(ctx, f)
 			if err != nil {
 				d.problem(fmt.Errorf("%s: subscribe a local queue to topic %q: %w", f.Label(), f.SourceResource, err))
 				continue
 			}
-			wg.Go(func() { d.poll(ctx, f, u, "", snsEvent) })
+			wg.Go(func() {
+				d.poll(ctx, f, u, func(msgs []sqsMessage) {
+					for i := range msgs {
+						d.deliverBatch(ctx, f, u, snsEvent(f, msgs[i]), msgs[i:i+1])
+					}
+				})
+			})
+		case f.Kind == manifest.KindS3:
+			if u := bucketQueues[f.Name]; u != "" {
+				wg.Go(func() { d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverS3(ctx, f, u, msgs) }) })
+			}
+		case f.Kind == manifest.KindDynamoDB:
+			r, err := d.openStream(ctx, f)
+			if err != nil {
+				d.problem(fmt.Errorf("%s: read the stream of table %q: %w", f.Label(), f.SourceResource, err))
+				continue
+			}
+			if r != nil {
+				wg.Go(func() { r.run(ctx) })
+			}
 		}
+	}
+	if d.ready != nil {
+		d.ready()
 	}
 	wg.Wait()
 }
@@ -112,9 +182,19 @@ func (d *Deliverer) problem(err error) {
 // subscribe creates the queue that stands for handler f at the emulator,
 // subscribed to its topic, and returns its URL.
 func (d *Deliverer) subscribe(ctx context.Context, f *manifest.Function) (string, error) {
+	u, arn, err := d.handlerQueue(ctx, f)
+	if err != nil {
+		return "", err
+	}
+	return u, d.Resources.Client.Subscribe(ctx, d.Resources.Attrs[f.SourceResource][manifest.AttrARN], arn)
+}
+
+// handlerQueue returns the URL and ARN of the queue of the emulator that
+// receives the notifications of handler f's declared topic or bucket,
+// <app>-<stage>-<resource>-<handler>, created when missing.
+func (d *Deliverer) handlerQueue(ctx context.Context, f *manifest.Function) (url, arn string, err error) {
 	c := d.Resources.Client
-	topic := d.Manifest.Resource(f.SourceResource)
-	name := PhysicalName(d.App, d.Stage, topic) + "-" + strings.ToLower(f.Name)
+	name := PhysicalName(d.App, d.Stage, d.Manifest.Resource(f.SourceResource)) + "-" + strings.ToLower(f.Name)
 	name = strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r
@@ -124,15 +204,11 @@ func (d *Deliverer) subscribe(ctx context.Context, f *manifest.Function) (string
 	if len(name) > 80 {
 		name = name[:80]
 	}
-	u, err := c.queueURL(ctx, name, map[string]string{})
-	if err != nil {
-		return "", err
+	if url, err = c.queueURL(ctx, name, map[string]string{}); err != nil {
+		return "", "", err
 	}
-	arn, err := c.QueueARN(ctx, u)
-	if err != nil {
-		return "", err
-	}
-	return u, c.Subscribe(ctx, d.Resources.Attrs[topic.Name][manifest.AttrARN], arn)
+	arn, err = c.QueueARN(ctx, url)
+	return url, arn, err
 }
 
 // sqsMessage is a message as SQS's ReceiveMessage returns it.
@@ -145,9 +221,9 @@ type sqsMessage struct {
 	}
 }
 
-// poll long-polls the queue at url and delivers what arrives to f, as one
-// event (event builds it) per batch.
-func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url, arn string, event func(f *manifest.Function, arn string, msgs []sqsMessage) [][]byte) {
+// poll long-polls the queue at url, which feeds handler f, and hands what
+// arrives to deliver.
+func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, deliver func(msgs []sqsMessage)) {
 	c := d.Resources.Client
 	max := 10
 	if f.Kind == manifest.KindSQS && f.BatchSize > 0 && f.BatchSize < 10 {
@@ -179,15 +255,17 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url, arn str
 		if len(out.Messages) == 0 {
 			continue
 		}
-		evs := event(f, arn, out.Messages)
-		if f.Kind == manifest.KindSQS {
-			d.deliverBatch(ctx, f, url, evs[0], out.Messages)
-			continue
-		}
-		for i, ev := range evs {
-			d.deliverBatch(ctx, f, url, ev, out.Messages[i:i+1])
-		}
+		deliver(out.Messages)
 	}
+}
+
+// outcomeError is the error of an invocation that returned out and err,
+// or "" when the handler succeeded.
+func outcomeError(out *Outcome, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return out.Error
 }
 
 // deliverBatch invokes f with ev, made of msgs, and deletes from the queue
@@ -200,11 +278,9 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url 
 	}
 	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(msgs), Duration: time.Since(start)}
 	keep := map[string]bool{}
+	del.Error = outcomeError(out, err)
 	switch {
-	case err != nil:
-		del.Error = err.Error()
-	case out.Error != "":
-		del.Error = out.Error
+	case del.Error != "":
 	case f.ReportBatchItemFailures:
 		var resp events.SQSEventResponse
 		if len(out.Payload) > 0 && string(out.Payload) != "null" {
@@ -216,27 +292,37 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url 
 			keep[it.ItemIdentifier] = true
 		}
 	}
-	var entries []map[string]string
+	var done []sqsMessage
 	for _, m := range msgs {
 		if del.Error != "" || keep[m.MessageId] {
 			del.Failed = append(del.Failed, m.MessageId)
 			continue
 		}
-		entries = append(entries, map[string]string{"Id": strconv.Itoa(len(entries)), "ReceiptHandle": m.ReceiptHandle})
+		done = append(done, m)
 	}
-	if len(entries) > 0 {
-		var res struct {
-			Failed []struct{ Id, Message string }
-		}
-		err := d.Resources.Client.Call(ctx, "sqs", "DeleteMessageBatch", map[string]any{"QueueUrl": url, "Entries": entries}, &res)
-		if err == nil && len(res.Failed) > 0 {
-			err = fmt.Errorf("%s", res.Failed[0].Message)
-		}
-		if err != nil && del.Error == "" {
-			del.Error = "delete the processed messages: " + err.Error()
-		}
+	if err := d.deleteMessages(ctx, url, done); err != nil && del.Error == "" {
+		del.Error = "delete the processed messages: " + err.Error()
 	}
 	d.report(del)
+}
+
+// deleteMessages deletes msgs from the queue at url.
+func (d *Deliverer) deleteMessages(ctx context.Context, url string, msgs []sqsMessage) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	entries := make([]map[string]string, len(msgs))
+	for i, m := range msgs {
+		entries[i] = map[string]string{"Id": strconv.Itoa(i), "ReceiptHandle": m.ReceiptHandle}
+	}
+	var res struct {
+		Failed []struct{ Id, Message string }
+	}
+	err := d.Resources.Client.Call(ctx, "sqs", "DeleteMessageBatch", map[string]any{"QueueUrl": url, "Entries": entries}, &res)
+	if err == nil && len(res.Failed) > 0 {
+		err = fmt.Errorf("%s", res.Failed[0].Message)
+	}
+	return err
 }
 
 func (d *Deliverer) report(del Delivery) {
@@ -245,9 +331,9 @@ func (d *Deliverer) report(del Delivery) {
 	}
 }
 
-// sqsEvent is the one SQS event of a batch, as Lambda's event source
-// mapping sends it.
-func (d *Deliverer) sqsEvent(f *manifest.Function, arn string, msgs []sqsMessage) [][]byte {
+// sqsEvent is the one SQS event of a batch of the queue arn, as Lambda's
+// event source mapping sends it.
+func (d *Deliverer) sqsEvent(arn string, msgs []sqsMessage) []byte {
 	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
 	for i, m := range msgs {
 		attrs := map[string]events.SQSMessageAttribute{}
@@ -265,37 +351,33 @@ func (d *Deliverer) sqsEvent(f *manifest.Function, arn string, msgs []sqsMessage
 		}
 	}
 	b, _ := json.Marshal(ev)
-	return [][]byte{b}
+	return b
 }
 
-// snsEvent is one SNS event per notification a subscribed queue received,
-// as SNS invokes a function once per message.
-func snsEvent(f *manifest.Function, _ string, msgs []sqsMessage) [][]byte {
-	out := make([][]byte, len(msgs))
-	for i, m := range msgs {
-		var n struct {
-			Type, MessageId, TopicArn, Subject, Message, Timestamp      string
-			SignatureVersion, Signature, SigningCertURL, UnsubscribeURL string
-			SigningCertUrl, UnsubscribeUrl                              string
-			MessageAttributes                                           map[string]any
-		}
-		_ = json.Unmarshal([]byte(m.Body), &n)
-		ts, _ := time.Parse(time.RFC3339, n.Timestamp)
-		e := events.SNSEntity{
-			Type: n.Type, MessageID: n.MessageId, TopicArn: n.TopicArn, Subject: n.Subject, Message: n.Message,
-			Timestamp: ts, SignatureVersion: n.SignatureVersion, Signature: n.Signature,
-			SigningCertURL: n.SigningCertURL + n.SigningCertUrl, UnsubscribeURL: n.UnsubscribeURL + n.UnsubscribeUrl,
-			MessageAttributes: n.MessageAttributes,
-		}
-		if e.MessageAttributes == nil {
-			e.MessageAttributes = map[string]any{}
-		}
-		b, _ := json.Marshal(events.SNSEvent{Records: []events.SNSEventRecord{{
-			EventVersion: "1.0", EventSource: "aws:sns", EventSubscriptionArn: n.TopicArn + ":local-" + f.Name, SNS: e,
-		}}})
-		out[i] = b
+// snsEvent is the SNS event of handler f for the notification m a
+// subscribed queue received, as SNS invokes a function once per message.
+func snsEvent(f *manifest.Function, m sqsMessage) []byte {
+	var n struct {
+		Type, MessageId, TopicArn, Subject, Message, Timestamp      string
+		SignatureVersion, Signature, SigningCertURL, UnsubscribeURL string
+		SigningCertUrl, UnsubscribeUrl                              string
+		MessageAttributes                                           map[string]any
 	}
-	return out
+	_ = json.Unmarshal([]byte(m.Body), &n)
+	ts, _ := time.Parse(time.RFC3339, n.Timestamp)
+	e := events.SNSEntity{
+		Type: n.Type, MessageID: n.MessageId, TopicArn: n.TopicArn, Subject: n.Subject, Message: n.Message,
+		Timestamp: ts, SignatureVersion: n.SignatureVersion, Signature: n.Signature,
+		SigningCertURL: n.SigningCertURL + n.SigningCertUrl, UnsubscribeURL: n.UnsubscribeURL + n.UnsubscribeUrl,
+		MessageAttributes: n.MessageAttributes,
+	}
+	if e.MessageAttributes == nil {
+		e.MessageAttributes = map[string]any{}
+	}
+	b, _ := json.Marshal(events.SNSEvent{Records: []events.SNSEventRecord{{
+		EventVersion: "1.0", EventSource: "aws:sns", EventSubscriptionArn: n.TopicArn + ":local-" + f.Name, SNS: e,
+	}}})
+	return b
 }
 
 // fire invokes schedule handler f at each time sched gives.

@@ -22,7 +22,9 @@ import (
 )
 
 // ensure creates declared resource d under the name physical at the
-// emulator unless it is there, and returns its attributes.
+// emulator unless it is there, and returns its attributes. A table there
+// without a stream gets the one d declares (the view of a stream already
+// enabled is left as it is).
 func (c *Client) ensure(ctx context.Context, physical string, d *manifest.Resource) (map[string]string, error) {
 	switch d.Kind {
 	case manifest.ResourceTable:
@@ -44,8 +46,9 @@ func (c *Client) ensure(ctx context.Context, physical string, d *manifest.Resour
 
 type tableDesc struct {
 	Table struct {
-		TableArn        string
-		LatestStreamArn string
+		TableArn            string
+		LatestStreamArn     string
+		StreamSpecification struct{ StreamEnabled bool }
 	}
 	TableDescription struct {
 		TableArn        string
@@ -73,6 +76,11 @@ func (c *Client) ensureTable(ctx context.Context, name string, d *manifest.Resou
 				"TimeToLiveSpecification": map[string]any{"Enabled": true, "AttributeName": d.TTLAttribute}}, nil)
 		}
 		arn, stream = out.TableDescription.TableArn, out.TableDescription.LatestStreamArn
+	} else if err == nil && d.Stream != "" && !out.Table.StreamSpecification.StreamEnabled {
+		// A table created before its stream was declared gets it.
+		err = c.Call(ctx, "dynamodb", "UpdateTable", map[string]any{"TableName": name,
+			"StreamSpecification": map[string]any{"StreamEnabled": true, "StreamViewType": d.Stream}}, &out)
+		stream = out.TableDescription.LatestStreamArn
 	}
 	if err != nil {
 		return nil, err
@@ -143,8 +151,14 @@ func (c *Client) QueueARN(ctx context.Context, url string) (string, error) {
 	return out.Attributes["QueueArn"], err
 }
 
+// s3Client is an S3 client of c, with path-style addresses (emulators
+// seldom resolve bucket subdomains).
+func (c *Client) s3Client() *s3.Client {
+	return s3.NewFromConfig(c.sdk, func(o *s3.Options) { o.UsePathStyle = true })
+}
+
 func (c *Client) ensureBucket(ctx context.Context, name string) (map[string]string, error) {
-	s := s3.NewFromConfig(c.sdk, func(o *s3.Options) { o.UsePathStyle = true })
+	s := c.s3Client()
 	_, err := s.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(name)})
 	if err != nil {
 		_, err = s.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)})

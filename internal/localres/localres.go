@@ -16,8 +16,9 @@
 //     their expiry.
 //
 // It also runs, against an emulator, what feeds the app's event handlers:
-// it polls the declared queues and the topics' local subscriptions and
-// fires the schedules (see Deliverer).
+// it polls the declared queues, the local queues subscribed to the
+// declared topics and notified by the declared buckets, reads the declared
+// tables' streams, and fires the schedules (see Deliverer).
 package localres
 
 import (
