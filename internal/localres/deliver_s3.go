@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -186,6 +187,19 @@ func (d *Deliverer) deliverS3(ctx context.Context, f *manifest.Function, url str
 	}
 }
 
+// s3Key is key, URL-encoded by the emulator, as S3 encodes a key in its
+// notifications: form-encoded (a space as "+"), its slashes kept, so that
+// a handler reading "uploads/a+b.csv" locally reads what it will read
+// deployed (moto also encodes the slashes). A key that does not decode is
+// kept as it is.
+func s3Key(key string) string {
+	raw, err := url.QueryUnescape(key)
+	if err != nil {
+		return key
+	}
+	return strings.ReplaceAll(url.QueryEscape(raw), "%2F", "/")
+}
+
 // errTestEvent is s3Event's answer for a configuration's test message.
 var errTestEvent = errors.New("s3:TestEvent")
 
@@ -219,6 +233,7 @@ func s3Event(m sqsMessage) ([]byte, int, error) {
 		}
 		ev.Records[i] = r.S3EventRecord
 		ev.Records[i].EventTime = t
+		ev.Records[i].S3.Object.Key = s3Key(r.S3.Object.Key)
 	}
 	b, err := json.Marshal(ev)
 	return b, len(ev.Records), err
