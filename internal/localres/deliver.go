@@ -42,7 +42,7 @@ type Delivery struct {
 	// handler reported as failed, or all of them when it failed). With
 	// Dropped, they are given up instead.
 	Failed []string
-	// Retry, for a bucket event or stream batch that failed and is
+	// Retry, for a topic or bucket event or a stream batch that failed and is
 	// delivered again after a wait, is the number of the retry that
 	// follows (1 to MaxRetries); 0 otherwise.
 	Retry int
@@ -56,9 +56,9 @@ type Delivery struct {
 	Duration time.Duration
 }
 
-// MaxRetries is how many times a bucket event or a table stream batch that
-// failed is delivered again before it is dropped (Lambda retries a failed
-// asynchronous invocation, as S3 makes, twice; a stream batch, by default,
+// MaxRetries is how many times a topic or bucket event or a table stream
+// batch that failed is delivered again before it is dropped (Lambda
+// retries a failed asynchronous invocation, as SNS and S3 make, twice; a stream batch, by default,
 // until its records expire, which a local session does not wait for).
 const MaxRetries = 2
 
@@ -74,9 +74,9 @@ const MaxRetries = 2
 // batches (see streamReader); and it fires each schedule on its timer.
 // What a queue handler processed is deleted; what it reported as failed
 // (or everything, when it failed) stays on the queue, to come back after
-// the queue's visibility timeout, as with Lambda. A bucket event or stream
-// batch that failed is delivered again after 1 s, then 2 s, and dropped
-// after MaxRetries retries. Handlers of resources the app does not declare
+// the queue's visibility timeout, as with Lambda. A topic or bucket event
+// or a stream batch that failed is delivered again after 1 s, then 2 s,
+// and dropped after MaxRetries retries. Handlers of resources the app does not declare
 // are not fed.
 type Deliverer struct {
 	// Manifest is the app's manifest and Resources its resources (queues
@@ -97,7 +97,7 @@ type Deliverer struct {
 	// table without a stream).
 	Problems func(error)
 
-	// retryWait is the wait before the first retry of a bucket event or
+	// retryWait is the wait before the first retry of a topic or bucket event or
 	// stream batch, doubled at each retry; 0 means 1 s.
 	retryWait time.Duration
 	// ready, when not nil, is called once every trigger is set up (the
@@ -147,8 +147,8 @@ func (d *Deliverer) Run(ctx context.Context) {
 			}
 			wg.Go(func() {
 				d.poll(ctx, f, u, func(msgs []sqsMessage) {
-					for i := range msgs {
-						d.deliverBatch(ctx, f, u, snsEvent(f, msgs[i]), msgs[i:i+1])
+					for _, m := range msgs {
+						d.deliverAsync(ctx, f, u, m, snsEvent(f, m), 1)
 					}
 				})
 			})

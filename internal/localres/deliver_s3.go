@@ -159,32 +159,42 @@ func (d *Deliverer) deliverS3(ctx context.Context, f *manifest.Function, url str
 			d.report(del)
 			continue
 		}
-		start := time.Now()
-		out, err := d.Invoke(ctx, f, ev)
-		if ctx.Err() != nil {
-			return
-		}
-		del.Duration = time.Since(start)
-		if del.Error = outcomeError(out, err); del.Error == "" {
-			if err := d.deleteMessages(ctx, url, []sqsMessage{m}); err != nil {
-				del.Error = "delete the delivered notification: " + err.Error()
-			}
-			d.report(del)
-			continue
-		}
-		del.Failed = []string{m.MessageId}
-		received, _ := strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
-		if received > MaxRetries {
-			del.Dropped = true
-			_ = d.deleteMessages(ctx, url, []sqsMessage{m})
-		} else {
-			del.Retry = max(received, 1)
-			wait := int(d.retryDelay(del.Retry) / time.Second)
-			_ = d.Resources.Client.Call(ctx, "sqs", "ChangeMessageVisibility", map[string]any{
-				"QueueUrl": url, "ReceiptHandle": m.ReceiptHandle, "VisibilityTimeout": wait}, nil)
+		d.deliverAsync(ctx, f, url, m, ev, n)
+	}
+}
+
+// deliverAsync delivers ev, made of message m of the queue at url, to
+// handler f as an asynchronous invocation (S3 and SNS invoke a function so):
+// m is deleted once delivered; when the handler fails, m is received again
+// after retryDelay, until MaxRetries retries, then deleted and reported
+// dropped. n is how many records ev holds.
+func (d *Deliverer) deliverAsync(ctx context.Context, f *manifest.Function, url string, m sqsMessage, ev []byte, n int) {
+	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: n}
+	start := time.Now()
+	out, err := d.Invoke(ctx, f, ev)
+	if ctx.Err() != nil {
+		return
+	}
+	del.Duration = time.Since(start)
+	if del.Error = outcomeError(out, err); del.Error == "" {
+		if err := d.deleteMessages(ctx, url, []sqsMessage{m}); err != nil {
+			del.Error = "delete the delivered notification: " + err.Error()
 		}
 		d.report(del)
+		return
 	}
+	del.Failed = []string{m.MessageId}
+	received, _ := strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+	if received > MaxRetries {
+		del.Dropped = true
+		_ = d.deleteMessages(ctx, url, []sqsMessage{m})
+	} else {
+		del.Retry = max(received, 1)
+		wait := int(d.retryDelay(del.Retry) / time.Second)
+		_ = d.Resources.Client.Call(ctx, "sqs", "ChangeMessageVisibility", map[string]any{
+			"QueueUrl": url, "ReceiptHandle": m.ReceiptHandle, "VisibilityTimeout": wait}, nil)
+	}
+	d.report(del)
 }
 
 // s3Key is key, URL-encoded by the emulator, as S3 encodes a key in its
