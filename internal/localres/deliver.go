@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -30,8 +31,8 @@ type Delivery struct {
 	// Function is the handler's name and Kind its kind.
 	Function string
 	Kind     manifest.Kind
-	// Source is the declared queue, topic, bucket or table, or the
-	// schedule expression.
+	// Source is the declared queue, topic, bucket or table, the event
+	// bus (default) of an EventBridge handler, or the schedule expression.
 	Source string
 	// Messages is how many messages or records the event carried.
 	Messages int
@@ -42,7 +43,7 @@ type Delivery struct {
 	// handler reported as failed, or all of them when it failed). With
 	// Dropped, they are given up instead.
 	Failed []string
-	// Retry, for a topic or bucket event or a stream batch that failed and is
+	// Retry, for a topic, bucket or bus event or a stream batch that failed and is
 	// delivered again after a wait, is the number of the retry that
 	// follows (1 to MaxRetries); 0 otherwise.
 	Retry int
@@ -56,9 +57,10 @@ type Delivery struct {
 	Duration time.Duration
 }
 
-// MaxRetries is how many times a topic or bucket event or a table stream
-// batch that failed is delivered again before it is dropped (Lambda
-// retries a failed asynchronous invocation, as SNS and S3 make, twice; a stream batch, by default,
+// MaxRetries is how many times a topic, bucket or bus event or a table
+// stream batch that failed is delivered again before it is dropped
+// (Lambda retries a failed asynchronous invocation, as SNS, S3 and
+// EventBridge make, twice; a stream batch, by default,
 // until its records expire, which a local session does not wait for).
 const MaxRetries = 2
 
@@ -69,15 +71,18 @@ const MaxRetries = 2
 // each declared topic that feeds a topic handler and delivers each
 // notification as an SNS event; it sends the events of each declared
 // bucket that feeds an S3 handler to a queue of the emulator and delivers
-// each as an S3 event (see routeBuckets); it reads the stream of each
+// each as an S3 event (see routeBuckets); it gives each EventBridge
+// handler a rule of the emulator's default bus sending the events that
+// match its pattern to a queue of the emulator, and delivers each as an
+// EventBridge event (see routeEvents); it reads the stream of each
 // declared table that feeds a stream handler and delivers its records in
 // batches (see streamReader); and it fires each schedule on its timer.
 // What a queue handler processed is deleted; what it reported as failed
 // (or everything, when it failed) stays on the queue, to come back after
-// the queue's visibility timeout, as with Lambda. A topic or bucket event
-// or a stream batch that failed is delivered again after 1 s, then 2 s,
-// and dropped after MaxRetries retries. Handlers of resources the app does not declare
-// are not fed.
+// the queue's visibility timeout, as with Lambda. A topic, bucket or bus
+// event or a stream batch that failed is delivered again after 1 s, then
+// 2 s, and dropped after MaxRetries retries. Handlers of resources the app
+// does not declare are not fed.
 type Deliverer struct {
 	// Manifest is the app's manifest and Resources its resources (queues
 	// and topics are polled only when Resources.Client is at an emulator).
@@ -97,7 +102,7 @@ type Deliverer struct {
 	// table without a stream).
 	Problems func(error)
 
-	// retryWait is the wait before the first retry of a topic or bucket event or
+	// retryWait is the wait before the first retry of a topic, bucket or bus event or
 	// stream batch, doubled at each retry; 0 means 1 s.
 	retryWait time.Duration
 	// ready, when not nil, is called once every trigger is set up (the
@@ -118,9 +123,10 @@ func (d *Deliverer) retryDelay(n int) time.Duration {
 func (d *Deliverer) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	emulated := d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
-	var bucketQueues map[string]string
+	var bucketQueues, eventQueues map[string]string
 	if emulated {
 		bucketQueues = d.routeBuckets(ctx)
+		eventQueues = d.routeEvents(ctx)
 	}
 	for i := range d.Manifest.Functions {
 		f := &d.Manifest.Functions[i]
@@ -132,6 +138,10 @@ func (d *Deliverer) Run(ctx context.Context) {
 				continue
 			}
 			wg.Go(func() { d.fire(ctx, f, sched) })
+		case f.Kind == manifest.KindEventBridge:
+			if u := eventQueues[f.Name]; u != "" {
+				wg.Go(func() { d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverEvents(ctx, f, u, msgs) }) })
+			}
 		case f.SourceResource == "" || !emulated:
 		case f.Kind == manifest.KindSQS:
 			u := d.Resources.Attrs[f.SourceResource][manifest.AttrURL]
@@ -191,10 +201,15 @@ func (d *Deliverer) subscribe(ctx context.Context, f *manifest.Function) (string
 
 // handlerQueue returns the URL and ARN of the queue of the emulator that
 // receives the notifications of handler f's declared topic or bucket,
-// <app>-<stage>-<resource>-<handler>, created when missing.
+// <app>-<stage>-<resource>-<handler>, or the events of its rule,
+// <app>-<stage>-events-<handler>, created when missing.
 func (d *Deliverer) handlerQueue(ctx context.Context, f *manifest.Function) (url, arn string, err error) {
 	c := d.Resources.Client
-	name := PhysicalName(d.App, d.Stage, d.Manifest.Resource(f.SourceResource)) + "-" + strings.ToLower(f.Name)
+	prefix := strings.ToLower(names.StackName(d.App, d.Stage)) + "-events"
+	if f.SourceResource != "" {
+		prefix = PhysicalName(d.App, d.Stage, d.Manifest.Resource(f.SourceResource))
+	}
+	name := prefix + "-" + strings.ToLower(f.Name)
 	name = strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
 			return r
@@ -323,6 +338,14 @@ func (d *Deliverer) deleteMessages(ctx context.Context, url string, msgs []sqsMe
 		err = fmt.Errorf("%s", res.Failed[0].Message)
 	}
 	return err
+}
+
+// sourceOf is what feeds handler f, as a Delivery names it.
+func sourceOf(f *manifest.Function) string {
+	if f.Kind == manifest.KindEventBridge {
+		return "default"
+	}
+	return f.SourceResource
 }
 
 func (d *Deliverer) report(del Delivery) {

@@ -169,7 +169,7 @@ func (d *Deliverer) deliverS3(ctx context.Context, f *manifest.Function, url str
 // after retryDelay, until MaxRetries retries, then deleted and reported
 // dropped. n is how many records ev holds.
 func (d *Deliverer) deliverAsync(ctx context.Context, f *manifest.Function, url string, m sqsMessage, ev []byte, n int) {
-	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: n}
+	del := Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Messages: n}
 	start := time.Now()
 	out, err := d.Invoke(ctx, f, ev)
 	if ctx.Err() != nil {

@@ -17,8 +17,9 @@
 //
 // It also runs, against an emulator, what feeds the app's event handlers:
 // it polls the declared queues, the local queues subscribed to the
-// declared topics and notified by the declared buckets, reads the declared
-// tables' streams, and fires the schedules (see Deliverer).
+// declared topics, notified by the declared buckets and targeted by the
+// EventBridge handlers' rules, reads the declared tables' streams, and
+// fires the schedules (see Deliverer).
 package localres
 
 import (

@@ -1,0 +1,117 @@
+package localres
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/framework-dev/framework/manifest"
+)
+
+// The events put on the emulator's default bus that match an EventBridge
+// handler's pattern reach it as EventBridge events, the others do not; a
+// failed event is retried, then dropped; the rule of a handler the app no
+// longer has is deleted, and other rules of the bus are left alone.
+func TestEventBridgeEventsReachTheirHandlers(t *testing.T) {
+	moto := startMoto(t)
+	ctx := context.Background()
+	placed := manifest.Function{Name: "placed", Kind: manifest.KindEventBridge, EventPattern: json.RawMessage(`{"source":["shop.orders"],"detail-type":["OrderPlaced"]}`)}
+	shipped := manifest.Function{Name: "shipped", Kind: manifest.KindEventBridge, EventPattern: json.RawMessage(`{"source":["shop.orders"],"detail-type":["OrderShipped"]}`)}
+	m := &manifest.Manifest{App: "shop", Functions: []manifest.Function{placed, shipped}}
+	r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A rule of the bus that is not the app's.
+	if err := r.Client.Call(ctx, "events", "PutRule", map[string]any{"Name": "framework-local-other-dev-x", "EventPattern": `{"source":["x"]}`}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	fd := feed(t, m, r, func(fn string, event []byte) (*Outcome, error) {
+		if strings.Contains(string(event), "bad") {
+			return &Outcome{Error: "Boom: bad order"}, nil
+		}
+		return &Outcome{Payload: []byte("null")}, nil
+	})
+	if fd.mu.Lock(); len(fd.problems) > 0 {
+		t.Errorf("problems %v: want none", fd.problems)
+	}
+	fd.mu.Unlock()
+	put := func(detailType, detail string) {
+		t.Helper()
+		var out struct{ FailedEntryCount int }
+		err := r.Client.Call(ctx, "events", "PutEvents", map[string]any{"Entries": []map[string]string{
+			{"Source": "shop.orders", "DetailType": detailType, "Detail": detail}}}, &out)
+		if err != nil || out.FailedEntryCount != 0 {
+			t.Fatalf("PutEvents: %v, %d failed", err, out.FailedEntryCount)
+		}
+	}
+	event := func(fn string) events.EventBridgeEvent {
+		t.Helper()
+		var ev events.EventBridgeEvent
+		fd.event(t, fn, &ev)
+		return ev
+	}
+
+	put("OrderShipped", `{"id":"o-1"}`)
+	put("OrderPlaced", `{"id":"o-2"}`)
+	if ev := event("placed"); ev.DetailType != "OrderPlaced" || ev.Source != "shop.orders" || string(ev.Detail) != `{"id": "o-2"}` && string(ev.Detail) != `{"id":"o-2"}` || ev.Time.IsZero() || ev.ID == "" {
+		t.Errorf("placed got %+v (detail %s), want OrderPlaced o-2 with its id and time", ev, ev.Detail)
+	}
+	if del := fd.next(t, "placed"); del.Kind != manifest.KindEventBridge || del.Source != "default" || del.Messages != 1 || del.Error != "" {
+		t.Errorf("delivery %+v: want one event of the default bus delivered", del)
+	}
+	if ev := event("shipped"); ev.DetailType != "OrderShipped" {
+		t.Errorf("shipped got %+v, want OrderShipped (each handler gets only what matches its pattern)", ev)
+	}
+	fd.next(t, "shipped")
+
+	put("OrderPlaced", `{"id":"bad"}`)
+	for attempt := 1; attempt <= MaxRetries+1; attempt++ {
+		if ev := event("placed"); !strings.Contains(string(ev.Detail), "bad") {
+			t.Fatalf("attempt %d: placed got %s, want the failing event again", attempt, ev.Detail)
+		}
+		del := fd.next(t, "placed")
+		if del.Error != "Boom: bad order" || (attempt <= MaxRetries) != (del.Retry == attempt) || (attempt == MaxRetries+1) != del.Dropped {
+			t.Errorf("attempt %d: delivery %+v, want a retry to follow, then the event dropped", attempt, del)
+		}
+	}
+	fd.stop()
+
+	rules := func() []string {
+		t.Helper()
+		var out struct{ Rules []struct{ Name string } }
+		if err := r.Client.Call(ctx, "events", "ListRules", map[string]any{"NamePrefix": "framework-local-"}, &out); err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range out.Rules {
+			names = append(names, r.Name)
+		}
+		slices.Sort(names)
+		return names
+	}
+	if got := rules(); !slices.Equal(got, []string{"framework-local-other-dev-x", "framework-local-shop-dev-placed", "framework-local-shop-dev-shipped"}) {
+		t.Errorf("rules %v: want one per handler, and the other app's", got)
+	}
+	feed(t, &manifest.Manifest{App: "shop", Functions: []manifest.Function{placed}}, r, nil).stop()
+	if got := rules(); !slices.Equal(got, []string{"framework-local-other-dev-x", "framework-local-shop-dev-placed"}) {
+		t.Errorf("after the handler shipped is removed, rules %v", got)
+	}
+}
+
+func TestRuleNames(t *testing.T) {
+	d := &Deliverer{App: "shop", Stage: "dev"}
+	if got := d.ruleName("placed"); got != "framework-local-shop-dev-placed" {
+		t.Errorf("ruleName = %q", got)
+	}
+	long := strings.Repeat("h", 60)
+	a, b := d.ruleName(long+"a"), d.ruleName(long+"b")
+	if len(a) != 64 || a == b || !strings.HasPrefix(a, d.ruleName("")) {
+		t.Errorf("long names %q and %q: want 64 characters, told apart, under the app's prefix", a, b)
+	}
+}
