@@ -641,3 +641,34 @@ func TestAcceptQuotedShort(t *testing.T) {
 
 // maxBodyBytes is API Gateway's payload limit, which the app applies too.
 const maxBodyBytes = 10 << 20
+
+// TestBinaryAcceptFirstType: a REST API decodes a binary answer only when
+// the first media type of the request's Accept header is a binary type (or
+// */*); a binary type later in the list (a browser's "text/html, ...,
+// image/webp, */*;q=0.8") leaves the client with base64 text deployed, so
+// local serving and the Lambda adapter refuse it alike, saying why.
+func TestBinaryAcceptFirstType(t *testing.T) {
+	png := []byte{0x89, 'P', 'N', 'G', 0xff}
+	a := framework.New("t")
+	a.Route("/png", func(r *framework.Request) (any, error) {
+		return framework.Response{Body: png, Headers: map[string]string{"Content-Type": "image/png"}}, nil
+	})
+	for _, accept := range []string{"image/png", "IMAGE/PNG;q=0.9, text/html", "*/*, text/html", "application/octet-stream,text/html"} {
+		doors(t, a, "GET", "/png", nil, map[string]string{"Accept": accept}, func(t *testing.T, resp *frameworktest.Response) {
+			if resp.StatusCode != 200 || string(resp.Body) != string(png) {
+				t.Errorf("Accept %q: = %d %q, want 200 and the bytes", accept, resp.StatusCode, resp.Body)
+			}
+		})
+	}
+	for _, accept := range []string{"text/html, image/png", "text/html,application/xhtml+xml,image/webp,*/*;q=0.8"} {
+		doors(t, a, "GET", "/png", nil, map[string]string{"Accept": accept}, func(t *testing.T, resp *frameworktest.Response) {
+			var e struct{ Code, Message string }
+			if resp.StatusCode != 400 || json.Unmarshal(resp.Body, &e) != nil || e.Code != "BadRequest" {
+				t.Fatalf("Accept %q: = %d %q, want 400 BadRequest: API Gateway looks at the first type only", accept, resp.StatusCode, resp.Body)
+			}
+			if !strings.Contains(e.Message, "first") {
+				t.Errorf("Accept %q: message %q does not say that the first type counts", accept, e.Message)
+			}
+		})
+	}
+}

@@ -219,15 +219,15 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 }
 
 // gatewayBody returns the body a client receives when the function answers
-// ev with out: API Gateway decodes a base64-encoded body when the request's
-// Accept header names one of App.API.BinaryTypes (or */*), and passes the
-// base64 text on otherwise.
+// ev with out: API Gateway decodes a base64-encoded body when the first
+// media type of the request's Accept header is one of App.API.BinaryTypes
+// (or */*), and passes the base64 text on otherwise.
 func (a *App) gatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	if !out.IsBase64Encoded {
 		return []byte(out.Body)
 	}
 	t, err := a.compiled()
-	if err != nil || !t.binary.matchesAny(ev.Headers[headerKey(ev.Headers, "Accept")]) {
+	if err != nil || !t.binary.acceptsFirst(ev.Headers[headerKey(ev.Headers, "Accept")]) {
 		return []byte(out.Body)
 	}
 	b, err := base64.StdEncoding.DecodeString(out.Body)

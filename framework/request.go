@@ -231,8 +231,8 @@ func newTypeSet(types []string) typeSet {
 
 func (s typeSet) has(mt string) bool { return s[mt] }
 
-// matchesAny reports whether a Content-Type or Accept header value names one
-// of the types in s (or */*).
+// matchesAny reports whether a Content-Type header value names one of the
+// types in s (or */*).
 func (s typeSet) matchesAny(header string) bool {
 	for _, part := range strings.Split(header, ",") {
 		mt := mediaType(part)
@@ -241,4 +241,13 @@ func (s typeSet) matchesAny(header string) bool {
 		}
 	}
 	return false
+}
+
+// acceptsFirst reports whether the first media type of an Accept header is
+// one of the types in s (or */*): a REST API decodes a base64-encoded
+// binary answer only then, whatever the header lists after it.
+func (s typeSet) acceptsFirst(accept string) bool {
+	first, _, _ := strings.Cut(accept, ",")
+	mt := mediaType(first)
+	return mt == "*/*" || s[mt]
 }
