@@ -135,13 +135,14 @@ func (a *App) authorizeREST(ctx context.Context, decl *manifest.Authorizer, c *a
 		ev = events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: c.req.Headers.Get(decl.Header), MethodArn: arn}
 	} else {
 		r := c.req
+		path := (&url.URL{Path: r.Path}).EscapedPath() // encoded, as API Gateway sends it
 		e := events.APIGatewayCustomAuthorizerRequestTypeRequest{
-			Type: "REQUEST", MethodArn: arn, Resource: c.pattern, Path: r.Path, HTTPMethod: r.Method,
+			Type: "REQUEST", MethodArn: arn, Resource: c.pattern, Path: path, HTTPMethod: r.Method,
 			Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
 			QueryStringParameters: map[string]string{}, MultiValueQueryStringParameters: map[string][]string{},
 			PathParameters: c.pathParams, StageVariables: r.StageVars,
 			RequestContext: events.APIGatewayCustomAuthorizerRequestTypeRequestContext{
-				Path: "/" + c.stage + r.Path, AccountID: c.account, ResourceID: r.GatewayContext.ResourceID, Stage: c.stage,
+				Path: "/" + c.stage + path, AccountID: c.account, ResourceID: r.GatewayContext.ResourceID, Stage: c.stage,
 				RequestID: c.id, ResourcePath: c.pattern, HTTPMethod: r.Method, APIID: c.apiID,
 			},
 		}

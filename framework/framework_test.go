@@ -672,3 +672,46 @@ func TestBinaryAcceptFirstType(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestPathDecoded: Request.Path is the percent-decoded path whether
+// the local server got the request or a REST API event brought it; the
+// event carries the path as the client sent it, still encoded (as its path
+// parameters), and frameworktest's events do the same.
+func TestRequestPathDecoded(t *testing.T) {
+	a := framework.New("t")
+	a.Route("/files/{name}", func(r *framework.Request, name string) (any, error) {
+		return map[string]string{"path": r.Path, "name": name}, nil
+	})
+	const want = `{"name":"a b/c","path":"/files/a b/c"}`
+	c := frameworktest.New(a)
+	if resp := c.Do("GET", "/files/a%20b%2Fc", nil, nil); string(resp.Body) != want {
+		t.Errorf("local: %d %s, want %s", resp.StatusCode, resp.Body, want)
+	}
+	if ev := c.Event("GET", "/files/a%20b%2Fc", nil, nil); ev.Path != "/files/a%20b%2Fc" {
+		t.Errorf("frameworktest's event has path %q, want it as sent, encoded", ev.Path)
+	}
+	if resp := c.Lambda("GET", "/files/a%20b%2Fc", nil, nil); string(resp.Body) != want {
+		t.Errorf("frameworktest Lambda: %d %s, want %s", resp.StatusCode, resp.Body, want)
+	}
+	deployed := events.APIGatewayProxyRequest{
+		Resource: "/files/{name}", Path: "/files/a%20b%2Fc", HTTPMethod: "GET",
+		PathParameters: map[string]string{"name": "a%20b%2Fc"},
+		RequestContext: events.APIGatewayProxyRequestContext{ResourcePath: "/files/{name}", HTTPMethod: "GET", Stage: "dev", Path: "/dev/files/a%20b%2Fc"},
+	}
+	// An event written by hand (invoke --local) may have no resource, and
+	// its path decoded or not.
+	byHandEncoded := events.APIGatewayProxyRequest{Path: "/files/a%20b%2Fc", HTTPMethod: "GET"}
+	byHandDecoded := events.APIGatewayProxyRequest{Path: "/files/a b", HTTPMethod: "GET"}
+	for name, tc := range map[string]struct {
+		ev   events.APIGatewayProxyRequest
+		want string
+	}{
+		"deployed": {deployed, want}, "by hand, encoded": {byHandEncoded, want},
+		"by hand, decoded": {byHandDecoded, `{"name":"a b","path":"/files/a b"}`},
+	} {
+		out, err := apphook.Of(a).HandleEvent(t.Context(), tc.ev)
+		if err != nil || out.Body != tc.want {
+			t.Errorf("%s event: %d %s, %v; want %s", name, out.StatusCode, out.Body, err, tc.want)
+		}
+	}
+}

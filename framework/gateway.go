@@ -141,7 +141,8 @@ func (t *routeTable) eventEntry(ev *events.APIGatewayProxyRequest) (*pathEntry, 
 
 // gatewayEvent returns the API Gateway REST API proxy event the deployed API
 // would send the function for a request: target is the path, still
-// percent-encoded, with an optional query string; headers are sent as
+// percent-encoded, with an optional query string; the event's path is as
+// encoded as target's, as API Gateway passes it on; headers are sent as
 // given. The event's resource and path parameters come from the route
 // table (left empty when no route matches or the declarations are invalid),
 // a body whose Content-Type is one of App.API.BinaryTypes is
@@ -152,7 +153,7 @@ func (a *App) gatewayEvent(method, target string, body []byte, headers map[strin
 		u = &url.URL{Path: target}
 	}
 	ev := events.APIGatewayProxyRequest{
-		HTTPMethod: method, Path: u.Path, Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
+		HTTPMethod: method, Path: u.EscapedPath(), Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
 		RequestContext: events.APIGatewayProxyRequestContext{
 			APIID: "testapi", HTTPMethod: method, RequestID: "test-request", ResourceID: "res123", Stage: stage,
 			Identity: events.APIGatewayRequestIdentity{SourceIP: "127.0.0.1", UserAgent: "framework-testclient"},
