@@ -189,7 +189,7 @@ func funcName(fn any) string {
 func (r *route) validate() []error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("route %s: "+format, append([]any{r.Path}, args...)...))
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{r.ref()}, args...)...))
 	}
 	for _, e := range r.optErrs {
 		bad("%w", e)
@@ -212,13 +212,21 @@ func (r *route) validate() []error {
 	return errs
 }
 
+// ref names the route in errors: its path, and where it was declared.
+func (r *route) ref() string {
+	if r.where == "" {
+		return "route " + r.Path
+	}
+	return fmt.Sprintf("route %s (declared at %s)", r.Path, r.where)
+}
+
 // manifestRoute is the route as the manifest describes it.
 func (r *route) manifestRoute() manifest.Route {
 	return manifest.Route{
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
-		Status: r.status,
+		Status: r.status, Declared: r.where,
 	}
 }
 
