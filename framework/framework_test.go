@@ -715,3 +715,26 @@ func TestRequestPathDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryKeepsEveryPair: a query string pair that is not valid
+// percent-encoding ("x=%zz") or holds a ";" reaches the handler as sent
+// instead of being dropped, and drops none of the other pairs, locally and
+// behind each front door alike.
+func TestQueryKeepsEveryPair(t *testing.T) {
+	a := framework.New("t")
+	a.Route("/q", func(r *framework.Request) (any, error) { return r.QueryParams, nil })
+	const want = `{"a":["1;b=2"],"e":[" +"],"x":["%zz"],"y":["1","2"],"z":["100%"]}`
+	for _, door := range []string{"rest", "http"} {
+		c := frameworktest.New(a)
+		c.APIType = door
+		for via, do := range map[string]func(string) *frameworktest.Response{
+			"local":  func(p string) *frameworktest.Response { return c.Do("GET", p, nil, nil) },
+			"lambda": func(p string) *frameworktest.Response { return c.Lambda("GET", p, nil, nil) },
+		} {
+			resp := do("/q?x=%zz&y=1&a=1;b=2&&e=+%2B&y=2&z=100%")
+			if resp.StatusCode != 200 || string(resp.Body) != want {
+				t.Errorf("%s via %s: %d %s, want %s", door, via, resp.StatusCode, resp.Body, want)
+			}
+		}
+	}
+}

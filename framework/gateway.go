@@ -163,8 +163,7 @@ func (a *App) gatewayEvent(method, target string, body []byte, headers map[strin
 		ev.Headers[k] = v
 		ev.MultiValueHeaders[k] = []string{v}
 	}
-	if u.RawQuery != "" {
-		q := u.Query()
+	if q := parseQuery(u.RawQuery); q != nil {
 		ev.MultiValueQueryStringParameters = q
 		ev.QueryStringParameters = map[string]string{}
 		for k, v := range q {

@@ -94,9 +94,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Host != "" {
 		req.Headers["host"] = []string{r.Host}
 	}
-	if r.URL.RawQuery != "" {
-		req.QueryParams = MultiDict(r.URL.Query())
-	}
+	req.QueryParams = parseQuery(r.URL.RawQuery)
 	e, args := t.match(r.URL.EscapedPath())
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
