@@ -420,7 +420,7 @@ func (a *App) authorizeEvent(ctx context.Context, ev *events.APIGatewayProxyRequ
 	rc := ev.RequestContext
 	res, passed := a.authorizeREST(ctx, decl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
-		out := toProxyResponse(withCORS(e, res))
+		out := toProxyResponse(t.withGatewayCORS(withCORS(e, res)))
 		return &out, true
 	}
 	ev.RequestContext.Authorizer = passed
@@ -469,18 +469,8 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 // CORS headers), whose template writes {"message": ...}: when every CORS
 // route shares one setting (internal/openapi's SharedCORS).
 func (a *App) templatedGatewayResponses() bool {
-	var shared *manifest.CORS
-	for _, r := range a.routes {
-		c := r.cors.manifest()
-		if c == nil {
-			continue
-		}
-		if shared != nil && !shared.Equal(c) {
-			return false
-		}
-		shared = c
-	}
-	return shared != nil
+	t, err := a.compiled()
+	return err == nil && t.gatewayCORS != nil
 }
 
 // authCache holds the app authorizers' answers API Gateway would cache.

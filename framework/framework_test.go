@@ -738,3 +738,49 @@ func TestQueryKeepsEveryPair(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayAnswersCarrySharedCORS: when every CORS route shares one
+// setting, the deployed REST API's gateway responses (DEFAULT_4XX and
+// DEFAULT_5XX) carry its headers on every answer API Gateway gives itself,
+// on any path: an unknown route, an undeclared method, a missing API key on
+// a route without CORS. A browser reads those answers deployed, so the
+// local server and frameworktest's Lambda path give them the headers too;
+// the function's own answers on a route without CORS get none.
+func TestGatewayAnswersCarrySharedCORS(t *testing.T) {
+	ok := func(*framework.Request) (any, error) { return "ok", nil }
+	a := framework.New("t")
+	a.API.CORS = true
+	a.Route("/a", ok)
+	a.Route("/plain", ok, framework.CORS(false), framework.APIKeyRequired())
+	c := frameworktest.New(a)
+	for _, tc := range []struct {
+		method, path string
+		headers      map[string]string
+		status       int
+		cors         bool
+	}{
+		{"GET", "/nope", nil, 403, true},
+		{"DELETE", "/a", nil, 403, true},
+		{"GET", "/plain", nil, 403, true},
+		{"GET", "/plain", map[string]string{"X-Api-Key": "k"}, 200, false},
+		{"GET", "/a", nil, 200, true},
+	} {
+		for via, resp := range map[string]*frameworktest.Response{
+			"local":  c.Do(tc.method, tc.path, nil, tc.headers),
+			"lambda": c.Lambda(tc.method, tc.path, nil, tc.headers),
+		} {
+			got := resp.Header("Access-Control-Allow-Origin") != nil
+			if resp.StatusCode != tc.status || got != tc.cors {
+				t.Errorf("%s %s %v via %s: %d, CORS headers %v; want %d, %v", tc.method, tc.path, tc.headers, via, resp.StatusCode, got, tc.status, tc.cors)
+			}
+		}
+	}
+	// Routes with different CORS settings: the API keeps API Gateway's
+	// default gateway responses, without CORS headers.
+	b := framework.New("t")
+	b.Route("/a", ok, framework.CORS(true))
+	b.Route("/b", ok, framework.WithCORS(framework.CORSConfig{AllowOrigin: "https://x.example"}))
+	if resp := frameworktest.New(b).Get("/nope", nil); resp.StatusCode != 403 || resp.Header("Access-Control-Allow-Origin") != nil {
+		t.Errorf("mixed CORS settings: GET /nope = %d %v, want 403 without CORS headers", resp.StatusCode, resp.Headers)
+	}
+}

@@ -37,6 +37,10 @@ import (
 //     its token header or an identity source is missing, else whatever the
 //     authorizer decides (appauth_gateway.go);
 //   - a body over maxBodyBytes: 413 {"message":"Request Too Long"};
+//   - when every CORS route shares one setting, each of those error
+//     answers (and an app authorizer's refusal) carries its CORS headers,
+//     on every path, as the deployed API's gateway responses do
+//     (routeTable.withGatewayCORS);
 //   - locally, a body the server cannot read to its end (a malformed chunk,
 //     fewer bytes than Content-Length, the connection closed mid-body): 400
 //     {"message":"Bad Request: the request body could not be read: ..."}
@@ -205,7 +209,7 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 		return nil, false
 	}
 	if bodyOver(ev.Body, ev.IsBase64Encoded, maxBodyBytes) {
-		out := toProxyResponse(tooLarge())
+		out := toProxyResponse(t.withGatewayCORS(tooLarge()))
 		return &out, true
 	}
 	req, _ := eventRequest(context.Background(), ev)
@@ -214,7 +218,7 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 	if res == nil {
 		return nil, false
 	}
-	out := toProxyResponse(res)
+	out := toProxyResponse(t.withGatewayCORS(res))
 	return &out, true
 }
 

@@ -302,6 +302,12 @@ type routeTable struct {
 	byPattern map[string]*pathEntry
 	root      *node
 	binary    typeSet
+	// gatewayCORS are the CORS headers of the deployed REST API's gateway
+	// responses, which every answer API Gateway gives itself carries: the
+	// headers of the one setting every CORS route shares, nil when no
+	// route has CORS or their settings differ (internal/openapi's
+	// SharedCORS).
+	gatewayCORS []manifest.HeaderField
 }
 
 type node struct {
@@ -325,13 +331,34 @@ func buildTable(routes []*route, binary typeSet) *routeTable {
 			e.methods[m] = r
 		}
 	}
+	var shared *manifest.CORS
+	mixed := false
 	for _, e := range t.byPattern {
 		if e.cors != nil {
 			e.corsHeaders = e.cors.Headers()
 			e.preflightHeaders = e.cors.PreflightHeaders(slices.Collect(maps.Keys(e.methods)))
+			if shared == nil {
+				shared = e.cors
+			}
+			mixed = mixed || !shared.Equal(e.cors)
 		}
 	}
+	if shared != nil && !mixed {
+		t.gatewayCORS = shared.Headers()
+	}
 	return t
+}
+
+// withGatewayCORS adds the headers of the REST API's gateway responses
+// (gatewayCORS) to res, an answer API Gateway gives itself, when it is an
+// error: DEFAULT_4XX and DEFAULT_5XX carry them, on every path.
+func (t *routeTable) withGatewayCORS(res *result) *result {
+	if res.status >= 400 {
+		for _, h := range t.gatewayCORS {
+			res.setDefault(h.Name, h.Value)
+		}
+	}
+	return res
 }
 
 func (t *routeTable) insert(e *pathEntry) {
