@@ -784,3 +784,32 @@ func TestGatewayAnswersCarrySharedCORS(t *testing.T) {
 		t.Errorf("mixed CORS settings: GET /nope = %d %v, want 403 without CORS headers", resp.StatusCode, resp.Headers)
 	}
 }
+
+// TestResponseHeaderNotSendable: a Response header whose name is not an
+// HTTP token, or whose value holds a line break or NUL, is the handler's
+// error (500, with an error line naming the header), locally and through
+// the Lambda adapter alike; net/http would send the value with the breaks
+// turned into spaces and drop the name without a word, so the mistake
+// showed only once deployed.
+func TestResponseHeaderNotSendable(t *testing.T) {
+	for name, hdr := range map[string]map[string]string{
+		"line break in a value": {"Location": "/next\r\nSet-Cookie: session=stolen"},
+		"space in a name":       {"X Bad": "v"},
+		"empty name":            {"": "v"},
+	} {
+		var log bytes.Buffer
+		a := framework.New("t")
+		a.ErrorLog = &log
+		a.Route("/h", func(*framework.Request) (any, error) {
+			return framework.Response{Body: "x", Headers: hdr}, nil
+		})
+		doors(t, a, "GET", "/h", nil, nil, func(t *testing.T, resp *frameworktest.Response) {
+			if resp.StatusCode != 500 || resp.Header("Set-Cookie") != nil {
+				t.Errorf("%s: %d %v %s, want the 500 of a handler error", name, resp.StatusCode, resp.Headers, resp.Body)
+			}
+		})
+		if !strings.Contains(log.String(), "header") {
+			t.Errorf("%s: the error line does not name the header: %s", name, log.String())
+		}
+	}
+}
