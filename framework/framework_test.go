@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -811,5 +812,32 @@ func TestResponseHeaderNotSendable(t *testing.T) {
 		if !strings.Contains(log.String(), "header") {
 			t.Errorf("%s: the error line does not name the header: %s", name, log.String())
 		}
+	}
+}
+
+// TestAPIEventWithoutMethod: an event for the API's function that is not
+// an API Gateway proxy event (no httpMethod: the {} that `framework invoke
+// api` sends without --payload, or an event meant for another handler)
+// fails the invocation with an EventError saying what to send, and writes
+// the error line, instead of answering API Gateway's 403 "Missing
+// Authentication Token", which pointed at credentials.
+func TestAPIEventWithoutMethod(t *testing.T) {
+	var log bytes.Buffer
+	a := framework.New("t")
+	a.ErrorLog = &log
+	a.Route("/", func(*framework.Request) (any, error) { return "ok", nil })
+	for _, ev := range []string{`{}`, `{"path":"/"}`, `{"Records":[{"body":"x"}]}`} {
+		log.Reset()
+		out, err := apphook.Of(a).Invoke(t.Context(), "api", []byte(ev))
+		var ee *framework.EventError
+		if !errors.As(err, &ee) || !strings.Contains(err.Error(), "httpMethod") || !strings.Contains(err.Error(), `{"httpMethod":"GET","path":"/"}`) {
+			t.Errorf("event %s: %s, %v; want an EventError naming httpMethod and showing an event to send", ev, out, err)
+		}
+		if !strings.Contains(log.String(), "httpMethod") {
+			t.Errorf("event %s: no error line: %q", ev, log.String())
+		}
+	}
+	if out, err := apphook.Of(a).Invoke(t.Context(), "api", []byte(`{"httpMethod":"GET","path":"/"}`)); err != nil || !strings.Contains(string(out), `"statusCode":200`) {
+		t.Errorf("a proxy event: %s, %v", out, err)
 	}
 }
