@@ -121,7 +121,7 @@ func writeAccessLine(w io.Writer, start time.Time, d time.Duration, id string, e
 	b = append(b, `,"resource":`...)
 	b = appendJSONString(b, resource)
 	b = append(b, `,"path":`...)
-	b = appendJSONString(b, ev.Path)
+	b = appendJSONString(b, unescapeSegment(ev.Path)) // decoded, as Request.Path and the error line
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, `,"duration_ms":`...)

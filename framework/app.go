@@ -190,7 +190,7 @@ func (a *App) compile() (*routeTable, error) {
 		if r.authorizerName != "" && r.authorizer == nil {
 			def, ok := a.authorizers[r.authorizerName]
 			if !ok {
-				errs = append(errs, fmt.Errorf("route %s: authorizer %q is not defined: call DefineAuthorizer first, or better pass an authorizer with WithAuthorizer", r.Path, r.authorizerName))
+				errs = append(errs, fmt.Errorf("%s: authorizer %q is not defined: call DefineAuthorizer first, or better pass an authorizer with WithAuthorizer", r.ref(), r.authorizerName))
 			} else {
 				r.authorizerDecl = def
 			}

@@ -215,7 +215,8 @@ func (z *AppAuthorizer) handle(ctx context.Context, event []byte) ([]byte, error
 		if err := json.Unmarshal(event, &ev); err != nil {
 			return nil, &EventError{Type: fmt.Sprintf("%T", ev), Err: err}
 		}
-		in := AuthRequest{Method: ev.HTTPMethod, Path: ev.Path, MethodARN: ev.MethodArn}
+		// The path comes as the client sent it, percent-encoded.
+		in := AuthRequest{Method: ev.HTTPMethod, Path: unescapeSegment(ev.Path), MethodARN: ev.MethodArn}
 		if token {
 			in.Token = headerValue(ev.Headers, headerOrDefault(z.Header))
 		} else {

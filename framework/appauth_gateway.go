@@ -135,13 +135,14 @@ func (a *App) authorizeREST(ctx context.Context, decl *manifest.Authorizer, c *a
 		ev = events.APIGatewayCustomAuthorizerRequest{Type: "TOKEN", AuthorizationToken: c.req.Headers.Get(decl.Header), MethodArn: arn}
 	} else {
 		r := c.req
+		path := (&url.URL{Path: r.Path}).EscapedPath() // encoded, as API Gateway sends it
 		e := events.APIGatewayCustomAuthorizerRequestTypeRequest{
-			Type: "REQUEST", MethodArn: arn, Resource: c.pattern, Path: r.Path, HTTPMethod: r.Method,
+			Type: "REQUEST", MethodArn: arn, Resource: c.pattern, Path: path, HTTPMethod: r.Method,
 			Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
 			QueryStringParameters: map[string]string{}, MultiValueQueryStringParameters: map[string][]string{},
 			PathParameters: c.pathParams, StageVariables: r.StageVars,
 			RequestContext: events.APIGatewayCustomAuthorizerRequestTypeRequestContext{
-				Path: "/" + c.stage + r.Path, AccountID: c.account, ResourceID: r.GatewayContext.ResourceID, Stage: c.stage,
+				Path: "/" + c.stage + path, AccountID: c.account, ResourceID: r.GatewayContext.ResourceID, Stage: c.stage,
 				RequestID: c.id, ResourcePath: c.pattern, HTTPMethod: r.Method, APIID: c.apiID,
 			},
 		}
@@ -419,7 +420,7 @@ func (a *App) authorizeEvent(ctx context.Context, ev *events.APIGatewayProxyRequ
 	rc := ev.RequestContext
 	res, passed := a.authorizeREST(ctx, decl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
-		out := toProxyResponse(withCORS(e, res))
+		out := toProxyResponse(t.withGatewayCORS(withCORS(e, res)))
 		return &out, true
 	}
 	ev.RequestContext.Authorizer = passed
@@ -468,18 +469,8 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 // CORS headers), whose template writes {"message": ...}: when every CORS
 // route shares one setting (internal/openapi's SharedCORS).
 func (a *App) templatedGatewayResponses() bool {
-	var shared *manifest.CORS
-	for _, r := range a.routes {
-		c := r.cors.manifest()
-		if c == nil {
-			continue
-		}
-		if shared != nil && !shared.Equal(c) {
-			return false
-		}
-		shared = c
-	}
-	return shared != nil
+	t, err := a.compiled()
+	return err == nil && t.gatewayCORS != nil
 }
 
 // authCache holds the app authorizers' answers API Gateway would cache.

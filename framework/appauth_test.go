@@ -175,10 +175,11 @@ func TestAppAuthorizerLambdaEvents(t *testing.T) {
 		t.Errorf("TOKEN UnauthorizedError: got error %v, want exactly Unauthorized", err)
 	}
 
-	// A REQUEST event; TTL -1: the policy names the method only.
+	// A REQUEST event; TTL -1: the policy names the method only. Its path
+	// is as the client sent it, percent-encoded; Func sees it decoded.
 	tarn := "arn:aws:execute-api:eu-west-1:111122223333:abc123/prod/GET/t/a%20b"
 	req := events.APIGatewayCustomAuthorizerRequestTypeRequest{
-		Type: "REQUEST", MethodArn: tarn, Resource: "/t/{id}", Path: "/t/a b", HTTPMethod: "GET",
+		Type: "REQUEST", MethodArn: tarn, Resource: "/t/{id}", Path: "/t/a%20b", HTTPMethod: "GET",
 		Headers: map[string]string{"X-Tenant": "acme"}, QueryStringParameters: map[string]string{"key": "k1"},
 		PathParameters: map[string]string{"id": "a%20b"},
 	}
@@ -188,6 +189,9 @@ func TestAppAuthorizerLambdaEvents(t *testing.T) {
 	}
 	if st := pol.PolicyDocument.Statement; pol.PrincipalID != "t-acme" || len(st) != 1 || st[0].Effect != "Allow" || st[0].Resource[0] != tarn {
 		t.Errorf("REQUEST allow: got %+v", pol)
+	}
+	if pol.Context["path"] != "/t/a b" {
+		t.Errorf("REQUEST allow: Func saw the path %q, want it decoded, as locally", pol.Context["path"])
 	}
 
 	// HTTP API, payload 2.0: simple responses.

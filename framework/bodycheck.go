@@ -10,8 +10,10 @@ import (
 )
 
 // The strict check of a typed handler's body: after encoding/json decoded
-// it, one pass over the JSON text refuses unknown fields and missing
-// required ones, naming them.
+// it, one pass over the JSON text refuses unknown fields, fields given
+// twice, missing required ones and a null where the schema has none
+// (encoding/json leaves the zero value there, as if the field were absent),
+// naming them.
 
 // presence checks the field names of a body against a type tree: every
 // object key names a field of its struct, and every required field is
@@ -22,11 +24,15 @@ type presence struct {
 	fields   []presenceField
 	required []int     // indexes in fields
 	elem     *presence // Slice and Map elements
+	elemKind string    // the elements' JSON kind when null is refused for them, else ""
 }
 
 type presenceField struct {
 	name  string
 	check *presence
+	// kind is the field's JSON kind when it is required and null is
+	// refused for it, else "".
+	kind string
 }
 
 var (
@@ -66,7 +72,11 @@ func presenceFor(t reflect.Type, busy map[reflect.Type]*presence) *presence {
 			if !f.asString {
 				c = presenceFor(f.typ, busy)
 			}
-			p.fields = append(p.fields, presenceField{name: f.name, check: c})
+			pf := presenceField{name: f.name, check: c}
+			if f.required && !nullable(f.typ) {
+				pf.kind = jsonKind(f.typ)
+			}
+			p.fields = append(p.fields, pf)
 		}
 		delete(busy, t)
 	case reflect.Slice, reflect.Array, reflect.Map:
@@ -76,12 +86,26 @@ func presenceFor(t reflect.Type, busy map[reflect.Type]*presence) *presence {
 				k = reflect.Slice
 			}
 			p = &presence{kind: k, elem: e}
+			if !nullable(t.Elem()) {
+				p.elemKind = jsonKind(t.Elem())
+			}
 		}
 	}
 	if len(busy) == 0 {
 		presenceCache.Store(t, p)
 	}
 	return p
+}
+
+// nullable reports whether a JSON null is a value of t: a pointer, an
+// interface, or a type that decodes itself (json.RawMessage, a
+// json.Unmarshaler), as the schema says.
+func nullable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		return true
+	}
+	return reflect.PointerTo(t).Implements(jsonUnmarshalType)
 }
 
 // walk checks the value at w (valid JSON, decoded already) against p; path
@@ -128,12 +152,22 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 			if j < 0 {
 				return badBody("field %s is not a field of %s: remove it (unknown fields are refused)", quoteCut(join(string(key))), p.name)
 			}
+			f := &p.fields[j]
+			if seen[j] {
+				if string(key) == f.name {
+					return badBody("field %q appears twice: send it once", join(f.name))
+				}
+				return badBody("field %q appears twice (once as %s; keys match fields without regard to case): send it once", join(f.name), quoteCut(string(key)))
+			}
 			seen[j] = true
-			if p.fields[j].check == nil {
+			if w.ws(); f.kind != "" && w.peek() == 'n' {
+				return badBody("field %q is required: expected %s, got null", join(f.name), article(f.kind))
+			}
+			if f.check == nil {
 				w.skip()
 				continue
 			}
-			if err := p.fields[j].check.walk(w, join(p.fields[j].name)); err != nil {
+			if err := f.check.walk(w, join(f.name)); err != nil {
 				return err
 			}
 		}
@@ -169,6 +203,9 @@ func (p *presence) walk(w *jsonWalker, path string) error {
 				w.i++ // ':'
 			} else {
 				name = itoa(n)
+			}
+			if w.ws(); p.elemKind != "" && w.peek() == 'n' {
+				return badBody("field %q: expected %s, got null", join(name), article(p.elemKind))
 			}
 			if err := p.elem.walk(w, join(name)); err != nil {
 				return err

@@ -58,14 +58,15 @@ func ExampleCORS() {
 	// GET,POST,OPTIONS
 }
 
-// Declaration mistakes are reported together, each naming its route.
+// Declaration mistakes are reported together, each naming its route and
+// where it was declared.
 func ExampleApp_Validate() {
 	app := framework.New("shop")
 	app.Route("/items/{id}", func(r *framework.Request) (any, error) { return nil, nil })
 	fmt.Println(app.Validate())
 	// Output:
 	// 1 invalid declaration:
-	//   route /items/{id}: the handler func(*framework.Request) (interface {}, error) has 0 capture parameter(s) after the *Request but the path has 1 capture(s): want func(*framework.Request, string) (T, error)
+	//   route /items/{id} (declared at framework/example_test.go:65): the handler func(*framework.Request) (interface {}, error) has 0 capture parameter(s) after the *Request but the path has 1 capture(s): want func(*framework.Request, string) (T, error)
 }
 
 // The JSON body is parsed only for application/json requests; a malformed

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -641,3 +642,202 @@ func TestAcceptQuotedShort(t *testing.T) {
 
 // maxBodyBytes is API Gateway's payload limit, which the app applies too.
 const maxBodyBytes = 10 << 20
+
+// TestBinaryAcceptFirstType: a REST API decodes a binary answer only when
+// the first media type of the request's Accept header is a binary type (or
+// */*); a binary type later in the list (a browser's "text/html, ...,
+// image/webp, */*;q=0.8") leaves the client with base64 text deployed, so
+// local serving and the Lambda adapter refuse it alike, saying why.
+func TestBinaryAcceptFirstType(t *testing.T) {
+	png := []byte{0x89, 'P', 'N', 'G', 0xff}
+	a := framework.New("t")
+	a.Route("/png", func(r *framework.Request) (any, error) {
+		return framework.Response{Body: png, Headers: map[string]string{"Content-Type": "image/png"}}, nil
+	})
+	for _, accept := range []string{"image/png", "IMAGE/PNG;q=0.9, text/html", "*/*, text/html", "application/octet-stream,text/html"} {
+		doors(t, a, "GET", "/png", nil, map[string]string{"Accept": accept}, func(t *testing.T, resp *frameworktest.Response) {
+			if resp.StatusCode != 200 || string(resp.Body) != string(png) {
+				t.Errorf("Accept %q: = %d %q, want 200 and the bytes", accept, resp.StatusCode, resp.Body)
+			}
+		})
+	}
+	for _, accept := range []string{"text/html, image/png", "text/html,application/xhtml+xml,image/webp,*/*;q=0.8"} {
+		doors(t, a, "GET", "/png", nil, map[string]string{"Accept": accept}, func(t *testing.T, resp *frameworktest.Response) {
+			var e struct{ Code, Message string }
+			if resp.StatusCode != 400 || json.Unmarshal(resp.Body, &e) != nil || e.Code != "BadRequest" {
+				t.Fatalf("Accept %q: = %d %q, want 400 BadRequest: API Gateway looks at the first type only", accept, resp.StatusCode, resp.Body)
+			}
+			if !strings.Contains(e.Message, "first") {
+				t.Errorf("Accept %q: message %q does not say that the first type counts", accept, e.Message)
+			}
+		})
+	}
+}
+
+// TestRequestPathDecoded: Request.Path is the percent-decoded path whether
+// the local server got the request or a REST API event brought it; the
+// event carries the path as the client sent it, still encoded (as its path
+// parameters), and frameworktest's events do the same.
+func TestRequestPathDecoded(t *testing.T) {
+	a := framework.New("t")
+	a.Route("/files/{name}", func(r *framework.Request, name string) (any, error) {
+		return map[string]string{"path": r.Path, "name": name}, nil
+	})
+	const want = `{"name":"a b/c","path":"/files/a b/c"}`
+	c := frameworktest.New(a)
+	if resp := c.Do("GET", "/files/a%20b%2Fc", nil, nil); string(resp.Body) != want {
+		t.Errorf("local: %d %s, want %s", resp.StatusCode, resp.Body, want)
+	}
+	if ev := c.Event("GET", "/files/a%20b%2Fc", nil, nil); ev.Path != "/files/a%20b%2Fc" {
+		t.Errorf("frameworktest's event has path %q, want it as sent, encoded", ev.Path)
+	}
+	if resp := c.Lambda("GET", "/files/a%20b%2Fc", nil, nil); string(resp.Body) != want {
+		t.Errorf("frameworktest Lambda: %d %s, want %s", resp.StatusCode, resp.Body, want)
+	}
+	deployed := events.APIGatewayProxyRequest{
+		Resource: "/files/{name}", Path: "/files/a%20b%2Fc", HTTPMethod: "GET",
+		PathParameters: map[string]string{"name": "a%20b%2Fc"},
+		RequestContext: events.APIGatewayProxyRequestContext{ResourcePath: "/files/{name}", HTTPMethod: "GET", Stage: "dev", Path: "/dev/files/a%20b%2Fc"},
+	}
+	// An event written by hand (invoke --local) may have no resource, and
+	// its path decoded or not.
+	byHandEncoded := events.APIGatewayProxyRequest{Path: "/files/a%20b%2Fc", HTTPMethod: "GET"}
+	byHandDecoded := events.APIGatewayProxyRequest{Path: "/files/a b", HTTPMethod: "GET"}
+	for name, tc := range map[string]struct {
+		ev   events.APIGatewayProxyRequest
+		want string
+	}{
+		"deployed": {deployed, want}, "by hand, encoded": {byHandEncoded, want},
+		"by hand, decoded": {byHandDecoded, `{"name":"a b","path":"/files/a b"}`},
+	} {
+		out, err := apphook.Of(a).HandleEvent(t.Context(), tc.ev)
+		if err != nil || out.Body != tc.want {
+			t.Errorf("%s event: %d %s, %v; want %s", name, out.StatusCode, out.Body, err, tc.want)
+		}
+	}
+}
+
+// TestQueryKeepsEveryPair: a query string pair that is not valid
+// percent-encoding ("x=%zz") or holds a ";" reaches the handler as sent
+// instead of being dropped, and drops none of the other pairs, locally and
+// behind each front door alike.
+func TestQueryKeepsEveryPair(t *testing.T) {
+	a := framework.New("t")
+	a.Route("/q", func(r *framework.Request) (any, error) { return r.QueryParams, nil })
+	const want = `{"a":["1;b=2"],"e":[" +"],"x":["%zz"],"y":["1","2"],"z":["100%"]}`
+	for _, door := range []string{"rest", "http"} {
+		c := frameworktest.New(a)
+		c.APIType = door
+		for via, do := range map[string]func(string) *frameworktest.Response{
+			"local":  func(p string) *frameworktest.Response { return c.Do("GET", p, nil, nil) },
+			"lambda": func(p string) *frameworktest.Response { return c.Lambda("GET", p, nil, nil) },
+		} {
+			resp := do("/q?x=%zz&y=1&a=1;b=2&&e=+%2B&y=2&z=100%")
+			if resp.StatusCode != 200 || string(resp.Body) != want {
+				t.Errorf("%s via %s: %d %s, want %s", door, via, resp.StatusCode, resp.Body, want)
+			}
+		}
+	}
+}
+
+// TestGatewayAnswersCarrySharedCORS: when every CORS route shares one
+// setting, the deployed REST API's gateway responses (DEFAULT_4XX and
+// DEFAULT_5XX) carry its headers on every answer API Gateway gives itself,
+// on any path: an unknown route, an undeclared method, a missing API key on
+// a route without CORS. A browser reads those answers deployed, so the
+// local server and frameworktest's Lambda path give them the headers too;
+// the function's own answers on a route without CORS get none.
+func TestGatewayAnswersCarrySharedCORS(t *testing.T) {
+	ok := func(*framework.Request) (any, error) { return "ok", nil }
+	a := framework.New("t")
+	a.API.CORS = true
+	a.Route("/a", ok)
+	a.Route("/plain", ok, framework.CORS(false), framework.APIKeyRequired())
+	c := frameworktest.New(a)
+	for _, tc := range []struct {
+		method, path string
+		headers      map[string]string
+		status       int
+		cors         bool
+	}{
+		{"GET", "/nope", nil, 403, true},
+		{"DELETE", "/a", nil, 403, true},
+		{"GET", "/plain", nil, 403, true},
+		{"GET", "/plain", map[string]string{"X-Api-Key": "k"}, 200, false},
+		{"GET", "/a", nil, 200, true},
+	} {
+		for via, resp := range map[string]*frameworktest.Response{
+			"local":  c.Do(tc.method, tc.path, nil, tc.headers),
+			"lambda": c.Lambda(tc.method, tc.path, nil, tc.headers),
+		} {
+			got := resp.Header("Access-Control-Allow-Origin") != nil
+			if resp.StatusCode != tc.status || got != tc.cors {
+				t.Errorf("%s %s %v via %s: %d, CORS headers %v; want %d, %v", tc.method, tc.path, tc.headers, via, resp.StatusCode, got, tc.status, tc.cors)
+			}
+		}
+	}
+	// Routes with different CORS settings: the API keeps API Gateway's
+	// default gateway responses, without CORS headers.
+	b := framework.New("t")
+	b.Route("/a", ok, framework.CORS(true))
+	b.Route("/b", ok, framework.WithCORS(framework.CORSConfig{AllowOrigin: "https://x.example"}))
+	if resp := frameworktest.New(b).Get("/nope", nil); resp.StatusCode != 403 || resp.Header("Access-Control-Allow-Origin") != nil {
+		t.Errorf("mixed CORS settings: GET /nope = %d %v, want 403 without CORS headers", resp.StatusCode, resp.Headers)
+	}
+}
+
+// TestResponseHeaderNotSendable: a Response header whose name is not an
+// HTTP token, or whose value holds a line break or NUL, is the handler's
+// error (500, with an error line naming the header), locally and through
+// the Lambda adapter alike; net/http would send the value with the breaks
+// turned into spaces and drop the name without a word, so the mistake
+// showed only once deployed.
+func TestResponseHeaderNotSendable(t *testing.T) {
+	for name, hdr := range map[string]map[string]string{
+		"line break in a value": {"Location": "/next\r\nSet-Cookie: session=stolen"},
+		"space in a name":       {"X Bad": "v"},
+		"empty name":            {"": "v"},
+	} {
+		var log bytes.Buffer
+		a := framework.New("t")
+		a.ErrorLog = &log
+		a.Route("/h", func(*framework.Request) (any, error) {
+			return framework.Response{Body: "x", Headers: hdr}, nil
+		})
+		doors(t, a, "GET", "/h", nil, nil, func(t *testing.T, resp *frameworktest.Response) {
+			if resp.StatusCode != 500 || resp.Header("Set-Cookie") != nil {
+				t.Errorf("%s: %d %v %s, want the 500 of a handler error", name, resp.StatusCode, resp.Headers, resp.Body)
+			}
+		})
+		if !strings.Contains(log.String(), "header") {
+			t.Errorf("%s: the error line does not name the header: %s", name, log.String())
+		}
+	}
+}
+
+// TestAPIEventWithoutMethod: an event for the API's function that is not
+// an API Gateway proxy event (no httpMethod: the {} that `framework invoke
+// api` sends without --payload, or an event meant for another handler)
+// fails the invocation with an EventError saying what to send, and writes
+// the error line, instead of answering API Gateway's 403 "Missing
+// Authentication Token", which pointed at credentials.
+func TestAPIEventWithoutMethod(t *testing.T) {
+	var log bytes.Buffer
+	a := framework.New("t")
+	a.ErrorLog = &log
+	a.Route("/", func(*framework.Request) (any, error) { return "ok", nil })
+	for _, ev := range []string{`{}`, `{"path":"/"}`, `{"Records":[{"body":"x"}]}`} {
+		log.Reset()
+		out, err := apphook.Of(a).Invoke(t.Context(), "api", []byte(ev))
+		var ee *framework.EventError
+		if !errors.As(err, &ee) || !strings.Contains(err.Error(), "httpMethod") || !strings.Contains(err.Error(), `{"httpMethod":"GET","path":"/"}`) {
+			t.Errorf("event %s: %s, %v; want an EventError naming httpMethod and showing an event to send", ev, out, err)
+		}
+		if !strings.Contains(log.String(), "httpMethod") {
+			t.Errorf("event %s: no error line: %q", ev, log.String())
+		}
+	}
+	if out, err := apphook.Of(a).Invoke(t.Context(), "api", []byte(`{"httpMethod":"GET","path":"/"}`)); err != nil || !strings.Contains(string(out), `"statusCode":200`) {
+		t.Errorf("a proxy event: %s, %v", out, err)
+	}
+}

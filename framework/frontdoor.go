@@ -191,9 +191,7 @@ func eventRequestV2(ctx context.Context, event events.APIGatewayV2HTTPRequest) (
 		req.Headers["cookie"] = []string{strings.Join(ev.Cookies, "; ")}
 	}
 	if ev.RawQueryString != "" {
-		if q, err := url.ParseQuery(ev.RawQueryString); err == nil && len(q) > 0 {
-			req.QueryParams = MultiDict(q)
-		}
+		req.QueryParams = parseQuery(ev.RawQueryString)
 	} else {
 		req.QueryParams = eventQuery(ev.QueryStringParameters, false)
 	}
@@ -334,9 +332,9 @@ func (a *App) gatewayEventV2(method, target string, body []byte, headers map[str
 		}
 		ev.Headers[strings.ToLower(k)] = v
 	}
-	if u.RawQuery != "" {
+	if q := parseQuery(u.RawQuery); q != nil {
 		ev.QueryStringParameters = map[string]string{}
-		for k, v := range u.Query() {
+		for k, v := range q {
 			ev.QueryStringParameters[k] = strings.Join(v, ",")
 		}
 	}

@@ -56,21 +56,6 @@ func fuzzEventApp() *App {
 
 var fuzzResources = []string{"", "/", "/users/{name}", "/files/{dir}/{file}", "/echo", "/bin", "/cors", "/status"}
 
-// validHeaderName reports whether name is an RFC 9110 token.
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
 func FuzzEventRequest(f *testing.F) {
 	// method, resource (index into fuzzResources, else path), path, path
 	// parameter, header name and value, Content-Type, Accept, query key and

@@ -37,6 +37,10 @@ import (
 //     its token header or an identity source is missing, else whatever the
 //     authorizer decides (appauth_gateway.go);
 //   - a body over maxBodyBytes: 413 {"message":"Request Too Long"};
+//   - when every CORS route shares one setting, each of those error
+//     answers (and an app authorizer's refusal) carries its CORS headers,
+//     on every path, as the deployed API's gateway responses do
+//     (routeTable.withGatewayCORS);
 //   - locally, a body the server cannot read to its end (a malformed chunk,
 //     fewer bytes than Content-Length, the connection closed mid-body): 400
 //     {"message":"Bad Request: the request body could not be read: ..."}
@@ -141,7 +145,8 @@ func (t *routeTable) eventEntry(ev *events.APIGatewayProxyRequest) (*pathEntry, 
 
 // gatewayEvent returns the API Gateway REST API proxy event the deployed API
 // would send the function for a request: target is the path, still
-// percent-encoded, with an optional query string; headers are sent as
+// percent-encoded, with an optional query string; the event's path is as
+// encoded as target's, as API Gateway passes it on; headers are sent as
 // given. The event's resource and path parameters come from the route
 // table (left empty when no route matches or the declarations are invalid),
 // a body whose Content-Type is one of App.API.BinaryTypes is
@@ -152,7 +157,7 @@ func (a *App) gatewayEvent(method, target string, body []byte, headers map[strin
 		u = &url.URL{Path: target}
 	}
 	ev := events.APIGatewayProxyRequest{
-		HTTPMethod: method, Path: u.Path, Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
+		HTTPMethod: method, Path: u.EscapedPath(), Headers: map[string]string{}, MultiValueHeaders: map[string][]string{},
 		RequestContext: events.APIGatewayProxyRequestContext{
 			APIID: "testapi", HTTPMethod: method, RequestID: "test-request", ResourceID: "res123", Stage: stage,
 			Identity: events.APIGatewayRequestIdentity{SourceIP: "127.0.0.1", UserAgent: "framework-testclient"},
@@ -162,8 +167,7 @@ func (a *App) gatewayEvent(method, target string, body []byte, headers map[strin
 		ev.Headers[k] = v
 		ev.MultiValueHeaders[k] = []string{v}
 	}
-	if u.RawQuery != "" {
-		q := u.Query()
+	if q := parseQuery(u.RawQuery); q != nil {
 		ev.MultiValueQueryStringParameters = q
 		ev.QueryStringParameters = map[string]string{}
 		for k, v := range q {
@@ -205,7 +209,7 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 		return nil, false
 	}
 	if bodyOver(ev.Body, ev.IsBase64Encoded, maxBodyBytes) {
-		out := toProxyResponse(tooLarge())
+		out := toProxyResponse(t.withGatewayCORS(tooLarge()))
 		return &out, true
 	}
 	req, _ := eventRequest(context.Background(), ev)
@@ -214,20 +218,20 @@ func (a *App) gatewayAnswerOf(ev events.APIGatewayProxyRequest) (*events.APIGate
 	if res == nil {
 		return nil, false
 	}
-	out := toProxyResponse(res)
+	out := toProxyResponse(t.withGatewayCORS(res))
 	return &out, true
 }
 
 // gatewayBody returns the body a client receives when the function answers
-// ev with out: API Gateway decodes a base64-encoded body when the request's
-// Accept header names one of App.API.BinaryTypes (or */*), and passes the
-// base64 text on otherwise.
+// ev with out: API Gateway decodes a base64-encoded body when the first
+// media type of the request's Accept header is one of App.API.BinaryTypes
+// (or */*), and passes the base64 text on otherwise.
 func (a *App) gatewayBody(ev events.APIGatewayProxyRequest, out events.APIGatewayProxyResponse) []byte {
 	if !out.IsBase64Encoded {
 		return []byte(out.Body)
 	}
 	t, err := a.compiled()
-	if err != nil || !t.binary.matchesAny(ev.Headers[headerKey(ev.Headers, "Accept")]) {
+	if err != nil || !t.binary.acceptsFirst(ev.Headers[headerKey(ev.Headers, "Accept")]) {
 		return []byte(out.Body)
 	}
 	b, err := base64.StdEncoding.DecodeString(out.Body)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/names"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
@@ -64,13 +65,24 @@ func (a *App) unknownHandler(name string) error {
 	return fmt.Errorf("the app %s has no handler named %q; its handlers are: %s", a.Name, name, strings.Join(known, ", "))
 }
 
-// dispatchAPI answers one event of the REST API's function.
+// dispatchAPI answers one event of the REST API's function. An event
+// without an HTTP method is not a proxy event (the {} of an invoke without
+// a payload, an event meant for another handler): it fails the invocation
+// with an EventError saying what to send, rather than being answered as
+// an unknown route.
 func (a *App) dispatchAPI(ctx context.Context, event []byte) ([]byte, error) {
 	serve := a.handleEvent
 	if a.apiEvents != nil {
 		serve = a.apiEvents
 	}
-	return dispatchAPIEvent(a, ctx, event, serve)
+	return dispatchAPIEvent(a, ctx, event, func(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+		if ev.HTTPMethod == "" {
+			err := &EventError{Kind: KindHTTP, Type: "REST API proxy event", Err: errors.New(`it has no "httpMethod": send one such as {"httpMethod":"GET","path":"/"} (framework invoke NAME --local without --event sends a sample event)`)}
+			a.logInvocation(ctx, "uncaught error", KindHTTP, names.APIHandlerName, err, nil)
+			return events.APIGatewayProxyResponse{}, err
+		}
+		return serve(ctx, ev)
+	})
 }
 
 // dispatchAPIEvent decodes event, an API event of type E, and answers it

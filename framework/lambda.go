@@ -44,7 +44,9 @@ func eventRequest(ctx context.Context, event events.APIGatewayProxyRequest) (*Re
 	}{ev: event}
 	ev := &box.ev
 	req := &box.req
-	req.Method, req.Path, req.ctx, req.event = strings.ToUpper(ev.HTTPMethod), ev.Path, ctx, ev
+	// A REST API sends the path as the client did, percent-encoded; the
+	// handler gets it decoded, as the local server and the HTTP API give it.
+	req.Method, req.Path, req.ctx, req.event = strings.ToUpper(ev.HTTPMethod), unescapeSegment(ev.Path), ctx, ev
 	// Names that differ only in case are one header: their values are
 	// merged in sorted name order, so the same event always gives the
 	// same request.
@@ -144,8 +146,8 @@ func strOrNil(s string) *string {
 	return &s
 }
 
-// unescapeSegment percent-decodes one path segment, leaving it as is when it
-// is not valid percent-encoding.
+// unescapeSegment percent-decodes one path segment (or a whole path),
+// leaving it as is when it is not valid percent-encoding.
 func unescapeSegment(s string) string {
 	if !strings.Contains(s, "%") {
 		return s
@@ -156,7 +158,13 @@ func unescapeSegment(s string) string {
 	return s
 }
 
-// escapePath re-encodes a decoded path so that it can be matched segment by segment.
+// escapePath returns an event's path percent-encoded, to be matched segment
+// by segment: as it is when it is valid percent-encoding (a REST API sends
+// the path as the client did), else encoded (a path written decoded, by
+// hand).
 func escapePath(p string) string {
+	if dec, err := url.PathUnescape(p); err == nil {
+		return (&url.URL{Path: dec, RawPath: p}).EscapedPath()
+	}
 	return (&url.URL{Path: p}).EscapedPath()
 }

@@ -53,8 +53,16 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limit := maxBodyFor(h.door)
+	// API Gateway's own error answers carry the REST API's gateway
+	// responses' CORS headers.
+	gateway := func(res *result) *result {
+		if h.door == doorREST {
+			return t.withGatewayCORS(res)
+		}
+		return res
+	}
 	if r.ContentLength > limit {
-		writeResult(w, tooLarge())
+		writeResult(w, gateway(tooLarge()))
 		return
 	}
 	var body []byte
@@ -68,7 +76,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeResult(w, tooLarge())
+			writeResult(w, gateway(tooLarge()))
 			return
 		}
 		if err != nil {
@@ -94,16 +102,18 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Host != "" {
 		req.Headers["host"] = []string{r.Host}
 	}
-	if r.URL.RawQuery != "" {
-		req.QueryParams = MultiDict(r.URL.Query())
-	}
+	req.QueryParams = parseQuery(r.URL.RawQuery)
 	e, args := t.match(r.URL.EscapedPath())
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
+		} else {
+			res = gateway(res)
 		}
+	} else {
+		res = gateway(res)
 	}
 	if h.door != doorREST {
 		res = asV2Result(res)

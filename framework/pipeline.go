@@ -74,11 +74,12 @@ func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (
 	}
 	if respType, ok := res.header("Content-Type"); ok && t.binary.has(mediaType(respType)) {
 		accept := req.Headers.Get("accept")
-		// Only a REST API needs the Accept header to decode a binary body;
-		// an HTTP API and a function URL always do (frontdoor.go).
-		if req.door == doorREST && (accept == "" || !t.binary.matchesAny(accept)) {
+		// Only a REST API needs the Accept header to decode a binary body,
+		// and it looks at the header's first media type only; an HTTP API
+		// and a function URL always decode it (frontdoor.go).
+		if req.door == doorREST && !t.binary.acceptsFirst(accept) {
 			return jsonResult(400, errorBody{Code: "BadRequest", Message: fmt.Sprintf(
-				"The response has the binary Content-Type %s, so the request must send an Accept header naming it (or another binary type, or */*); the request's Accept header was %s.",
+				"The response has the binary Content-Type %s, so the request must send an Accept header whose first media type names it (or another binary type, or */*): API Gateway looks at the first one only; the request's Accept header was %s.",
 				mediaType(respType), quoteCut(accept))})
 		}
 		res.binary = true

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"strings"
 
 	"github.com/framework-dev/framework/manifest"
@@ -41,6 +42,36 @@ func (m MultiDict) Single() map[string]string {
 		}
 	}
 	return out
+}
+
+// parseQuery parses a query string as API Gateway passes it on: pairs
+// separated by "&" (a ";" belongs to its value), "+" a space, names and
+// values percent-decoded; a name or value that is not valid
+// percent-encoding ("%zz", "100%") is kept as sent instead of dropping its
+// pair, as url.ParseQuery does. It returns nil when raw holds no pair.
+func parseQuery(raw string) MultiDict {
+	var q MultiDict
+	for part := range strings.SplitSeq(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		if q == nil {
+			q = MultiDict{}
+		}
+		k = unescapeQuery(k)
+		q[k] = append(q[k], unescapeQuery(v))
+	}
+	return q
+}
+
+// unescapeQuery decodes one query name or value, leaving it as is when it
+// is not valid percent-encoding.
+func unescapeQuery(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return s
 }
 
 // Headers are request headers: each lower-case name with all of its values,
@@ -231,8 +262,8 @@ func newTypeSet(types []string) typeSet {
 
 func (s typeSet) has(mt string) bool { return s[mt] }
 
-// matchesAny reports whether a Content-Type or Accept header value names one
-// of the types in s (or */*).
+// matchesAny reports whether a Content-Type header value names one of the
+// types in s (or */*).
 func (s typeSet) matchesAny(header string) bool {
 	for _, part := range strings.Split(header, ",") {
 		mt := mediaType(part)
@@ -241,4 +272,13 @@ func (s typeSet) matchesAny(header string) bool {
 		}
 	}
 	return false
+}
+
+// acceptsFirst reports whether the first media type of an Accept header is
+// one of the types in s (or */*): a REST API decodes a base64-encoded
+// binary answer only then, whatever the header lists after it.
+func (s typeSet) acceptsFirst(accept string) bool {
+	first, _, _ := strings.Cut(accept, ",")
+	mt := mediaType(first)
+	return mt == "*/*" || s[mt]
 }

@@ -135,10 +135,44 @@ func (resp *Response) toResult() (*result, error) {
 			res.headers = append(res.headers, manifest.HeaderField{Name: k, Value: v})
 		}
 	}
+	for _, h := range res.headers {
+		if err := sendableHeader(h); err != nil {
+			return nil, err
+		}
+	}
 	if defaultType != "" {
 		res.setDefault("Content-Type", defaultType)
 	}
 	return res, nil
+}
+
+// sendableHeader checks a header of a handler's Response: net/http would
+// drop a name that is not a token without a word and turn a line break in
+// a value into a space, while deployed API Gateway receives them as they
+// are, so both are the handler's error.
+func sendableHeader(h manifest.HeaderField) error {
+	if !validHeaderName(h.Name) {
+		return fmt.Errorf("the handler's Response has a header named %s, which is not an HTTP header name (letters, digits and !#$%%&'*+-.^_`|~): rename it", quoteCut(h.Name))
+	}
+	if strings.ContainsAny(h.Value, "\r\n\x00") {
+		return fmt.Errorf("the handler's Response header %s has a value holding a line break or NUL, which HTTP cannot send (a value taken from the request must not reach a header as it is): %s", h.Name, quoteCut(h.Value))
+	}
+	return nil
+}
+
+// validHeaderName reports whether name is an RFC 9110 token.
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0 {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // sortedKeysInto appends m's keys to buf[:0] and sorts them: with a buf on

@@ -189,7 +189,7 @@ func funcName(fn any) string {
 func (r *route) validate() []error {
 	var errs []error
 	bad := func(format string, args ...any) {
-		errs = append(errs, fmt.Errorf("route %s: "+format, append([]any{r.Path}, args...)...))
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{r.ref()}, args...)...))
 	}
 	for _, e := range r.optErrs {
 		bad("%w", e)
@@ -212,13 +212,21 @@ func (r *route) validate() []error {
 	return errs
 }
 
+// ref names the route in errors: its path, and where it was declared.
+func (r *route) ref() string {
+	if r.where == "" {
+		return "route " + r.Path
+	}
+	return fmt.Sprintf("route %s (declared at %s)", r.Path, r.where)
+}
+
 // manifestRoute is the route as the manifest describes it.
 func (r *route) manifestRoute() manifest.Route {
 	return manifest.Route{
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
-		Status: r.status,
+		Status: r.status, Declared: r.where,
 	}
 }
 
@@ -294,6 +302,12 @@ type routeTable struct {
 	byPattern map[string]*pathEntry
 	root      *node
 	binary    typeSet
+	// gatewayCORS are the CORS headers of the deployed REST API's gateway
+	// responses, which every answer API Gateway gives itself carries: the
+	// headers of the one setting every CORS route shares, nil when no
+	// route has CORS or their settings differ (internal/openapi's
+	// SharedCORS).
+	gatewayCORS []manifest.HeaderField
 }
 
 type node struct {
@@ -317,13 +331,34 @@ func buildTable(routes []*route, binary typeSet) *routeTable {
 			e.methods[m] = r
 		}
 	}
+	var shared *manifest.CORS
+	mixed := false
 	for _, e := range t.byPattern {
 		if e.cors != nil {
 			e.corsHeaders = e.cors.Headers()
 			e.preflightHeaders = e.cors.PreflightHeaders(slices.Collect(maps.Keys(e.methods)))
+			if shared == nil {
+				shared = e.cors
+			}
+			mixed = mixed || !shared.Equal(e.cors)
 		}
 	}
+	if shared != nil && !mixed {
+		t.gatewayCORS = shared.Headers()
+	}
 	return t
+}
+
+// withGatewayCORS adds the headers of the REST API's gateway responses
+// (gatewayCORS) to res, an answer API Gateway gives itself, when it is an
+// error: DEFAULT_4XX and DEFAULT_5XX carry them, on every path.
+func (t *routeTable) withGatewayCORS(res *result) *result {
+	if res.status >= 400 {
+		for _, h := range t.gatewayCORS {
+			res.setDefault(h.Name, h.Value)
+		}
+	}
+	return res
 }
 
 func (t *routeTable) insert(e *pathEntry) {

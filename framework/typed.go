@@ -165,8 +165,9 @@ func badBody(format string, args ...any) error {
 }
 
 // decodeStrict decodes body into ptr, then checks it against the input
-// type: unknown fields and missing required fields are refused, with
-// errors naming the field. encoding/json decodes (its errors name
+// type: a null body, unknown fields, fields given twice, missing required
+// fields and a null in a required field are refused, with errors naming
+// the field. encoding/json decodes (its errors name
 // mistyped fields); one more pass over the text checks the field names.
 func decodeStrict(body []byte, ptr any, in *typedInput) error {
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -174,6 +175,11 @@ func decodeStrict(body []byte, ptr any, in *typedInput) error {
 	}
 	if err := json.Unmarshal(body, ptr); err != nil {
 		return decodeError(err, in.elem)
+	}
+	if t := bytes.TrimSpace(body); t[0] == 'n' && !nullable(in.elem) {
+		// encoding/json leaves the value as it was: the handler would get
+		// an empty one, its required fields unchecked.
+		return badBody("expected a JSON %s, got null", jsonKind(in.elem))
 	}
 	if in.check != nil {
 		w := &jsonWalker{b: body}

@@ -85,6 +85,16 @@ func TestTypedHandlers(t *testing.T) {
 		{"two values", "/orders/1", `{"title":"Go","price":1,"author":{"name":"A"}} {}`, 400, bad(`the body holds more than one JSON value: send one object`)},
 		{"number out of range", "/list", `[{"sku":"a","qty":1e400}]`, 400, bad(`field "qty": expected an integer, got number 1e400`)},
 		{"Validate error", "/orders/1", `{"title":"Go","price":-1,"author":{"name":"A"}}`, 400, bad(`price must not be negative`)},
+		{"null body", "/orders/1", `null`, 400, bad(`expected a JSON object, got null`)},
+		{"null body to a pointer input", "/ptr", ` null `, 400, bad(`expected a JSON object, got null`)},
+		{"null body to a slice input", "/list", `null`, 400, bad(`expected a JSON array, got null`)},
+		{"required field null", "/orders/1", `{"title":null,"price":1,"author":{"name":"A"}}`, 400, bad(`field "title" is required: expected a string, got null`)},
+		{"required nested struct null", "/orders/1", `{"title":"Go","price":1,"author":null}`, 400, bad(`field "author" is required: expected an object, got null`)},
+		{"required nested field null", "/orders/1", `{"title":"Go","price":1,"author":{"name":null}}`, 400, bad(`field "author.name" is required: expected a string, got null`)},
+		{"array element null", "/list", `[{"sku":"a","qty":1},null]`, 400, bad(`field "1": expected an object, got null`)},
+		{"optional fields null", "/orders/7", `{"title":"Go","price":1,"author":{"name":"A","email":null},"lines":null,"tags":null,"note":null}`, 200, `{"id":"7","title":"Go","total":1}`},
+		{"field twice", "/orders/1", `{"title":"Go","price":1,"author":{"name":"A"},"title":"Free"}`, 400, bad(`field "title" appears twice: send it once`)},
+		{"field twice in another case", "/orders/1", `{"title":"Go","price":1,"author":{"name":"A","Name":"B"}}`, 400, bad(`field "author.name" appears twice (once as "Name"; keys match fields without regard to case): send it once`)},
 		{"Validate ViewError", "/orders/1", `{"title":"forbidden","price":1,"author":{"name":"A"}}`, 403, `{"Code":"ForbiddenError","Message":"that title is not allowed"}`},
 	}
 	app := typedApp()

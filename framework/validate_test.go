@@ -1,6 +1,8 @@
 package framework_test
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -61,5 +63,52 @@ func TestDuplicateCaptureMessage(t *testing.T) {
 	// The suggested name is one the path does not use yet.
 	if _, err := manifest.ParsePath("/{x}/{x2}/{x}"); err == nil || !strings.Contains(err.Error(), "/{x}/{x2}/{x3}") {
 		t.Errorf("ParsePath(/{x}/{x2}/{x}) = %v, want the suggestion /{x}/{x2}/{x3}", err)
+	}
+}
+
+// TestDeclarationErrorsSayWhere: an error about a route names the line
+// that declared it, so that two registrations of one path and handler can
+// be told apart and each mistake found in the source.
+func TestDeclarationErrorsSayWhere(t *testing.T) {
+	h := func(*framework.Request) (any, error) { return nil, nil }
+	h1 := func(*framework.Request, string) (any, error) { return nil, nil }
+	app := framework.New("t")
+	_, _, line, _ := runtime.Caller(0)
+	app.Route("/a", h, framework.Name("h"))
+	app.Route("/a", h, framework.Name("h"))
+	app.Route("/b/", h)
+	app.Route("/c/{x}", h)
+	app.Route("/d/{x}", h1)
+	app.Route("/d/{y}", h1, framework.Methods("POST"))
+	err := app.Validate()
+	if err == nil {
+		t.Fatal("Validate() = nil")
+	}
+	at := func(k int) string { return fmt.Sprintf("framework/validate_test.go:%d", line+k) }
+	for _, want := range []struct {
+		about string
+		lines []int
+	}{
+		{"two handlers named", []int{2}},
+		{"method GET is served by both", []int{1, 2}},
+		{`must not end with "/"`, []int{3}},
+		{"capture parameter(s)", []int{4}},
+		{"different capture names", []int{5, 6}},
+	} {
+		var msg string
+		for _, l := range strings.Split(err.Error(), "\n") {
+			if strings.Contains(l, want.about) {
+				msg = l
+			}
+		}
+		if msg == "" {
+			t.Errorf("no error says %q: %v", want.about, err)
+			continue
+		}
+		for _, k := range want.lines {
+			if !strings.Contains(msg, at(k)) {
+				t.Errorf("%q does not name %s", msg, at(k))
+			}
+		}
 	}
 }

@@ -94,7 +94,8 @@ func (c *Client) Do(method, path string, body []byte, headers map[string]string)
 // API would: the event is Event's; requests API Gateway answers itself
 // (unknown routes, preflight, a missing API key or token, an AppAuthorizer's
 // refusal) are answered as it would, the others by the Lambda adapter; a base64 response body is decoded
-// when the Accept header names a binary type, as API Gateway does.
+// when the Accept header's first media type is a binary type (or */*), as
+// API Gateway does.
 //
 // With an APIType of "http" or "function_url", the event is the payload
 // format 2.0 event that front door would send (HTTPEvent), answered as it

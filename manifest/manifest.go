@@ -76,6 +76,10 @@ type Route struct {
 	// Grants are this route's accesses to declared resources; the REST
 	// API's function, which serves every route, has them all.
 	Grants []Grant `json:"grants,omitempty"`
+	// Declared is where the route was declared ("dir/file.go:line"), which
+	// Validate's errors name; empty when unknown. It is not part of the
+	// manifest's JSON.
+	Declared string `json:"-"`
 }
 
 // CORS is the CORS configuration of a route with every default
@@ -297,8 +301,22 @@ func (c *CORS) validate() error {
 }
 
 // label names a route in error messages.
-func (r *Route) label() string {
-	return fmt.Sprintf("route %s (handler %q)", r.Path, r.Handler)
+func (r *Route) label() string { return "route " + r.ref() }
+
+// ref is a route's path and handler, and where it was declared when known.
+func (r *Route) ref() string {
+	if r.Declared != "" {
+		return fmt.Sprintf("%s (handler %q, declared at %s)", r.Path, r.Handler, r.Declared)
+	}
+	return fmt.Sprintf("%s (handler %q)", r.Path, r.Handler)
+}
+
+// pathAt is a route's path, and where it was declared when known.
+func (r *Route) pathAt() string {
+	if r.Declared != "" {
+		return fmt.Sprintf("%s (declared at %s)", r.Path, r.Declared)
+	}
+	return r.Path
 }
 
 // Validate checks the route table as API Gateway and the runtime need it,
@@ -330,7 +348,7 @@ func (m *Manifest) Validate() error {
 		names   map[string]bool
 	}
 	paths := map[string]*pathRoutes{}
-	shapes := map[string]string{} // pattern with capture names blanked → first pattern
+	shapes := map[string]*Route{} // pattern with capture names blanked → first route
 	for i := range m.Routes {
 		r := &m.Routes[i]
 		bad := func(format string, args ...any) {
@@ -381,10 +399,10 @@ func (m *Manifest) Validate() error {
 		if p == nil {
 			shape := Shape(r.Path)
 			if other, ok := shapes[shape]; ok {
-				errs = append(errs, fmt.Errorf("routes %s and %s: the same path with different capture names; API Gateway needs one name per position, use the same names", other, r.Path))
+				errs = append(errs, fmt.Errorf("routes %s and %s: the same path with different capture names; API Gateway needs one name per position, use the same names", other.pathAt(), r.pathAt()))
 				continue
 			}
-			shapes[shape] = r.Path
+			shapes[shape] = r
 			p = &pathRoutes{first: r, methods: map[string]*Route{}, names: map[string]bool{}}
 			paths[r.Path] = p
 		} else if !p.first.CORS.Equal(r.CORS) {
@@ -396,7 +414,7 @@ func (m *Manifest) Validate() error {
 		p.names[r.Handler] = true
 		for _, meth := range r.Methods {
 			if o, ok := p.methods[meth]; ok && o != r {
-				errs = append(errs, fmt.Errorf("route %s: method %s is served by both %q and %q: the routes %s (handler %q) and %s (handler %q) both declare %s; the methods of handlers sharing a path must not overlap", r.Path, meth, o.Handler, r.Handler, o.Path, o.Handler, r.Path, r.Handler, meth))
+				errs = append(errs, fmt.Errorf("route %s: method %s is served by both %q and %q: the routes %s and %s both declare %s; the methods of handlers sharing a path must not overlap", r.Path, meth, o.Handler, r.Handler, o.ref(), r.ref(), meth))
 				continue
 			}
 			p.methods[meth] = r

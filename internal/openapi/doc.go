@@ -100,13 +100,13 @@
 // configuration (the usual case, app.API.CORS or CORS(true) everywhere),
 // x-amazon-apigateway-gateway-responses sets that configuration's headers on
 // DEFAULT_4XX and DEFAULT_5XX (Allow-Methods excepted, as locally), keeping
-// API Gateway's default body {"message":$context.error.messageString}. Unlike
-// the local emulation, non-CORS paths then get the headers too on API
-// Gateway's own errors (an unknown path's 403, say): harmless, since those
-// answers carry no data. When CORS routes disagree (different origins, say)
-// no single set of headers is right for every path, and none is added rather
-// than one path's origin being granted on another's errors: SharedCORS reports
-// which case applies. Apps without CORS get no gateway responses.
+// API Gateway's default body {"message":$context.error.messageString}.
+// Non-CORS paths then get the headers too on API Gateway's own errors (an
+// unknown path's 403, say): harmless, since those answers carry no data, and
+// the local emulation gives them the same. When CORS routes disagree
+// (different origins, say) no single set of headers is right for every
+// path, and none is added rather than one path's origin being granted on
+// another's errors: SharedCORS reports which case applies. Apps without CORS get no gateway responses.
 //
 // # Content types
 //
