@@ -78,59 +78,10 @@ func httpRoutes(m *manifest.Manifest) []httpRoute {
 }
 
 // checkFrontDoor refuses, before any CDK call, what the manifest declares
-// and the configured front door does not have: each error names the route
-// (path and handler) and the front door. A REST API has them all.
+// and the configured front door does not have (see config.FrontDoor.Check,
+// which framework local runs too).
 func checkFrontDoor(m *manifest.Manifest, cfg *Config) error {
-	typ := cfg.APIType
-	if typ == "" || typ == APIRest {
-		return nil
-	}
-	door := config.FrontDoorName(typ)
-	var errs []error
-	for _, r := range m.Routes {
-		label := fmt.Sprintf("route %s (handler %s)", r.Path, r.Handler)
-		if r.APIKeyRequired {
-			errs = append(errs, fmt.Errorf("%s requires an API key, and this stage's front door, the %s (api_type %q), has no API keys or usage plans: remove APIKeyRequired from the route, or set api_type to %q for the stage", label, door, typ, APIRest))
-		}
-		if r.Authorizer != nil {
-			if _, err := frontDoorAuth(typ, cfg.FunctionURLAuth, r.Authorizer); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", label, err))
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// frontDoorAuth returns the AuthorizationType of an HTTP API route with
-// authorizer a, or checks that a function URL's auth type covers it. This
-// is the one place an authorizer meets a front door other than the REST
-// API: an IAM authorizer is AWS_IAM on both; on an HTTP API an app
-// authorizer is a Lambda (CUSTOM) authorizer, a JWT authorizer and a user
-// pool authorizer with one pool and its app clients are JWT authorizers;
-// other kinds are refused.
-func frontDoorAuth(typ, urlAuth string, a *manifest.Authorizer) (string, error) {
-	if a == nil {
-		return "NONE", nil
-	}
-	door := config.FrontDoorName(typ)
-	switch {
-	case a.Type == manifest.AuthorizerIAM && typ == APIHTTP:
-		return "AWS_IAM", nil
-	case a.Type == manifest.AuthorizerIAM && urlAuth == URLAuthIAM:
-		return "AWS_IAM", nil
-	case a.Type == manifest.AuthorizerIAM:
-		return "", fmt.Errorf("its IAM authorizer needs the function URL's auth type %s, which is one setting for every route: set \"function_url_auth\": %q for the stage (every route then needs signed requests), or set api_type to %q", URLAuthIAM, URLAuthIAM, APIHTTP)
-	case a.Type == manifest.AuthorizerApp && typ == APIHTTP:
-		return "CUSTOM", nil // a Lambda authorizer: the app's own function
-	case (a.Type == manifest.AuthorizerJWT || a.Type == manifest.AuthorizerUserPool) && typ == APIHTTP:
-		if _, _, err := a.JWTConfig(); err != nil {
-			return "", fmt.Errorf("%w, or set api_type to %q for the stage", err, APIRest)
-		}
-		return "JWT", nil
-	case a.Type == manifest.AuthorizerApp || a.Type == manifest.AuthorizerJWT:
-		return "", fmt.Errorf("its authorizer %q is a %s authorizer, which a function URL has not (its auth is NONE or AWS_IAM for every route): set api_type to %q for the stage", a.Name, a.Type, APIHTTP)
-	}
-	return "", fmt.Errorf("its authorizer %q is a %s authorizer, which this framework wires to an API Gateway REST API only, not to the %s (api_type %q): set api_type to %q for the stage, or use an IAM authorizer", a.Name, a.Type, door, typ, APIRest)
+	return config.FrontDoor{APIType: cfg.APIType, FunctionURLAuth: cfg.FunctionURLAuth}.Check(m)
 }
 
 // buildFrontDoor adds the stage's front door when it is not a REST API.
@@ -205,7 +156,7 @@ func (a *App) attachHTTPAuthorizer(props *awsapigatewayv2.CfnRouteProps, r *mani
 	if r.Authorizer == nil {
 		return nil
 	}
-	authType, err := frontDoorAuth(APIHTTP, "", r.Authorizer)
+	authType, err := config.FrontDoor{APIType: APIHTTP}.RouteAuth(r.Authorizer)
 	if err != nil {
 		return fmt.Errorf("route %s (handler %s): %w", r.Path, r.Handler, err)
 	}

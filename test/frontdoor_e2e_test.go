@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/framework-dev/framework/internal/testutil"
 )
@@ -111,5 +112,50 @@ func TestDeployFunctionURLStage(t *testing.T) {
 	out = run(0, "destroy", "--stage", "web", "--yes")
 	if !strings.Contains(out, "Deleted stage web (stack shop-web).") {
 		t.Errorf("destroy:\n%s", out)
+	}
+}
+
+// TestLocalRefusesWhatTheFrontDoorLacks: a route the stage's front door
+// cannot serve (an API key on an HTTP API stage) is refused by framework
+// local with synth's message, as the stage would not deploy, and the app
+// is served once the stage's configuration allows it.
+func TestLocalRefusesWhatTheFrontDoorLacks(t *testing.T) {
+	env := testEnv(t)
+	proj := newProject(t, env, "keyed")
+	writeFile(t, filepath.Join(proj, "main.go"), `package main
+
+import "github.com/framework-dev/framework/framework"
+
+func main() {
+	app := framework.New("keyed")
+	app.Route("/", func(r *framework.Request) (any, error) { return map[string]string{"hello": "world"}, nil })
+	app.Route("/admin", func(r *framework.Request) (any, error) { return "secret", nil }, framework.APIKeyRequired())
+	app.Run()
+}
+`)
+	setStage(t, proj, "dev", map[string]any{"api_type": "http"})
+
+	s := startLocal(t, proj, env)
+	ev := s.seenEvent("front_door_error") // the first build's comes before serving
+	if ev == nil {
+		t.Fatalf("no front_door_error event before serving; events %v", s.seen)
+	}
+	msg, _ := ev["error"].(string)
+	for _, want := range []string{"route /admin", "requires an API key", "HTTP API", `set api_type to "rest"`, "framework synth and deploy refuse this stage"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("front_door_error %q: want it to say %q", msg, want)
+		}
+	}
+	if got := get(t, s.URL+"/", nil); got.status != 503 || !strings.Contains(got.body, "requires an API key") {
+		t.Errorf("GET / while the front door refuses the app = %d %s, want 503 with the reason", got.status, got.body)
+	}
+
+	setStage(t, proj, "dev", map[string]any{"api_type": "rest"})
+	s.waitEvent(t, "started", 2*time.Minute)
+	if got := get(t, s.URL+"/", nil); got.status != 200 || got.body != `{"hello":"world"}` {
+		t.Errorf("GET / once the stage is a REST API = %d %s", got.status, got.body)
+	}
+	if got := get(t, s.URL+"/admin", nil); got.status != 403 {
+		t.Errorf("GET /admin without a key = %d %s, want 403", got.status, got.body)
 	}
 }

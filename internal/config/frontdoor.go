@@ -1,8 +1,11 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/framework-dev/framework/manifest"
 )
 
 // The front door of a stage: what answers its HTTP requests before the
@@ -50,6 +53,65 @@ func (f FrontDoor) Type() string {
 		return APIRest
 	}
 	return f.APIType
+}
+
+// Check refuses what the manifest declares and front door f does not have
+// (an API key, an authorizer it cannot wire): each error names the route
+// (path and handler) and the front door, and says what to change. A REST
+// API has them all. Synthesis and framework local both run it, so that a
+// stage local serves is one that deploys.
+func (f FrontDoor) Check(m *manifest.Manifest) error {
+	typ := f.Type()
+	if typ == APIRest {
+		return nil
+	}
+	door := FrontDoorName(typ)
+	var errs []error
+	for _, r := range m.Routes {
+		label := fmt.Sprintf("route %s (handler %s)", r.Path, r.Handler)
+		if r.APIKeyRequired {
+			errs = append(errs, fmt.Errorf("%s requires an API key, and this stage's front door, the %s (api_type %q), has no API keys or usage plans: remove APIKeyRequired from the route, or set api_type to %q for the stage", label, door, typ, APIRest))
+		}
+		if r.Authorizer != nil {
+			if _, err := f.RouteAuth(r.Authorizer); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", label, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RouteAuth returns the AuthorizationType of an HTTP API route with
+// authorizer a, or checks that a function URL's auth type covers it. This
+// is the one place an authorizer meets a front door other than the REST
+// API: an IAM authorizer is AWS_IAM on both; on an HTTP API an app
+// authorizer is a Lambda (CUSTOM) authorizer, a JWT authorizer and a user
+// pool authorizer with one pool and its app clients are JWT authorizers;
+// other kinds are refused.
+func (f FrontDoor) RouteAuth(a *manifest.Authorizer) (string, error) {
+	if a == nil {
+		return "NONE", nil
+	}
+	typ := f.Type()
+	door := FrontDoorName(typ)
+	switch {
+	case a.Type == manifest.AuthorizerIAM && typ == APIHTTP:
+		return "AWS_IAM", nil
+	case a.Type == manifest.AuthorizerIAM && f.FunctionURLAuth == URLAuthIAM:
+		return "AWS_IAM", nil
+	case a.Type == manifest.AuthorizerIAM:
+		return "", fmt.Errorf("its IAM authorizer needs the function URL's auth type %s, which is one setting for every route: set \"function_url_auth\": %q for the stage (every route then needs signed requests), or set api_type to %q", URLAuthIAM, URLAuthIAM, APIHTTP)
+	case a.Type == manifest.AuthorizerApp && typ == APIHTTP:
+		return "CUSTOM", nil // a Lambda authorizer: the app's own function
+	case (a.Type == manifest.AuthorizerJWT || a.Type == manifest.AuthorizerUserPool) && typ == APIHTTP:
+		if _, _, err := a.JWTConfig(); err != nil {
+			return "", fmt.Errorf("%w, or set api_type to %q for the stage", err, APIRest)
+		}
+		return "JWT", nil
+	case a.Type == manifest.AuthorizerApp || a.Type == manifest.AuthorizerJWT:
+		return "", fmt.Errorf("its authorizer %q is a %s authorizer, which a function URL has not (its auth is NONE or AWS_IAM for every route): set api_type to %q for the stage", a.Name, a.Type, APIHTTP)
+	}
+	return "", fmt.Errorf("its authorizer %q is a %s authorizer, which this framework wires to an API Gateway REST API only, not to the %s (api_type %q): set api_type to %q for the stage, or use an IAM authorizer", a.Name, a.Type, door, typ, APIRest)
 }
 
 // frontDoor reads one front-door key into s; it returns false for a key

@@ -229,6 +229,7 @@ type supervisor struct {
 	fnEnv      []string
 	fnTimeouts localinvoke.Timeouts
 	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
+	frontDoor  config.FrontDoor     // the stage's, as loadEnv read it
 }
 
 // child is one running app process.
@@ -246,6 +247,7 @@ type child struct {
 // variables from .framework/config.json, FRAMEWORK_STAGE and AWS_PROFILE.
 func (s *supervisor) loadEnv() error {
 	var stageVars []string
+	s.frontDoor = config.FrontDoor{}
 	f, err := config.Load(s.dir)
 	switch {
 	case err == nil:
@@ -255,6 +257,7 @@ func (s *supervisor) loadEnv() error {
 		}
 		stageVars = st.Environ()
 		s.timeouts = localinvoke.Timeouts{Seconds: st.LambdaTimeout, Functions: st.LambdaFunctions}
+		s.frontDoor = st.FrontDoor
 		if st.APIType != "" {
 			stageVars = append(stageVars, names.EnvAPIType+"="+st.APIType)
 		}
@@ -294,7 +297,17 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 		s.failed("build_failed", err)
 		return
 	}
-	s.resolve(ctx, bin)
+	m, err := build.ManifestOf(ctx, s.dir, bin)
+	if err == nil {
+		// What synth would refuse for this stage's front door is refused
+		// here too: the local server would serve it, the stage would not
+		// deploy.
+		if err := s.frontDoor.Check(m); err != nil {
+			s.failed("front_door_error", fmt.Errorf("%w\n(framework synth and deploy refuse this stage for the same reason)", err))
+			return
+		}
+		s.resolve(ctx, m, bin)
+	}
 	s.stopFallback()
 	c, err := s.start(bin)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
@@ -29,15 +28,11 @@ type resources struct {
 	done           chan struct{}
 }
 
-// resolve reads the manifest of bin, finds or creates its declared
-// resources, and (re)starts what feeds its event handlers when the
+// resolve finds or creates the declared resources of m, the manifest of
+// bin, and (re)starts what feeds its event handlers when the
 // handlers or resources changed. Problems are reported, once each, and the
 // app serves anyway.
-func (s *supervisor) resolve(ctx context.Context, bin string) {
-	m, err := build.ManifestOf(ctx, s.dir, bin)
-	if err != nil {
-		return // the app's start reports it
-	}
+func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin string) {
 	// The resources are looked up again only when the declarations
 	// change, or after an error other than an unreadable deployed stage
 	// (an emulator that was not running yet): a reload stays fast.
