@@ -29,7 +29,8 @@ const eventsTarget = "framework-local-queue"
 // The rules, named framework-local-<app>-<stage>-<handler>, stay after the
 // session, so that the queues keep the events put while no session runs
 // and the next one delivers them; a rule whose handler the app no longer
-// has is deleted. Rules of other apps and stages, and any other rule of
+// has is deleted (one whose description says it is the app's and stage's:
+// see ruleOwner). Rules of other apps and stages, and any other rule of
 // the bus, are left alone.
 func (d *Deliverer) routeEvents(ctx context.Context) map[string]string {
 	urls := map[string]string{}
@@ -45,7 +46,7 @@ func (d *Deliverer) routeEvents(ctx context.Context) map[string]string {
 		u, arn, err := d.handlerQueue(ctx, f)
 		if err == nil {
 			err = c.Call(ctx, "events", "PutRule", map[string]any{"Name": rule, "EventPattern": string(f.EventPattern), "State": "ENABLED",
-				"Description": "framework local: the events of handler " + f.Name + " to its local queue"}, nil)
+				"Description": d.ruleOwner() + f.Name}, nil)
 		}
 		if err == nil {
 			err = c.Call(ctx, "events", "PutTargets", map[string]any{"Rule": rule,
@@ -57,25 +58,43 @@ func (d *Deliverer) routeEvents(ctx context.Context) map[string]string {
 		}
 		urls[f.Name] = u
 	}
-	// The rules of handlers the app no longer has.
-	prefix := d.ruleName("")
-	var out struct{ Rules []struct{ Name string } }
-	if err := c.Call(ctx, "events", "ListRules", map[string]any{"NamePrefix": prefix, "Limit": 100}, &out); err != nil {
-		return urls
-	}
-	for _, r := range out.Rules {
-		if wanted[r.Name] || !strings.HasPrefix(r.Name, prefix) {
-			continue
+	// The rules of handlers the app no longer has: those whose description
+	// names this app and stage (a name prefix would also match another
+	// stage whose name starts with this one's and a dash).
+	owner := d.ruleOwner()
+	in := map[string]any{"NamePrefix": localRulePrefix, "Limit": 100}
+	for {
+		var out struct {
+			Rules     []struct{ Name, Description string }
+			NextToken string
 		}
-		_ = c.Call(ctx, "events", "RemoveTargets", map[string]any{"Rule": r.Name, "Ids": []string{eventsTarget}}, nil)
-		_ = c.Call(ctx, "events", "DeleteRule", map[string]any{"Name": r.Name}, nil)
+		if err := c.Call(ctx, "events", "ListRules", in, &out); err != nil {
+			break
+		}
+		for _, r := range out.Rules {
+			if wanted[r.Name] || !strings.HasPrefix(r.Description, owner) {
+				continue
+			}
+			_ = c.Call(ctx, "events", "RemoveTargets", map[string]any{"Rule": r.Name, "Ids": []string{eventsTarget}}, nil)
+			_ = c.Call(ctx, "events", "DeleteRule", map[string]any{"Name": r.Name}, nil)
+		}
+		if out.NextToken == "" {
+			break
+		}
+		in["NextToken"] = out.NextToken
 	}
 	return urls
 }
 
-// ruleName is the name of the local rule of handler (the prefix of all
-// the app's and stage's with ""): at most 64 characters of letters,
-// digits, '.', '-' and '_', a longer one cut and told apart by a hash.
+// ruleOwner starts the description of the app's and stage's local rules;
+// the handler's name follows it.
+func (d *Deliverer) ruleOwner() string {
+	return "framework local rule of app " + d.App + " stage " + d.Stage + " handler "
+}
+
+// ruleName is the name of the local rule of handler: at most 64
+// characters of letters, digits, '.', '-' and '_', a longer one cut and
+// told apart by a hash.
 func (d *Deliverer) ruleName(handler string) string {
 	n := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
@@ -84,9 +103,6 @@ func (d *Deliverer) ruleName(handler string) string {
 		return '-'
 	}, localRulePrefix+names.StackName(d.App, d.Stage)+"-"+handler)
 	const limit = 64
-	if handler == "" {
-		return n[:min(len(n), limit-9)]
-	}
 	if len(n) > limit {
 		sum := sha256.Sum256([]byte(n))
 		n = n[:limit-9] + "-" + hex.EncodeToString(sum[:4])

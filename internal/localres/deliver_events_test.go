@@ -26,9 +26,13 @@ func TestEventBridgeEventsReachTheirHandlers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A rule of the bus that is not the app's.
-	if err := r.Client.Call(ctx, "events", "PutRule", map[string]any{"Name": "framework-local-other-dev-x", "EventPattern": `{"source":["x"]}`}, nil); err != nil {
-		t.Fatal(err)
+	// Rules of the bus that are not the app's and stage's: another app's,
+	// and a stage whose name starts with this one's.
+	for name, desc := range map[string]string{"framework-local-other-dev-x": "framework local rule of app other stage dev handler x",
+		"framework-local-shop-dev-eu-placed": "framework local rule of app shop stage dev-eu handler placed"} {
+		if err := r.Client.Call(ctx, "events", "PutRule", map[string]any{"Name": name, "EventPattern": `{"source":["x"]}`, "Description": desc}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	fd := feed(t, m, r, func(fn string, event []byte) (*Outcome, error) {
@@ -95,12 +99,13 @@ func TestEventBridgeEventsReachTheirHandlers(t *testing.T) {
 		slices.Sort(names)
 		return names
 	}
-	if got := rules(); !slices.Equal(got, []string{"framework-local-other-dev-x", "framework-local-shop-dev-placed", "framework-local-shop-dev-shipped"}) {
-		t.Errorf("rules %v: want one per handler, and the other app's", got)
+	others := []string{"framework-local-other-dev-x", "framework-local-shop-dev-eu-placed"}
+	if got := rules(); !slices.Equal(got, append(slices.Clone(others), "framework-local-shop-dev-placed", "framework-local-shop-dev-shipped")) {
+		t.Errorf("rules %v: want one per handler, and the others", got)
 	}
 	feed(t, &manifest.Manifest{App: "shop", Functions: []manifest.Function{placed}}, r, nil).stop()
-	if got := rules(); !slices.Equal(got, []string{"framework-local-other-dev-x", "framework-local-shop-dev-placed"}) {
-		t.Errorf("after the handler shipped is removed, rules %v", got)
+	if got := rules(); !slices.Equal(got, append(slices.Clone(others), "framework-local-shop-dev-placed")) {
+		t.Errorf("after the handler shipped is removed, rules %v: want the others kept", got)
 	}
 }
 
@@ -111,7 +116,7 @@ func TestRuleNames(t *testing.T) {
 	}
 	long := strings.Repeat("h", 60)
 	a, b := d.ruleName(long+"a"), d.ruleName(long+"b")
-	if len(a) != 64 || a == b || !strings.HasPrefix(a, d.ruleName("")) {
-		t.Errorf("long names %q and %q: want 64 characters, told apart, under the app's prefix", a, b)
+	if len(a) != 64 || a == b || !strings.HasPrefix(a, "framework-local-shop-dev-hhh") {
+		t.Errorf("long names %q and %q: want 64 characters, told apart, starting with the app's and stage's", a, b)
 	}
 }
