@@ -228,6 +228,7 @@ type supervisor struct {
 	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
 	fnEnv      []string
 	fnTimeouts localinvoke.Timeouts
+	fnPool     *localinvoke.Pool    // fnBin's warm function processes, under fnMu
 	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
 	frontDoor  config.FrontDoor     // the stage's, as loadEnv read it
 }
@@ -440,6 +441,13 @@ func (s *supervisor) stop(c *child) {
 // shutdown stops everything at the end of Run.
 func (s *supervisor) shutdown() {
 	s.stopDeliverer()
+	s.fnMu.Lock()
+	pool := s.fnPool
+	s.fnPool = nil
+	s.fnMu.Unlock()
+	if pool != nil {
+		pool.Close()
+	}
 	s.stopFallback()
 	if s.cur != nil {
 		s.stop(s.cur)

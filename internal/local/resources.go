@@ -70,8 +70,16 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	res := s.res.last
 	s.res.env = res.Env
 	s.fnMu.Lock()
+	var stale *localinvoke.Pool
+	if bin != s.fnBin || s.fnPool == nil {
+		// A new build: its handlers get processes of their own.
+		stale, s.fnPool = s.fnPool, &localinvoke.Pool{}
+	}
 	s.fnBin, s.fnEnv, s.fnTimeouts = bin, append(slices.Clip(s.env), res.Env...), s.timeouts
 	s.fnMu.Unlock()
+	if stale != nil {
+		stale.Close()
+	}
 	key, _ := json.Marshal([]any{m.Functions, m.Resources, res.Attrs})
 	if string(key) == s.res.key {
 		return
@@ -108,15 +116,16 @@ func (s *supervisor) stopDeliverer() {
 }
 
 // invoke runs handler fn of the current build with event through the
-// Lambda runtime loop, as its deployed function would.
+// Lambda runtime loop, as its deployed function would, in a process kept
+// warm for the handler's next events (see localinvoke.Pool).
 func (s *supervisor) invoke(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
 	s.fnMu.Lock()
-	bin, env, timeouts := s.fnBin, s.fnEnv, s.fnTimeouts
+	bin, env, timeouts, pool := s.fnBin, s.fnEnv, s.fnTimeouts, s.fnPool
 	s.fnMu.Unlock()
-	if bin == "" {
+	if bin == "" || pool == nil {
 		return nil, errors.New("the app is not built yet")
 	}
-	res, err := localinvoke.Exec(ctx, localinvoke.Process{
+	res, err := pool.Invoke(ctx, localinvoke.Process{
 		Bin: bin, Env: env, Handler: fn.Name, Log: s.appOut,
 		Timeout:      timeouts.Of(fn.Name),
 		FunctionName: names.StackName(app, s.o.Stage) + "-" + fn.Name,

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -26,7 +25,6 @@ import (
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/remote"
-	"github.com/framework-dev/framework/internal/runtimeapi"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -166,52 +164,18 @@ type Process struct {
 // process is ended once it answered. A handler's own error is in the
 // Result; the error is a function that never answers.
 func Exec(ctx context.Context, p Process, event []byte) (*remote.Result, error) {
-	rt, err := runtimeapi.New(runtimeapi.WithTimeout(p.Timeout),
-		runtimeapi.WithFunctionARN(fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", eventsample.Region, eventsample.Account, p.FunctionName)))
+	w, err := startWarm(p)
 	if err != nil {
 		return nil, err
 	}
-	defer rt.Close()
-
-	out := &tail{w: p.Log}
-	cmd := exec.CommandContext(ctx, p.Bin)
-	cmd.Env = append(slices.Clip(p.Env), names.EnvLambdaRuntimeAPI+"="+rt.Addr(), names.EnvHandler+"="+p.Handler,
-		"AWS_LAMBDA_FUNCTION_NAME="+p.FunctionName)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start the app %s: %w", p.Bin, err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
-	ictx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go func() {
-		select {
-		case err := <-exited:
-			exited <- err // for the deferred wait
-			cancel(fmt.Errorf("the app exited before answering (%v): %s", err, strings.TrimSpace(out.String())))
-		case <-ictx.Done():
-		}
-	}()
-	payload, err := rt.Invoke(ictx, event)
-	res := &remote.Result{StatusCode: 200, ExecutedVersion: "$LATEST", Payload: payload}
-	var fe *runtimeapi.FunctionError
-	switch {
-	case errors.As(err, &fe):
-		res.FunctionError, res.ErrorType, res.ErrorMessage, res.Payload = "Unhandled", fe.Type, fe.Message, fe.Body
-	case err != nil:
-		if cause := context.Cause(ictx); cause != nil && ctx.Err() == nil {
-			return nil, cause
-		}
+	defer w.stop()
+	res, err := w.invoke(ctx, event)
+	if err != nil {
 		return nil, err
 	}
 	// The output written before the answer may still be in the pipe.
 	time.Sleep(50 * time.Millisecond)
-	res.LogTail = out.String()
+	res.LogTail = w.out.String()
 	return res, nil
 }
 
