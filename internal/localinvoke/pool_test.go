@@ -131,3 +131,31 @@ func TestPoolKeepsProcessesWarm(t *testing.T) {
 		t.Errorf("an invocation on a closed pool: %v, want it served by a process ended after it", err)
 	}
 }
+
+// BenchmarkInvoke: an event to a process started for it, as every local
+// delivery was, against one to a warm process of the Pool.
+func BenchmarkInvoke(b *testing.B) {
+	p := helperProcess(5 * time.Second)
+	ev := []byte(`{"op":"count"}`)
+	b.Run("new-process", func(b *testing.B) {
+		for b.Loop() {
+			w, err := startWarm(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := w.invoke(context.Background(), ev); err != nil {
+				b.Fatal(err)
+			}
+			w.stop()
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		pl := &Pool{}
+		defer pl.Close()
+		for b.Loop() {
+			if _, err := pl.Invoke(context.Background(), p, ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
