@@ -270,8 +270,56 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 		if len(out.Messages) == 0 {
 			continue
 		}
-		deliver(out.Messages)
+		msgs := out.Messages
+		if f.Kind == manifest.KindSQS && f.MaxBatchingWindowSeconds > 0 {
+			msgs = d.gather(ctx, f, url, msgs)
+		}
+		deliver(msgs)
 	}
+}
+
+// gather receives more messages from the queue at url after msgs, the
+// first of a batch of queue handler f, as Lambda's event source mapping
+// does with a batching window: until the batch holds the handler's batch
+// size (10 by default) or the window has passed since the first receive.
+// A message received again meanwhile (its visibility timeout shorter than
+// the window) is kept once, with its newest receipt handle.
+func (d *Deliverer) gather(ctx context.Context, f *manifest.Function, url string, msgs []sqsMessage) []sqsMessage {
+	size := f.BatchSize
+	if size == 0 {
+		size = 10
+	}
+	at := map[string]int{}
+	for i, m := range msgs {
+		at[m.MessageId] = i
+	}
+	end := time.Now().Add(time.Duration(f.MaxBatchingWindowSeconds) * time.Second)
+	for len(msgs) < size && ctx.Err() == nil {
+		left := time.Until(end)
+		if left <= 0 {
+			break
+		}
+		var out struct{ Messages []sqsMessage }
+		err := d.Resources.Client.Call(ctx, "sqs", "ReceiveMessage", map[string]any{
+			"QueueUrl": url, "MaxNumberOfMessages": min(10, size-len(msgs)), "WaitTimeSeconds": min(20, int(left.Seconds())),
+			"AttributeNames": []string{"All"}, "MessageSystemAttributeNames": []string{"All"}, "MessageAttributeNames": []string{"All"},
+		}, &out)
+		if err != nil {
+			break // deliver what was gathered; the poll reports a lasting failure
+		}
+		for _, m := range out.Messages {
+			if i, ok := at[m.MessageId]; ok {
+				msgs[i] = m
+				continue
+			}
+			at[m.MessageId] = len(msgs)
+			msgs = append(msgs, m)
+		}
+		if len(out.Messages) == 0 && left < time.Second {
+			break // a short poll found nothing and less than a second is left
+		}
+	}
+	return msgs
 }
 
 // outcomeError is the error of an invocation that returned out and err,

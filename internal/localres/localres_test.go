@@ -310,3 +310,52 @@ func TestCheckEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// A queue handler with a batching window gets its batch gathered across
+// receives, as Lambda's event source mapping does: up to its batch size
+// (more than one receive's 10), or what came within the window.
+func TestQueueBatchingWindowGathers(t *testing.T) {
+	moto := startMoto(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &manifest.Manifest{App: "shop",
+		Resources: []manifest.Resource{{Name: "jobs", Kind: manifest.ResourceQueue}},
+		Functions: []manifest.Function{{Name: "work", Kind: manifest.KindSQS, SourceResource: "jobs", BatchSize: 25, MaxBatchingWindowSeconds: 2}},
+	}
+	r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := r.Attrs["jobs"][manifest.AttrURL]
+	sdk := sqs.NewFromConfig(moto.Config())
+	send := func(from, n int) {
+		t.Helper()
+		var entries []sqstypes.SendMessageBatchRequestEntry
+		for i := from; i < from+n; i++ {
+			entries = append(entries, sqstypes.SendMessageBatchRequestEntry{Id: aws.String(fmt.Sprint("m", i)), MessageBody: aws.String(fmt.Sprint(i))})
+			if len(entries) == 10 || i == from+n-1 {
+				if _, err := sdk.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(url), Entries: entries}); err != nil {
+					t.Fatal(err)
+				}
+				entries = nil
+			}
+		}
+	}
+	send(0, 30)
+
+	got := &deliveries{ch: make(chan Delivery, 10)}
+	d := &Deliverer{Manifest: m, Resources: r, App: "shop", Stage: "dev", Report: got.report,
+		Invoke: func(context.Context, *manifest.Function, []byte) (*Outcome, error) { return &Outcome{Payload: []byte("null")}, nil }}
+	done := make(chan struct{})
+	go func() { defer close(done); d.Run(ctx) }()
+
+	if del := got.wait(t, 10*time.Second); del.Messages != 25 || del.Error != "" {
+		t.Errorf("first delivery %+v: want a batch of 25 (the batch size) gathered from several receives", del)
+	}
+	// The 5 left make a batch when the window ends.
+	if del := got.wait(t, 10*time.Second); del.Messages != 5 {
+		t.Errorf("second delivery %+v: want the 5 messages left, once the window passed", del)
+	}
+	cancel()
+	<-done
+}
