@@ -11,6 +11,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -155,6 +156,20 @@ func (p *Parameter) Value(ctx context.Context) (string, error) {
 	})
 }
 
+// setAdvice says how to give secret or parameter name its value where the
+// app runs: at the emulator framework local points it at
+// (AWS_ENDPOINT_URL), in the stage framework local serves
+// (FRAMEWORK_STAGE), or in a stage, deployed.
+func setAdvice(name string) string {
+	if u := os.Getenv("AWS_ENDPOINT_URL"); u != "" {
+		return fmt.Sprintf("set it with `framework secret set %s --aws-endpoint %s` (the emulator the app uses)", name, u)
+	}
+	if st := os.Getenv(names.EnvStage); st != "" {
+		return fmt.Sprintf("set it with `framework secret set %s --stage %s`, or in the AWS console", name, st)
+	}
+	return fmt.Sprintf("set it with `framework secret set %s --stage S` (S: the stage), or in the AWS console", name)
+}
+
 // get returns the cached value, or the one fetch reads given the
 // resource's attribute attr.
 func (v *valued) get(ctx context.Context, attr string, fetch func(ctx context.Context, id string) (string, error)) (string, error) {
@@ -172,7 +187,7 @@ func (v *valued) get(ctx context.Context, attr string, fetch func(ctx context.Co
 		return "", fmt.Errorf("%s %q: %w", v.kind, v.name, err)
 	}
 	if val == manifest.UnsetValue {
-		return "", fmt.Errorf("%s %q has no value yet: set it with `framework secret set %s --stage S` (S: the stage), or in the AWS console", v.kind, v.name, v.name)
+		return "", fmt.Errorf("%s %q has no value yet: %s", v.kind, v.name, setAdvice(v.name))
 	}
 	v.value, v.read = val, now()
 	return val, nil

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -156,14 +157,30 @@ func TestValuesFromMoto(t *testing.T) {
 	clock = clock.Add(time.Second)
 	value(apiKey.Value, "second") // read again
 
-	_, err := unset.Value(ctx)
-	if err == nil || !strings.Contains(err.Error(), "parameter \"unset\" has no value yet: set it with `framework secret set unset --stage S`") {
-		t.Errorf("unset value: %v, want how to set it", err)
+	// A value never set: how to set it where the app runs.
+	endpoint := os.Getenv("AWS_ENDPOINT_URL")
+	for _, c := range []struct{ endpoint, stage, want string }{
+		{endpoint, "", "set it with `framework secret set unset --aws-endpoint " + endpoint + "` (the emulator the app uses)"},
+		{"", "dev", "set it with `framework secret set unset --stage dev`"},
+		{"", "", "set it with `framework secret set unset --stage S` (S: the stage)"},
+	} {
+		t.Setenv("FRAMEWORK_STAGE", c.stage)
+		if c.endpoint == "" {
+			// Deployed, the calls go to AWS: here, still to moto.
+			t.Setenv("AWS_ENDPOINT_URL_SSM", endpoint)
+		}
+		t.Setenv("AWS_ENDPOINT_URL", c.endpoint)
+		clock = clock.Add(cacheFor)
+		_, err := unset.Value(ctx)
+		if err == nil || !strings.Contains(err.Error(), "parameter \"unset\" has no value yet: "+c.want) {
+			t.Errorf("unset value with endpoint %q and stage %q: %v, want %q", c.endpoint, c.stage, err, c.want)
+		}
 	}
+	t.Setenv("AWS_ENDPOINT_URL", endpoint)
 
 	t.Setenv("FRAMEWORK_RES_APIKEY_ARN", "arn:aws:secretsmanager:us-east-1:123456789012:secret:gone-abcdef")
 	clock = clock.Add(cacheFor)
-	_, err = apiKey.Value(ctx)
+	_, err := apiKey.Value(ctx)
 	if err == nil || !strings.Contains(err.Error(), `secret "apiKey": secretsmanager GetSecretValue: ResourceNotFoundException`) {
 		t.Errorf("missing secret: %v, want AWS's error naming the secret", err)
 	}
