@@ -24,8 +24,11 @@ type resources struct {
 	// for the declarations `declared` (JSON).
 	last, resolved *localres.Resources
 	declared       string
-	stop           context.CancelFunc
-	done           chan struct{}
+	// positions is where the stream handlers got to, kept across the
+	// deliverers of the session.
+	positions localres.StreamPositions
+	stop      context.CancelFunc
+	done      chan struct{}
 }
 
 // resolve finds or creates the declared resources of m, the manifest of
@@ -88,6 +91,7 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	s.res.key = string(key)
 	d := &localres.Deliverer{
 		Manifest: m, Resources: res, App: localres.AppName(s.dir, m), Stage: s.o.Stage, Schedules: !s.o.NoSchedules,
+		Positions: &s.res.positions,
 		Invoke: func(ctx context.Context, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
 			return s.invoke(ctx, m.App, fn, event)
 		},

@@ -75,7 +75,7 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 func TestPoolKeepsProcessesWarm(t *testing.T) {
 	pl := &Pool{}
 	defer pl.Close()
-	p := helperProcess(2*time.Second)
+	p := helperProcess(2 * time.Second)
 
 	first, _ := call(t, pl, p, `{"op":"count"}`)
 	second, _ := call(t, pl, p, `{"op":"count"}`)
@@ -112,7 +112,7 @@ func TestPoolKeepsProcessesWarm(t *testing.T) {
 		t.Errorf("two invocations at once ran in one process: %+v", got)
 	}
 
-	short := helperProcess(200*time.Millisecond)
+	short := helperProcess(200 * time.Millisecond)
 	slow, err := pl.Invoke(context.Background(), short, []byte(`{"op":"sleep","ms":2000}`))
 	if err == nil {
 		t.Errorf("an invocation past its timeout answered %+v", slow)

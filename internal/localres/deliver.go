@@ -92,6 +92,9 @@ type Deliverer struct {
 	App, Stage string
 	// Schedules fires the schedules.
 	Schedules bool
+	// Positions, when not nil, keeps where the stream handlers got to, for
+	// the next Deliverer of the session.
+	Positions *StreamPositions
 	// Invoke runs handler fn with event through the Lambda dispatch.
 	Invoke func(ctx context.Context, fn *manifest.Function, event []byte) (*Outcome, error)
 	// Report receives each delivery.

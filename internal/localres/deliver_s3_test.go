@@ -31,7 +31,7 @@ type feeding struct {
 	done      chan struct{}
 }
 
-func feed(t *testing.T, m *manifest.Manifest, r *Resources, handle func(fn string, event []byte) (*Outcome, error)) *feeding {
+func feed(t *testing.T, m *manifest.Manifest, r *Resources, handle func(fn string, event []byte) (*Outcome, error), opts ...func(*Deliverer)) *feeding {
 	t.Helper()
 	fd := &feeding{delivered: map[string]chan Delivery{}, invoked: map[string]chan []byte{}, done: make(chan struct{})}
 	for _, f := range m.Functions {
@@ -53,6 +53,9 @@ func feed(t *testing.T, m *manifest.Manifest, r *Resources, handle func(fn strin
 			}
 			return handle(fn.Name, event)
 		}}
+	for _, o := range opts {
+		o(d)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	fd.cancel = cancel
 	go func() { defer close(fd.done); d.Run(ctx) }()

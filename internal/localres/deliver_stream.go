@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -12,6 +13,38 @@ import (
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/manifest"
 )
+
+// StreamPositions keeps, for one framework local session, the sequence
+// number of the last record each stream handler was delivered (or that
+// was dropped) in each shard, so that a Deliverer started again after a
+// reload goes on from there, as an event source mapping keeps its place
+// across updates of its function. The zero value is ready; a nil one keeps
+// nothing.
+type StreamPositions struct {
+	mu  sync.Mutex
+	seq map[string]string
+}
+
+func (p *StreamPositions) get(key string) string {
+	if p == nil {
+		return ""
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.seq[key]
+}
+
+func (p *StreamPositions) set(key, seq string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seq == nil {
+		p.seq = map[string]string{}
+	}
+	p.seq[key] = seq
+}
 
 // streamPoll is the wait between two reads of a stream that had nothing
 // new.
@@ -23,10 +56,11 @@ const streamBatch = 100
 
 // streamReader feeds a stream handler with the records of a declared
 // table's stream, as Lambda's event source mapping does. It reads each
-// shard from the records written after it started (LATEST, whatever the
-// handler's starting position: a session that restarts would otherwise
-// deliver the stream's records again), and a shard that appears later
-// from its start. It delivers a shard's records in order, in batches of
+// shard after the last record an earlier reader of the session delivered
+// (Deliverer.Positions: a reload loses no record and delivers none twice),
+// else from the records written after it started (LATEST, whatever the
+// handler's starting position: a new session would otherwise deliver the
+// stream's records again), and a shard that appears later from its start. It delivers a shard's records in order, in batches of
 // the handler's batch size (100 by default), gathered for the handler's
 // batching window when it has one, each as a DynamoDB event whose records
 // carry the stream's ARN. A batch that failed holds up its shard and is
@@ -46,6 +80,8 @@ type streamReader struct {
 // shard is one shard of a stream as a streamReader reads it.
 type shard struct {
 	id, iter string
+	// key names the shard and handler in Deliverer.Positions.
+	key string
 	// last is the sequence number of the last record read.
 	last string
 	// buf holds the records read and not delivered yet, since when the
@@ -56,8 +92,8 @@ type shard struct {
 	closed bool
 }
 
-// openStream starts reading the stream that feeds handler f from its
-// latest records, or returns nil when its table could not be created (that
+// openStream starts reading the stream that feeds handler f where the
+// session's last reader stopped, else from its latest records, or returns nil when its table could not be created (that
 // error was reported).
 func (d *Deliverer) openStream(ctx context.Context, f *manifest.Function) (*streamReader, error) {
 	attrs := d.Resources.Attrs[f.SourceResource]
@@ -71,7 +107,8 @@ func (d *Deliverer) openStream(ctx context.Context, f *manifest.Function) (*stre
 	return r, r.discover(ctx, "LATEST")
 }
 
-// discover starts reading the shards of the stream not known yet, at the
+// discover starts reading the shards of the stream not known yet: after
+// the session's position in the shard when there is one, else at the
 // position typ (LATEST or TRIM_HORIZON); with LATEST, shards already
 // closed are skipped.
 func (r *streamReader) discover(ctx context.Context, typ string) error {
@@ -97,6 +134,17 @@ func (r *streamReader) discover(ctx context.Context, typ string) error {
 			if r.known[sh.ShardId] {
 				continue
 			}
+			key := r.f.Name + "\x00" + r.arn + "\x00" + sh.ShardId
+			// Where an earlier reader of this session got to: go on after
+			// it (an iterator there may be refused once its records
+			// expired: then as if there were none).
+			if pos := r.d.Positions.get(key); pos != "" {
+				if iter, err := r.iterator(ctx, sh.ShardId, "AFTER_SEQUENCE_NUMBER", pos); err == nil {
+					r.known[sh.ShardId] = true
+					r.shards = append(r.shards, &shard{id: sh.ShardId, key: key, iter: iter, last: pos})
+					continue
+				}
+			}
 			if typ == "LATEST" && sh.SequenceNumberRange.EndingSequenceNumber != "" {
 				r.known[sh.ShardId] = true
 				continue
@@ -106,7 +154,7 @@ func (r *streamReader) discover(ctx context.Context, typ string) error {
 				return err
 			}
 			r.known[sh.ShardId] = true
-			r.shards = append(r.shards, &shard{id: sh.ShardId, iter: iter})
+			r.shards = append(r.shards, &shard{id: sh.ShardId, key: key, iter: iter})
 		}
 		if start = out.StreamDescription.LastEvaluatedShardId; start == "" {
 			return nil
@@ -232,8 +280,9 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 		n := min(batch, len(s.buf))
 		r.deliver(ctx, s.buf[:n])
 		if ctx.Err() != nil {
-			return false
+			return false // not delivered: the next reader of the session delivers it
 		}
+		r.d.Positions.set(s.key, s.buf[n-1].Change.SequenceNumber)
 		s.buf, s.since = s.buf[n:], time.Now()
 	}
 	return got

@@ -214,3 +214,54 @@ func TestStreamEnabledOnAnExistingTable(t *testing.T) {
 		t.Errorf("stream ARN %q, want the table's new stream", arn)
 	}
 }
+
+// A deliverer started again in the same session (a reload) goes on after
+// the last record delivered: what was written meanwhile is delivered, and
+// nothing twice. A new session starts from the latest records.
+func TestStreamPositionKeptAcrossReloads(t *testing.T) {
+	moto := startMoto(t)
+	ctx := context.Background()
+	m := streamManifest("KEYS_ONLY", manifest.Function{Name: "audit", Kind: manifest.KindDynamoDB, SourceResource: "todos"})
+	r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(id string) {
+		t.Helper()
+		if err := r.Client.Call(ctx, "dynamodb", "PutItem", map[string]any{"TableName": r.Attrs["todos"][manifest.AttrName], "Item": item(id, 1)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ids := func(recs []events.DynamoDBEventRecord) []string {
+		var out []string
+		for _, rec := range recs {
+			out = append(out, rec.Change.Keys["id"].String())
+		}
+		return out
+	}
+	var session StreamPositions
+	keep := func(d *Deliverer) { d.Positions = &session }
+
+	fd := feed(t, m, r, nil, keep)
+	put("a")
+	if got := ids(fd.records(t, "audit", 1)); !slices.Equal(got, []string{"a"}) {
+		t.Fatalf("first reader got %v, want a", got)
+	}
+	fd.next(t, "audit")
+	fd.stop()
+
+	put("b") // while the app reloads
+	fd = feed(t, m, r, nil, keep)
+	put("c")
+	if got := ids(fd.records(t, "audit", 2)); !slices.Equal(got, []string{"b", "c"}) {
+		t.Errorf("after the reload: %v, want b (written meanwhile) then c, and a not again", got)
+	}
+	fd.stop()
+
+	put("d") // between sessions: a new session starts from the latest
+	fd = feed(t, m, r, nil)
+	put("e")
+	if got := ids(fd.records(t, "audit", 1)); !slices.Equal(got, []string{"e"}) {
+		t.Errorf("a new session got %v, want e only", got)
+	}
+}

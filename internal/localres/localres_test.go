@@ -345,7 +345,9 @@ func TestQueueBatchingWindowGathers(t *testing.T) {
 
 	got := &deliveries{ch: make(chan Delivery, 10)}
 	d := &Deliverer{Manifest: m, Resources: r, App: "shop", Stage: "dev", Report: got.report,
-		Invoke: func(context.Context, *manifest.Function, []byte) (*Outcome, error) { return &Outcome{Payload: []byte("null")}, nil }}
+		Invoke: func(context.Context, *manifest.Function, []byte) (*Outcome, error) {
+			return &Outcome{Payload: []byte("null")}, nil
+		}}
 	done := make(chan struct{})
 	go func() { defer close(done); d.Run(ctx) }()
 
