@@ -14,8 +14,11 @@ type Schedule interface {
 }
 
 // ParseSchedule reads "rate(N unit)" or "cron(M H DoM Mon DoW Y)" (UTC, as
-// EventBridge reads it). The cron forms L, W and # are not fired locally:
-// they are an error saying so.
+// EventBridge reads it), with the day forms EventBridge takes: L (the last
+// day of the month; in day-of-week, Saturday), nW (the weekday nearest day
+// n, in the same month), LW (the last weekday of the month), nL in
+// day-of-week (the month's last day n of the week) and n#k (its k-th day
+// n of the week).
 func ParseSchedule(expr string) (Schedule, error) {
 	switch {
 	case strings.HasPrefix(expr, "rate(") && strings.HasSuffix(expr, ")"):
@@ -48,6 +51,96 @@ func (r rate) Next(t time.Time) time.Time {
 type cron struct {
 	minute, hour, dom, month, dow, year map[int]bool
 	anyDom, anyDow                      bool
+	// domFn and dowFn, when set, match a day by an L, W or # form
+	// instead of dom and dow.
+	domFn, dowFn func(time.Time) bool
+}
+
+// lastDay is the last day of t's month.
+func lastDay(t time.Time) int {
+	return time.Date(t.Year(), t.Month()+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}
+
+// domForm returns the matcher of a day-of-month field in an L or W form
+// (L, LW, nW), nil for another field, or an error for a malformed one.
+func domForm(s string) (func(time.Time) bool, error) {
+	if !strings.ContainsAny(s, "LW") {
+		return nil, nil
+	}
+	switch {
+	case s == "L":
+		return func(t time.Time) bool { return t.Day() == lastDay(t) }, nil
+	case s == "LW":
+		return func(t time.Time) bool { return t.Day() == nearestWeekday(t, lastDay(t)) }, nil
+	case strings.HasSuffix(s, "W"):
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "W"))
+		if err != nil || n < 1 || n > 31 {
+			return nil, fmt.Errorf("%q: W follows a day from 1 to 31 (15W: the weekday nearest the 15th)", s)
+		}
+		return func(t time.Time) bool { return t.Day() == nearestWeekday(t, min(n, lastDay(t))) }, nil
+	}
+	return nil, fmt.Errorf("%q: day-of-month takes L, LW or nW alone, not in a list or range", s)
+}
+
+// nearestWeekday is the day of t's month, Monday to Friday, nearest day
+// n, without leaving the month: a Saturday gives the Friday before (the
+// Monday after, on the 1st), a Sunday the Monday after (the Friday
+// before, on the last day).
+func nearestWeekday(t time.Time, n int) int {
+	switch time.Date(t.Year(), t.Month(), n, 0, 0, 0, 0, time.UTC).Weekday() {
+	case time.Saturday:
+		if n == 1 {
+			return 3
+		}
+		return n - 1
+	case time.Sunday:
+		if n == lastDay(t) {
+			return n - 2
+		}
+		return n + 1
+	}
+	return n
+}
+
+// dowForm returns the matcher of a day-of-week field in an L or # form
+// (L, nL, n#k; n a number from 1, Sunday, to 7 or a name), nil for
+// another field, or an error for a malformed one.
+func dowForm(s string) (func(time.Time) bool, error) {
+	if !strings.ContainsAny(s, "L#") {
+		return nil, nil
+	}
+	day := func(v string) (time.Weekday, error) {
+		if n, ok := dayNames[strings.ToUpper(v)]; ok {
+			return time.Weekday(n - 1), nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 7 {
+			return 0, fmt.Errorf("%q: %q is not a day of the week (1 to 7, SUN to SAT)", s, v)
+		}
+		return time.Weekday(n - 1), nil
+	}
+	switch {
+	case s == "L":
+		return func(t time.Time) bool { return t.Weekday() == time.Saturday }, nil
+	case strings.HasSuffix(s, "L") && !strings.ContainsAny(s, ",-/#"):
+		wd, err := day(strings.TrimSuffix(s, "L"))
+		if err != nil {
+			return nil, err
+		}
+		return func(t time.Time) bool { return t.Weekday() == wd && t.Day()+7 > lastDay(t) }, nil
+	case strings.Count(s, "#") == 1 && !strings.ContainsAny(s, ",-/L"):
+		d, k, _ := strings.Cut(s, "#")
+		wd, err := day(d)
+		if err != nil {
+			return nil, err
+		}
+		nth, err := strconv.Atoi(k)
+		if err != nil || nth < 1 || nth > 5 {
+			return nil, fmt.Errorf("%q: # is followed by 1 to 5 (3#2: the second Tuesday)", s)
+		}
+		return func(t time.Time) bool { return t.Weekday() == wd && (t.Day()-1)/7+1 == nth }, nil
+	}
+	return nil, fmt.Errorf("%q: day-of-week takes L, nL or n#k alone, not in a list or range", s)
 }
 
 var (
@@ -60,11 +153,14 @@ func parseCron(expr string) (Schedule, error) {
 	if len(f) != 6 {
 		return nil, fmt.Errorf("cron(%s) needs 6 fields (minutes hours day-of-month month day-of-week year)", expr)
 	}
-	if strings.ContainsAny(f[2], "LW") || strings.ContainsAny(f[4], "L#") {
-		return nil, fmt.Errorf("cron(%s): the L, W and # forms are not fired by `framework local`; invoke the handler with `framework invoke NAME --local`", expr)
-	}
 	c := &cron{anyDom: f[2] == "?" || f[2] == "*", anyDow: f[4] == "?" || f[4] == "*"}
 	var err error
+	if c.domFn, err = domForm(f[2]); err != nil {
+		return nil, fmt.Errorf("cron(%s): %w", expr, err)
+	}
+	if c.dowFn, err = dowForm(f[4]); err != nil {
+		return nil, fmt.Errorf("cron(%s): %w", expr, err)
+	}
 	parse := func(s string, lo, hi int, names map[string]int) map[int]bool {
 		if err != nil {
 			return nil
@@ -75,9 +171,13 @@ func parseCron(expr string) (Schedule, error) {
 	}
 	c.minute = parse(f[0], 0, 59, nil)
 	c.hour = parse(f[1], 0, 23, nil)
-	c.dom = parse(f[2], 1, 31, nil)
+	if c.domFn == nil {
+		c.dom = parse(f[2], 1, 31, nil)
+	}
 	c.month = parse(f[3], 1, 12, monthNames)
-	c.dow = parse(f[4], 1, 7, dayNames)
+	if c.dowFn == nil {
+		c.dow = parse(f[4], 1, 7, dayNames)
+	}
 	c.year = parse(f[5], 1970, 2199, nil)
 	if err != nil {
 		return nil, fmt.Errorf("cron(%s): %w", expr, err)
@@ -160,6 +260,12 @@ func (c *cron) Next(t time.Time) time.Time {
 // fields (one of them is ? in EventBridge).
 func (c *cron) day(t time.Time) bool {
 	dom, dow := c.dom[t.Day()], c.dow[int(t.Weekday())+1]
+	if c.domFn != nil {
+		dom = c.domFn(t)
+	}
+	if c.dowFn != nil {
+		dow = c.dowFn(t)
+	}
 	switch {
 	case c.anyDom && c.anyDow:
 		return true
