@@ -36,7 +36,7 @@ func TestEventBridgeEventsReachTheirHandlers(t *testing.T) {
 	}
 
 	fd := feed(t, m, r, func(fn string, event []byte) (*Outcome, error) {
-		if strings.Contains(string(event), "bad") {
+		if strings.Contains(string(event), "poison") {
 			return &Outcome{Error: "Boom: bad order"}, nil
 		}
 		return &Outcome{Payload: []byte("null")}, nil
@@ -74,9 +74,9 @@ func TestEventBridgeEventsReachTheirHandlers(t *testing.T) {
 	}
 	fd.next(t, "shipped")
 
-	put("OrderPlaced", `{"id":"bad"}`)
+	put("OrderPlaced", `{"id":"poison"}`)
 	for attempt := 1; attempt <= MaxRetries+1; attempt++ {
-		if ev := event("placed"); !strings.Contains(string(ev.Detail), "bad") {
+		if ev := event("placed"); !strings.Contains(string(ev.Detail), "poison") {
 			t.Fatalf("attempt %d: placed got %s, want the failing event again", attempt, ev.Detail)
 		}
 		del := fd.next(t, "placed")

@@ -139,7 +139,7 @@ func TestBucketEventsReachTheirHandlers(t *testing.T) {
 	}
 
 	fd := feed(t, m, r, func(fn string, event []byte) (*Outcome, error) {
-		if bytes.Contains(event, []byte("bad")) {
+		if bytes.Contains(event, []byte("poison")) {
 			return &Outcome{Error: "Boom: bad file"}, nil
 		}
 		return &Outcome{Payload: []byte("null")}, nil
@@ -197,10 +197,10 @@ func TestBucketEventsReachTheirHandlers(t *testing.T) {
 
 	// A failing handler gets the event again MaxRetries times, then it is
 	// dropped.
-	put("in/bad.csv", "b")
+	put("in/poison.csv", "b")
 	for retry := 1; retry <= MaxRetries+1; retry++ {
-		if key, _ := object("csv", "ObjectCreated:Put"); key != "in/bad.csv" {
-			t.Fatalf("attempt %d: csv got %q, want in/bad.csv again", retry, key)
+		if key, _ := object("csv", "ObjectCreated:Put"); key != "in/poison.csv" {
+			t.Fatalf("attempt %d: csv got %q, want in/poison.csv again", retry, key)
 		}
 		del := fd.next(t, "csv")
 		if del.Error != "Boom: bad file" || len(del.Failed) != 1 {

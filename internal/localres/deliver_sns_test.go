@@ -25,7 +25,7 @@ func TestTopicEventRetriedThenDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	fd := feed(t, m, r, func(fn string, event []byte) (*Outcome, error) {
-		if strings.Contains(string(event), "bad") {
+		if strings.Contains(string(event), "poison") {
 			return &Outcome{Error: "Boom: bad order"}, nil
 		}
 		return &Outcome{Payload: []byte("null")}, nil
@@ -47,9 +47,9 @@ func TestTopicEventRetriedThenDropped(t *testing.T) {
 		return ev.Records[0].SNS.Message
 	}
 
-	publish("bad order 1")
+	publish("poison order 1")
 	for attempt := 1; attempt <= MaxRetries+1; attempt++ {
-		if got := message(); got != "bad order 1" {
+		if got := message(); got != "poison order 1" {
 			t.Fatalf("attempt %d: notify got %q, want the failing message again", attempt, got)
 		}
 		del := fd.next(t, "notify")
