@@ -55,7 +55,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	defer stop()
 	start := time.Now()
 	human := humanEnv(env, c.JSON)
-	e, err := newEngine(ctx, c.AWSFlags, human, true)
+	e, err := newEngine(ctx, c.AWSFlags, human, c.Stage, true)
 	if err != nil {
 		return err
 	}
@@ -203,11 +203,12 @@ func writePolicy(projectDir string, d *policy.Document) error {
 	return nil
 }
 
-// newEngine loads the AWS configuration and returns a deploy engine
-// polling as often as the environment's FRAMEWORK_POLL_INTERVAL says.
+// newEngine loads the AWS configuration and returns a deploy engine for
+// the stage's stack, polling as often as the environment's
+// FRAMEWORK_POLL_INTERVAL says.
 // With progress it writes to env's stdout, with a live status line when
 // that is a terminal; without, it writes nothing.
-func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deploy.Engine, error) {
+func newEngine(ctx context.Context, f AWSFlags, env *Env, stage string, progress bool) (*deploy.Engine, error) {
 	var poll time.Duration
 	if v := env.Getenv(names.EnvPollInterval); v != "" {
 		d, err := time.ParseDuration(v)
@@ -225,6 +226,7 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deplo
 		out = env.Stdout
 	}
 	e := deploy.New(cfg, out)
+	e.Stage = stage
 	e.Terminal = progress && env.StdoutIsTerminal()
 	if e.Terminal {
 		e.Width = env.StdoutWidth()
@@ -260,7 +262,7 @@ func stageStack(ctx context.Context, g *Globals, env *Env, stage string, f AWSFl
 	if err != nil {
 		return "", nil, err
 	}
-	e, err := newEngine(ctx, f, env, progress)
+	e, err := newEngine(ctx, f, env, stage, progress)
 	if err != nil {
 		return "", nil, err
 	}

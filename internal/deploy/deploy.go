@@ -107,6 +107,11 @@ type Engine struct {
 	// PollInterval is the time between two looks at a stack or change set
 	// being worked on (default 2 s).
 	PollInterval time.Duration
+	// Stage is the stage whose stack the engine works on: the framework
+	// commands its messages tell the user to run name it (`framework
+	// destroy --stage prod`), so that following them never reaches
+	// another stage. Empty leaves --stage out.
+	Stage string
 
 	env *Env
 
@@ -182,6 +187,15 @@ func (e *Engine) poll(ctx context.Context) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// command returns the framework command verb (deploy, destroy) as the
+// user runs it for the engine's stage, quoted with backticks.
+func (e *Engine) command(verb string) string {
+	if e.Stage == "" {
+		return "`framework " + verb + "`"
+	}
+	return "`framework " + verb + " --stage " + e.Stage + "`"
 }
 
 // InterruptedError is returned when the context ends (Ctrl-C) while the

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -630,4 +631,61 @@ func wantContains(t *testing.T, what, text string, wants ...string) {
 			t.Errorf("%s lacks %q:\n%s", what, want, text)
 		}
 	}
+}
+
+// The commands the engine's messages tell the user to run name the stage
+// it works on, so that following them on a stage other than the default
+// reaches that stage's stack, not the default one's; the assets stack,
+// which no framework command deletes, is deleted with the AWS CLI.
+func TestMessagesNameTheStage(t *testing.T) {
+	e, fake, out := newEngine(t)
+	e.Stage = "prod"
+	ctx := context.Background()
+	fake.CFN.FailResource("Function", "Resource handler returned message: \"Memory size 99 is not valid\"")
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); !errors.Is(err, ErrFailed) {
+		t.Fatalf("err = %v, want ErrFailed", err)
+	}
+	wantContains(t, "output of a failed first deploy", out.String(), "the next `framework deploy --stage prod` deletes it and creates it again")
+
+	for _, status := range []string{"DELETE_FAILED", "ROLLBACK_FAILED", "CREATE_FAILED"} {
+		fake.CFN.SetStatus("hello-dev", status)
+		p, err := e.Plan(ctx, assembly(t, nil), "hello-dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantContains(t, status+" refusal", p.Reason, "delete it with `framework destroy --stage prod`")
+	}
+	if got := e.explainStatus("hello-dev", "DELETE_FAILED"); !strings.Contains(got, "run `framework destroy --stage prod` again") {
+		t.Errorf("DELETE_FAILED outcome: %q", got)
+	}
+	if got := e.explainStatus(names.AssetsStackName, "ROLLBACK_FAILED"); !strings.Contains(got, "delete it with `aws cloudformation delete-stack --stack-name FrameworkAssets --region us-east-1`") {
+		t.Errorf("assets stack ROLLBACK_FAILED outcome: %q", got)
+	}
+
+	fake.CFN.SetStatus("hello-dev", "UPDATE_COMPLETE")
+	fake.CFN.Hold("hello-dev")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.Out = &notify{Writer: out, seen: "UPDATE_IN_PROGRESS", do: cancel}
+	_, err := deployAssembly(cctx, e, assembly(t, addRoute), Options{})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want *InterruptedError\n%s", err, out)
+	}
+	wantContains(t, "interrupted deploy", err.Error(), "run `framework deploy --stage prod` again once it has finished")
+}
+
+// notify is a writer that calls do once what it is given holds seen.
+type notify struct {
+	io.Writer
+	seen string
+	do   func()
+	once sync.Once
+}
+
+func (n *notify) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), n.seen) {
+		n.once.Do(n.do)
+	}
+	return n.Writer.Write(b)
 }

@@ -75,7 +75,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 		}
 	}
 
-	hint := "run `framework deploy` again once it has finished"
+	hint := "run " + e.command("deploy") + " again once it has finished"
 	first := p.Action == Create || p.Action == Recreate
 	if p.Action == Recreate {
 		e.printf("Stack %s is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.\n", st.Name)
@@ -112,7 +112,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 	if err != nil {
 		var ie *InterruptedError
 		if ctx.Err() != nil && !errors.As(err, &ie) {
-			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run `framework deploy` again"}
+			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run " + e.command("deploy") + " again"}
 		}
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*St
 	if st == nil {
 		return false, nil
 	}
-	hint := "run `framework destroy` again if it fails"
+	hint := "run " + e.command("destroy") + " again if it fails"
 	if st.Status == "DELETE_IN_PROGRESS" {
 		e.printf("Stack %s is already being deleted: waiting for it.\n", stackName)
 		boundary, _ := e.lastEventID(ctx, st.ID)

@@ -267,7 +267,7 @@ func (e *Engine) deleteStack(ctx context.Context, st *Stack, hint string) error 
 	}
 	if status != "DELETE_COMPLETE" {
 		f.report(status)
-		return fmt.Errorf("deleting stack %s failed: it is %s; fix the causes above and run `framework destroy` again", st.Name, status)
+		return fmt.Errorf("deleting stack %s failed: it is %s; fix the causes above and %s", st.Name, status, e.deleteAgain(st.Name))
 	}
 	return nil
 }
