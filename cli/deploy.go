@@ -63,7 +63,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
 	}
-	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	plan, err := planStage(ctx, g, e, res, c.Stage, human.Stdout)
 	if err != nil {
 		return deployError(ctx, err)
 	}
@@ -235,6 +235,30 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, stage string, progress
 		e.PollInterval = poll
 	}
 	return e, nil
+}
+
+// planStage plans the deploy of the synthesized stage (Engine.Plan) and,
+// when the deploy would create the stage's stack, checks the stage against
+// .framework/config.json (config.File.CheckNewStage): a stage the file does
+// not declare whose name is one slip from a declared stage (prdo for prod)
+// makes the plan a refusal naming the stage meant, and another undeclared
+// stage's note, that it gets the top-level settings, is printed on w.
+func planStage(ctx context.Context, g *Globals, e *deploy.Engine, res *synth.Result, stage string, w io.Writer) (*deploy.Plan, error) {
+	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	if err != nil || plan.Action != deploy.Create && plan.Action != deploy.Recreate {
+		return plan, err
+	}
+	f, err := config.Load(g.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	note, err := f.CheckNewStage(stage)
+	if err != nil {
+		plan.Refuse(err.Error())
+	} else if note != "" {
+		fmt.Fprintln(w, note)
+	}
+	return plan, nil
 }
 
 // deployError maps engine errors to exit codes: 130 when interrupted.

@@ -58,7 +58,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
 	}
-	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	plan, err := planStage(ctx, g, e, res, c.Stage, stdout)
 	if err != nil {
 		return err
 	}

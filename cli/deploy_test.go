@@ -480,3 +480,38 @@ func TestDeployDestroyURLJSON(t *testing.T) {
 		t.Errorf("url --json of no stage: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// A first deploy of a stage .framework/config.json does not declare: one
+// slip from a declared stage is refused as a typo, changing nothing (diff
+// says the deploy would stop); any other name is deployed with the
+// top-level settings, saying so once, on the deploy that creates it.
+func TestFirstDeployOfUndeclaredStage(t *testing.T) {
+	l := newLifecycle(t)
+	cfg := filepath.Join(l.project, ".framework", "config.json")
+	writeConfig := func(stages string) {
+		if err := os.WriteFile(cfg, []byte(`{"version": "1.0", "app_name": "hello", "stages": `+stages+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeConfig(`{"dev1": {}, "prod": {}}`)
+	typo := `stage "dev" is not declared in ` + cfg + ` (it declares dev1, prod): did you mean "dev1"? To create a new stage "dev", declare it there ("stages": {"dev": {}}) and deploy again`
+	l.expect([]string{"diff"}, 0, "Deploy would stop: "+typo+".")
+	l.expect([]string{"deploy", "--yes"}, 1, typo)
+	if n := l.aws.CFN.Calls("CreateChangeSet"); n != 0 || l.aws.CFN.Status("hello-dev") != "" {
+		t.Fatalf("the refused deploy created %d change sets; stack %q", n, l.aws.CFN.Status("hello-dev"))
+	}
+
+	writeConfig(`{"prod": {}}`)
+	note := "Stage dev is not declared in " + cfg + " (it declares prod): it is created with the top-level settings; declare it under \"stages\" to give it settings of its own."
+	out := l.expect([]string{"deploy", "--yes"}, 0, note, "Initiating first time deployment...")
+	if strings.Index(out, note) > strings.Index(out, "Initiating") {
+		t.Errorf("the note comes after the deploy began:\n%s", out)
+	}
+	if l.aws.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
+		t.Errorf("stack %s", l.aws.CFN.Status("hello-dev"))
+	}
+	l.mutate = change
+	if out := l.expect([]string{"deploy", "--yes"}, 0); strings.Contains(out, "not declared") {
+		t.Errorf("the update of a deployed undeclared stage repeats the note:\n%s", out)
+	}
+}

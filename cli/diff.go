@@ -39,7 +39,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("diff: %w", err))
 	}
-	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	plan, err := planStage(ctx, g, e, res, c.Stage, progress)
 	if err != nil {
 		return interrupted(ctx, err)
 	}

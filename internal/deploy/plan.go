@@ -73,6 +73,13 @@ func (p *Plan) PolicyChanged() bool {
 	return len(p.PolicyAdded) > 0 || len(p.PolicyRemoved) > 0 || len(p.PermissionChanges) > 0
 }
 
+// Refuse makes the plan a refusal for reason, a message for the user
+// saying what to do: Deploy then changes nothing and Summary says why.
+func (p *Plan) Refuse(reason string) {
+	p.Action, p.Reason = Refuse, reason
+	p.Report.Action, p.Report.ActionReason = string(Refuse), reason
+}
+
 // Summary is one sentence saying what a deploy of the plan does.
 func (p *Plan) Summary() string {
 	name := p.Assembly.StackName
