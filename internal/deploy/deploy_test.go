@@ -689,3 +689,29 @@ func (n *notify) Write(b []byte) (int, error) {
 	}
 	return n.Writer.Write(b)
 }
+
+// A destroy that keeps a retained resource (CloudFormation's DELETE_SKIPPED)
+// counts it done: the progress ends at every resource of the stack, not
+// one short as if something were left undone.
+func TestDestroyProgressCountsRetainedResources(t *testing.T) {
+	e, _, out := newEngine(t)
+	ctx := context.Background()
+	retained := func(tpl map[string]any) {
+		resources(tpl)["Files"] = map[string]any{"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+	}
+	if _, err := deployAssembly(ctx, e, assembly(t, retained), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if _, err := e.Destroy(ctx, "hello-dev", nil); err != nil {
+		t.Fatalf("destroy: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(out.String(), "DELETE_SKIPPED") || !regexp.MustCompile(`^  \[(\d+)/(\d+) .*\] DELETE_COMPLETE +AWS::CloudFormation::Stack hello-dev$`).MatchString(last) {
+		t.Fatalf("destroy output:\n%s", out)
+	}
+	if m := regexp.MustCompile(`\[(\d+)/(\d+) `).FindStringSubmatch(last); m[1] != m[2] {
+		t.Errorf("destroy ended at %s of %s resources:\n%s", m[1], m[2], out)
+	}
+}

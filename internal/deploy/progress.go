@@ -121,7 +121,8 @@ func (f *follower) event(ev types.StackEvent) {
 	status := string(ev.ResourceStatus)
 	logical := aws.ToString(ev.LogicalResourceId)
 	isStack := aws.ToString(ev.ResourceType) == "AWS::CloudFormation::Stack" && logical == f.name
-	if !isStack && strings.HasSuffix(status, "_COMPLETE") && !f.done[logical] {
+	// DELETE_SKIPPED is a retained resource left in place: done too.
+	if !isStack && (strings.HasSuffix(status, "_COMPLETE") || status == "DELETE_SKIPPED") && !f.done[logical] {
 		f.done[logical] = true
 	}
 	if strings.HasSuffix(status, "_FAILED") && !isStack {
