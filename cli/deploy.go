@@ -67,7 +67,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return deployError(ctx, err)
 	}
-	out, err := e.Deploy(ctx, plan, c.deployOptions(g, human, res))
+	out, err := e.Deploy(ctx, plan, c.deployOptions(ctx, g, human, res))
 	if err != nil {
 		return deployError(ctx, err)
 	}
@@ -91,14 +91,15 @@ func (c *DeployCmd) finish(env, human *Env, r deployResult) error {
 
 // deployOptions are the options of every full deploy: confirm a change of
 // the role's policy, and write .framework/policy.json just before the change
-// set runs when the policy was generated.
-func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deploy.Options {
+// set runs when the policy was generated. The questions end, unanswered,
+// when ctx does (Ctrl-C).
+func (c *DeployCmd) deployOptions(ctx context.Context, g *Globals, env *Env, res *synth.Result) deploy.Options {
 	opts := deploy.Options{
 		ConfirmPolicy: func(pc deploy.PolicyChange) (bool, error) {
-			return c.confirmPolicy(env, pc)
+			return c.confirmPolicy(ctx, env, pc)
 		},
 		ConfirmData: func(risk []diff.DataChange) (bool, error) {
-			return confirmData(env, c.Yes, risk)
+			return confirmData(ctx, env, c.Yes, risk)
 		},
 	}
 	if res.Policy != nil && !c.NoAutogenPolicy {
@@ -112,7 +113,7 @@ func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deplo
 // statement and managed policy added and removed) and asks whether to go
 // on: --yes answers yes, and without a terminal to ask on the deploy
 // stops.
-func (c *DeployCmd) confirmPolicy(env *Env, pc deploy.PolicyChange) (bool, error) {
+func (c *DeployCmd) confirmPolicy(ctx context.Context, env *Env, pc deploy.PolicyChange) (bool, error) {
 	var b strings.Builder
 	b.WriteString("Updating IAM policy.\n")
 	if len(pc.Added) > 0 {
@@ -140,12 +141,39 @@ func (c *DeployCmd) confirmPolicy(env *Env, pc deploy.PolicyChange) (bool, error
 	if !env.StdinIsTerminal() {
 		return false, errors.New("the permissions of the stack's IAM roles change (see above) and stdin is not a terminal to confirm it: run deploy on a terminal, or pass --yes to accept")
 	}
-	return ask(env, "Would you like to continue?  [Y/n]: ", true)
+	return ask(ctx, env, "Would you like to continue?  [Y/n]: ", true)
 }
 
+// errUnanswered is the error of a question interrupted (Ctrl-C) before
+// it was answered.
+var errUnanswered = errors.New("the question was not answered: nothing was changed")
+
 // ask prints prompt on env's stdout and reads a yes or no answer from its
-// stdin; an empty answer is def.
-func ask(env *Env, prompt string, def bool) (bool, error) {
+// stdin; an empty answer is def. When ctx ends first (Ctrl-C at the
+// question) it returns errUnanswered at once: a question waiting for a
+// line must not outlast the first Ctrl-C.
+func ask(ctx context.Context, env *Env, prompt string, def bool) (bool, error) {
+	type answer struct {
+		yes bool
+		err error
+	}
+	answered := make(chan answer, 1) // the reader may finish after ask returned
+	go func() {
+		yes, err := readAnswer(env, prompt, def)
+		answered <- answer{yes, err}
+	}()
+	select {
+	case a := <-answered:
+		return a.yes, a.err
+	case <-ctx.Done():
+		io.WriteString(env.Stdout, "\n")
+		return false, errUnanswered
+	}
+}
+
+// readAnswer is ask's reading: the prompt, again after an answer that is
+// neither yes nor no.
+func readAnswer(env *Env, prompt string, def bool) (bool, error) {
 	w := env.Stdout
 	r := bufio.NewReader(env.Stdin)
 	for {

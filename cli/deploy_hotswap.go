@@ -102,7 +102,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 			return c.finish(env, human, r)
 		}
 	}
-	out, err := e.Deploy(ctx, plan, c.deployOptions(g, human, res))
+	out, err := e.Deploy(ctx, plan, c.deployOptions(ctx, g, human, res))
 	if err != nil {
 		return err
 	}

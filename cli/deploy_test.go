@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
@@ -299,7 +301,7 @@ func TestAskRepeatsUntilYesOrNo(t *testing.T) {
 		{input: "", wantErr: true, wantOut: "Continue? "},
 	} {
 		var out bytes.Buffer
-		got, err := ask(&Env{Stdin: strings.NewReader(tc.input), Stdout: &out}, "Continue? ", tc.def)
+		got, err := ask(context.Background(), &Env{Stdin: strings.NewReader(tc.input), Stdout: &out}, "Continue? ", tc.def)
 		if got != tc.want || (err != nil) != tc.wantErr || out.String() != tc.wantOut {
 			t.Errorf("ask with input %q, default %v = %v, %v, printing %q; want %v (error %v), printing %q", tc.input, tc.def, got, err, out.String(), tc.want, tc.wantErr, tc.wantOut)
 		}
@@ -514,4 +516,64 @@ func TestFirstDeployOfUndeclaredStage(t *testing.T) {
 	if out := l.expect([]string{"deploy", "--yes"}, 0); strings.Contains(out, "not declared") {
 		t.Errorf("the update of a deployed undeclared stage repeats the note:\n%s", out)
 	}
+}
+
+// Ctrl-C at a question ends it at once, unanswered, where it waited for a
+// line until a second Ctrl-C killed the command without a word: deploy's
+// question about permissions exits 130 saying nothing was changed, and
+// changes nothing; so does destroy's.
+func TestCtrlCAtAQuestion(t *testing.T) {
+	l := newLifecycle(t)
+	l.expect([]string{"deploy"}, 0, "Initiating first time deployment...")
+	run := func(args ...string) (int, string, string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stdin, w := io.Pipe() // a terminal nobody types on
+		defer w.Close()
+		var stdout, stderr bytes.Buffer
+		env := &Env{
+			Stdin: stdin, Stdout: &notifyWriter{w: &stdout, seen: "]: ", do: cancel}, Stderr: &stderr,
+			StdinIsTerminal: func() bool { return true },
+			Getenv:          environ(map[string]string{names.EnvPollInterval: "1ms", names.EnvCacheDir: l.cache}),
+			Synth:           l.synth,
+			Signals:         func() (context.Context, context.CancelFunc) { return ctx, cancel },
+		}
+		done := make(chan int)
+		go func() { done <- MainEnv(append([]string{"-C", l.project}, args...), env) }()
+		select {
+		case code := <-done:
+			t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+			return code, stdout.String(), stderr.String()
+		case <-time.After(time.Minute):
+			t.Fatalf("framework %s still waits for an answer a minute after Ctrl-C:\n%s", strings.Join(args, " "), stdout.String())
+			return 0, "", ""
+		}
+	}
+	before := l.aws.CFN.Template("hello-dev")
+	l.mutate = change // grants s3 actions: deploy asks
+	for _, cmd := range []string{"deploy", "destroy"} {
+		code, stdout, stderr := run(cmd)
+		if code != 130 || !strings.Contains(stdout, "]: \n") || stderr != "Error: interrupted: the question was not answered: nothing was changed\n" {
+			t.Errorf("%s interrupted at its question: exit %d\nstdout %q\nstderr %q", cmd, code, stdout, stderr)
+		}
+		if l.aws.CFN.Status("hello-dev") != "CREATE_COMPLETE" || l.aws.CFN.Template("hello-dev") != before {
+			t.Errorf("the interrupted %s changed the stack: %s", cmd, l.aws.CFN.Status("hello-dev"))
+		}
+	}
+}
+
+// notifyWriter writes to w and calls do once what was written holds seen.
+type notifyWriter struct {
+	w    io.Writer
+	seen string
+	do   func()
+	once sync.Once
+}
+
+func (n *notifyWriter) Write(b []byte) (int, error) {
+	k, err := n.w.Write(b)
+	if strings.Contains(string(b), n.seen) {
+		n.once.Do(n.do)
+	}
+	return k, err
 }
