@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -576,4 +577,19 @@ func (n *notifyWriter) Write(b []byte) (int, error) {
 		n.once.Do(n.do)
 	}
 	return k, err
+}
+
+// url, invoke and logs on a stage that is not deployed say to deploy it,
+// except when .framework/config.json does not declare it and it is one
+// slip from a declared stage: then they name the stage likely meant rather
+// than suggest deploying the typo.
+func TestNotDeployedStageLikelyTypo(t *testing.T) {
+	l := newLifecycle(t) // declares dev
+	cfg := filepath.Join(l.project, ".framework", "config.json")
+	for _, args := range [][]string{{"url"}, {"invoke", "api"}, {"logs"}} {
+		l.expect(append(slices.Clone(args), "--stage", "dve"), 2, "stage dve is not deployed: no stack hello-dve in us-east-1; "+cfg+" does not declare stage dve either: did you mean --stage dev?")
+		if _, _, stderr := l.run(append(slices.Clone(args), "--stage", "qa")...); !strings.Contains(stderr, "stage qa is not deployed: no stack hello-qa in us-east-1; run `framework deploy --stage qa`\n") {
+			t.Errorf("%s --stage qa: %q", args[0], stderr)
+		}
+	}
 }

@@ -21,12 +21,26 @@ func (f *File) CheckNewStage(name string) (note string, err error) {
 	if names := f.StageNames(); len(names) > 0 {
 		declared = "declares " + strings.Join(names, ", ")
 	}
-	for _, s := range f.StageNames() {
-		if oneSlip(name, s) {
-			return "", fmt.Errorf("stage %q is not declared in %s (it %s): did you mean %q? To create a new stage %q, declare it there (\"stages\": {%q: {}}) and deploy again", name, f.Path, declared, s, name, name)
-		}
+	if s := f.Meant(name); s != "" {
+		return "", fmt.Errorf("stage %q is not declared in %s (it %s): did you mean %q? To create a new stage %q, declare it there (\"stages\": {%q: {}}) and deploy again", name, f.Path, declared, s, name, name)
 	}
 	return fmt.Sprintf("Stage %s is not declared in %s (it %s): it is created with the top-level settings; declare it under \"stages\" to give it settings of its own.", name, f.Path, declared), nil
+}
+
+// Meant returns the declared stage that name, a stage the file does not
+// declare, is one slip from (see CheckNewStage): the stage a user who
+// typed name most likely meant. It returns "" for a declared stage and
+// when no declared stage is that near.
+func (f *File) Meant(name string) string {
+	if _, ok := f.Stages[name]; ok {
+		return ""
+	}
+	for _, s := range f.StageNames() {
+		if oneSlip(name, s) {
+			return s
+		}
+	}
+	return ""
 }
 
 // oneSlip reports whether a and b differ by one typing slip: one letter

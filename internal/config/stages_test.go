@@ -47,3 +47,16 @@ func TestCheckNewStage(t *testing.T) {
 		t.Errorf("CheckNewStage with no stages = %q, %v", note, err)
 	}
 }
+
+// Meant names the declared stage an undeclared one is a slip from.
+func TestMeant(t *testing.T) {
+	f, err := Parse(path, []byte(`{"version": "1.0", "app_name": "shop", "stages": {"dev": {}, "prod": {}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stage, want := range map[string]string{"prdo": "prod", "dve": "dev", "prod": "", "dev": "", "qa": "", "production": ""} {
+		if got := f.Meant(stage); got != want {
+			t.Errorf("Meant(%q) = %q, want %q", stage, got, want)
+		}
+	}
+}
