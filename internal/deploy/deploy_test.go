@@ -715,3 +715,22 @@ func TestDestroyProgressCountsRetainedResources(t *testing.T) {
 		t.Errorf("destroy ended at %s of %s resources:\n%s", m[1], m[2], out)
 	}
 }
+
+// Ctrl-C while the assets upload, before any change set: the error says
+// nothing was deployed and to deploy again, rather than the S3 client's
+// "context canceled".
+func TestDeployInterruptedWhileUploading(t *testing.T) {
+	e, fake, out := newEngine(t)
+	e.Stage = "dev"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.Out = &notify{Writer: out, seen: "Uploading ", do: cancel}
+	_, err := deployAssembly(ctx, e, assembly(t, nil), Options{})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || err.Error() != "interrupted before stack hello-dev was changed: nothing was deployed; run `framework deploy --stage dev` again" {
+		t.Fatalf("err = %v, want an InterruptedError saying nothing was deployed\n%s", err, out)
+	}
+	if fake.CFN.Calls("CreateChangeSet") != 1 || fake.CFN.Status("hello-dev") != "" { // the assets stack's
+		t.Errorf("%d change sets, stack %q", fake.CFN.Calls("CreateChangeSet"), fake.CFN.Status("hello-dev"))
+	}
+}

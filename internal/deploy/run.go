@@ -87,21 +87,30 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 		e.printf("Initiating first time deployment...\n")
 		e.noteKept(ctx, a.StackName)
 	}
+	// notStarted is an error before the change set runs: when interrupted
+	// (Ctrl-C), it says that nothing was deployed.
+	notStarted := func(err error) error {
+		var ie *InterruptedError
+		if ctx.Err() != nil && !errors.As(err, &ie) {
+			return &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run " + e.command("deploy") + " again"}
+		}
+		return err
+	}
 	if len(a.Files) > 0 || len(a.Template) > MaxTemplateBody {
 		if usesAssetsBucket(a, env) {
 			if err := e.EnsureAssetsBucket(ctx, env); err != nil {
-				return nil, err
+				return nil, notStarted(err)
 			}
 		}
 		if _, err := e.PublishAssets(ctx, a.Files, env); err != nil {
-			return nil, err
+			return nil, notStarted(err)
 		}
 	}
 	templateURL := ""
 	if len(a.Template) > MaxTemplateBody {
 		var err error
 		if templateURL, err = e.templateURL(ctx, a, env); err != nil {
-			return nil, err
+			return nil, notStarted(err)
 		}
 	}
 
@@ -110,11 +119,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 		create: first, tags: a.Tags, description: "framework deploy",
 	})
 	if err != nil {
-		var ie *InterruptedError
-		if ctx.Err() != nil && !errors.As(err, &ie) {
-			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run " + e.command("deploy") + " again"}
-		}
-		return nil, err
+		return nil, notStarted(err)
 	}
 	res := &Result{StackName: a.StackName, FirstDeploy: first}
 	if cs.NoChanges {
