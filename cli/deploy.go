@@ -61,7 +61,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	}
 	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: human.Stdout})
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
+		return synthError(ctx, err)
 	}
 	plan, err := planStage(ctx, g, e, res, c.Stage, human.Stdout)
 	if err != nil {
@@ -296,6 +296,15 @@ func deployError(ctx context.Context, err error) error {
 		return &ExitError{Code: 130, Err: err}
 	}
 	return interrupted(ctx, err)
+}
+
+// synthError is the error of a deploy whose synthesis failed; interrupted
+// (Ctrl-C), it says that nothing was deployed, exit 130.
+func synthError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Err: errors.New("interrupted while building and synthesizing the app: nothing was deployed")}
+	}
+	return fmt.Errorf("deploy: %w", err)
 }
 
 func interrupted(ctx context.Context, err error) error {

@@ -56,7 +56,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 	stdout := human.Stdout
 	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
+		return synthError(ctx, err)
 	}
 	plan, err := planStage(ctx, g, e, res, c.Stage, stdout)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -591,5 +592,27 @@ func TestNotDeployedStageLikelyTypo(t *testing.T) {
 		if _, _, stderr := l.run(append(slices.Clone(args), "--stage", "qa")...); !strings.Contains(stderr, "stage qa is not deployed: no stack hello-qa in us-east-1; run `framework deploy --stage qa`\n") {
 			t.Errorf("%s --stage qa: %q", args[0], stderr)
 		}
+	}
+}
+
+// Ctrl-C while deploy builds and synthesizes: exit 130 saying nothing was
+// deployed, not the build's "context canceled".
+func TestDeployInterruptedWhileSynthesizing(t *testing.T) {
+	l := newLifecycle(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	env := &Env{
+		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv:  environ(map[string]string{names.EnvPollInterval: "1ms", names.EnvCacheDir: l.cache}),
+		Signals: func() (context.Context, context.CancelFunc) { return ctx, cancel },
+		Synth: func(ctx context.Context, o synth.Options) (*synth.Result, error) {
+			cancel() // Ctrl-C during the host build
+			return nil, fmt.Errorf("build of %s for host: %w", o.ProjectDir, ctx.Err())
+		},
+	}
+	code := MainEnv([]string{"-C", l.project, "deploy"}, env)
+	if want := "Error: interrupted while building and synthesizing the app: nothing was deployed\n"; code != 130 || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 130, %q", code, stderr.String(), want)
 	}
 }
