@@ -35,6 +35,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
 )
 
@@ -86,6 +87,24 @@ func errNoCredentials(err error) error {
 		return errors.New(msg)
 	}
 	return fmt.Errorf("%s: %w", msg, err)
+}
+
+// refusedCredentials adds what to do to an error of AWS refusing the
+// request's credentials: an access key AWS does not know or a secret that
+// does not match it, or a session (SSO, assumed role) that has expired.
+// Other errors are returned as they are.
+func refusedCredentials(err error) error {
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	switch ae.ErrorCode() {
+	case "InvalidClientTokenId", "UnrecognizedClientException", "SignatureDoesNotMatch", "InvalidAccessKeyId":
+		return fmt.Errorf("AWS refused your credentials: the access key is unknown to AWS (deleted, or of another partition) or its secret key is wrong; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or the profile you pass with --profile: %w", err)
+	case "ExpiredToken", "ExpiredTokenException":
+		return fmt.Errorf("your AWS session credentials have expired: get new ones (`aws sso login --profile P` for an SSO profile; a new AWS_SESSION_TOKEN with its keys otherwise) and run the command again: %w", err)
+	}
+	return err
 }
 
 // Engine deploys, reads, diffs and deletes stacks in one account and region.
@@ -163,7 +182,7 @@ func (e *Engine) Environment(ctx context.Context) (Env, error) {
 	}
 	out, err := e.STS.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
-		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", err)
+		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", refusedCredentials(err))
 	}
 	env := Env{Account: aws.ToString(out.Account), Region: e.Region, Partition: partitionOf(e.Region)}
 	e.env = &env

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/diff"
@@ -732,5 +736,36 @@ func TestDeployInterruptedWhileUploading(t *testing.T) {
 	}
 	if fake.CFN.Calls("CreateChangeSet") != 1 || fake.CFN.Status("hello-dev") != "" { // the assets stack's
 		t.Errorf("%d change sets, stack %q", fake.CFN.Calls("CreateChangeSet"), fake.CFN.Status("hello-dev"))
+	}
+}
+
+// Credentials AWS refuses (an unknown access key, an expired session) are
+// one error saying which and what to do, whether the first call is STS's
+// (deploy, diff) or CloudFormation's (url, destroy, logs, invoke).
+func TestRefusedCredentials(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"InvalidClientTokenId", "AWS refused your credentials: the access key is unknown to AWS (deleted, or of another partition) or its secret key is wrong; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or the profile you pass with --profile"},
+		{"SignatureDoesNotMatch", "AWS refused your credentials: the access key is unknown to AWS"},
+		{"ExpiredToken", "your AWS session credentials have expired: get new ones (`aws sso login --profile P` for an SSO profile; a new AWS_SESSION_TOKEN with its keys otherwise) and run the command again"},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/xml")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `<ErrorResponse><Error><Type>Sender</Type><Code>%s</Code><Message>AWS's own words</Message></Error><RequestId>r-1</RequestId></ErrorResponse>`, tc.code)
+			}))
+			defer srv.Close()
+			cfg := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+				Credentials: credentials.NewStaticCredentialsProvider("AKIAWRONG", "wrong", "")}
+			e := New(cfg, io.Discard)
+			_, err := e.Environment(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "AWS's own words") {
+				t.Errorf("Environment: %v\nwant it to contain %q", err, tc.want)
+			}
+			_, err = e.DescribeStack(context.Background(), "shop-dev")
+			if err == nil || !strings.Contains(err.Error(), "describe stack shop-dev: "+tc.want) {
+				t.Errorf("DescribeStack: %v\nwant it to contain %q", err, tc.want)
+			}
+		})
 	}
 }
