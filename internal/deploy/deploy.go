@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -89,11 +90,16 @@ func errNoCredentials(err error) error {
 	return fmt.Errorf("%s: %w", msg, err)
 }
 
-// refusedCredentials adds what to do to an error of AWS refusing the
-// request's credentials: an access key AWS does not know or a secret that
-// does not match it, or a session (SSO, assumed role) that has expired.
-// Other errors are returned as they are.
-func refusedCredentials(err error) error {
+// explain adds what to do to an error of a first call to AWS that says
+// nothing the user can act on: AWS refusing the request's credentials (an
+// access key AWS does not know or a secret that does not match it, a
+// session that has expired), or a service's host that does not resolve
+// (a misspelt region, no network). Other errors are returned as they are.
+func (e *Engine) explain(err error) error {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Errorf("cannot reach AWS at %s (%s): check the region, %q (--region, AWS_REGION or your profile's region), and your network connection: %w", dns.Name, dns.Err, e.Region, err)
+	}
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {
 		return err
@@ -182,7 +188,7 @@ func (e *Engine) Environment(ctx context.Context) (Env, error) {
 	}
 	out, err := e.STS.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
-		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", refusedCredentials(err))
+		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", e.explain(err))
 	}
 	env := Env{Account: aws.ToString(out.Account), Region: e.Region, Partition: partitionOf(e.Region)}
 	e.env = &env

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -767,5 +768,25 @@ func TestRefusedCredentials(t *testing.T) {
 				t.Errorf("DescribeStack: %v\nwant it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A region whose endpoints do not resolve (a typo) is named, with what to
+// check, rather than left in the SDK's "dial tcp: lookup ...".
+func TestUnreachableRegion(t *testing.T) {
+	noDNS := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, _ := net.SplitHostPort(addr)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}}}
+	cfg := aws.Config{Region: "us-esat-1", HTTPClient: noDNS, Credentials: credentials.NewStaticCredentialsProvider("AKIA", "secret", ""),
+		Retryer: func() aws.Retryer { return aws.NopRetryer{} }}
+	e := New(cfg, io.Discard)
+	_, err := e.DescribeStack(context.Background(), "shop-dev")
+	want := `describe stack shop-dev: cannot reach AWS at cloudformation.us-esat-1.amazonaws.com (no such host): check the region, "us-esat-1" (--region, AWS_REGION or your profile's region), and your network connection`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("DescribeStack: %v\nwant %q", err, want)
+	}
+	if _, err := e.Environment(context.Background()); err == nil || !strings.Contains(err.Error(), `cannot reach AWS at sts.us-esat-1.amazonaws.com (no such host): check the region, "us-esat-1"`) {
+		t.Errorf("Environment: %v", err)
 	}
 }

@@ -30,7 +30,7 @@ func (e *Engine) DescribeStack(ctx context.Context, name string) (*Stack, error)
 		if isNotExist(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("describe stack %s: %w", name, refusedCredentials(err))
+		return nil, fmt.Errorf("describe stack %s: %w", name, e.explain(err))
 	}
 	if len(out.Stacks) == 0 {
 		return nil, nil
