@@ -790,3 +790,31 @@ func TestUnreachableRegion(t *testing.T) {
 		t.Errorf("Environment: %v", err)
 	}
 }
+
+// The progress lines of a stack of 10 resources or more keep their status
+// column aligned: [ 9/12 ...] then [10/12 ...].
+func TestProgressColumnsAligned(t *testing.T) {
+	e, _, out := newEngine(t)
+	queues := func(tpl map[string]any) {
+		for i := range 6 {
+			resources(tpl)[fmt.Sprintf("Queue%d", i)] = map[string]any{"Type": "AWS::SQS::Queue"}
+		}
+	}
+	if _, err := deployAssembly(context.Background(), e, assembly(t, queues), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	col := -1
+	for _, line := range strings.Split(out.String(), "\n") {
+		i := strings.Index(line, "] CREATE_")
+		if !strings.HasPrefix(line, "  [") || i < 0 || strings.Contains(line, "FrameworkAssets") || strings.Contains(line, "AssetsBucket") {
+			continue
+		}
+		if col >= 0 && i != col {
+			t.Fatalf("status column at %d, then %d:\n%s", col, i, out)
+		}
+		col = i
+	}
+	if col < 0 || !strings.Contains(out.String(), "[ 9/12 ") || !strings.Contains(out.String(), "[12/12 ") {
+		t.Errorf("output:\n%s", out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -143,8 +144,10 @@ func (f *follower) event(ev types.StackEvent) {
 	f.e.printf("%s\n", line)
 }
 
+// counter is "[done/total elapsed]", done padded to the width of total so
+// that the lines' columns stay aligned past 9 resources.
 func (f *follower) counter() string {
-	return fmt.Sprintf("[%d/%d %s]", f.doneCount(), f.total, elapsed(time.Since(f.start)))
+	return fmt.Sprintf("[%*d/%d %s]", len(strconv.Itoa(f.total)), f.doneCount(), f.total, elapsed(time.Since(f.start)))
 }
 
 // doneCount is the number of resources done, at most the total (a
