@@ -616,3 +616,22 @@ func TestDeployInterruptedWhileSynthesizing(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 130, %q", code, stderr.String(), want)
 	}
 }
+
+// diff and deploy say what they wait for while CloudFormation works out a
+// change set (seconds to tens of seconds on AWS), where they were silent;
+// diff --json keeps stdout for the report alone.
+func TestChangeSetWaitIsShown(t *testing.T) {
+	l := newLifecycle(t)
+	wait := "Waiting for CloudFormation to work out the changes to stack hello-dev (a change set)...\n"
+	l.expect([]string{"deploy"}, 0, wait, "Initiating first time deployment...")
+	l.mutate = change
+	out := l.expect([]string{"diff"}, 0, wait)
+	if strings.Index(out, wait) > strings.Index(out, "Resources\n") {
+		t.Errorf("the wait is printed after the report:\n%s", out)
+	}
+	_, stdout, _ := l.run("diff", "--json")
+	var report map[string]any
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Errorf("diff --json stdout is not the JSON report alone: %v\n%s", err, stdout)
+	}
+}

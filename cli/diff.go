@@ -27,7 +27,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	stdout := env.Stdout
-	e, err := newEngine(ctx, c.AWSFlags, env, c.Stage, false)
+	e, err := newEngine(ctx, c.AWSFlags, env, c.Stage, !c.JSON)
 	if err != nil {
 		return err
 	}
