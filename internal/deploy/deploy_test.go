@@ -660,6 +660,10 @@ func TestMessagesNameTheStage(t *testing.T) {
 		}
 		wantContains(t, status+" refusal", p.Reason, "delete it with `framework destroy --stage prod`")
 	}
+	fake.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
+	if _, err := e.Destroy(ctx, "hello-dev", nil); err == nil || !strings.Contains(err.Error(), "then run `framework destroy --stage prod` again") {
+		t.Errorf("destroy of a stack being updated: %v", err)
+	}
 	if got := e.explainStatus("hello-dev", "DELETE_FAILED"); !strings.Contains(got, "run `framework destroy --stage prod` again") {
 		t.Errorf("DELETE_FAILED outcome: %q", got)
 	}

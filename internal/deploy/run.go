@@ -243,7 +243,7 @@ func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*St
 		return true, nil
 	}
 	if strings.HasSuffix(st.Status, "_IN_PROGRESS") && st.Status != "REVIEW_IN_PROGRESS" {
-		return false, fmt.Errorf("stack %s is %s: wait for that operation to finish, then run destroy again", stackName, st.Status)
+		return false, fmt.Errorf("stack %s is %s: wait for that operation to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status), then run %s again", stackName, st.Status, stackName, e.Region, e.command("destroy"))
 	}
 	if confirm != nil {
 		ok, err := confirm(st)
