@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -18,7 +19,7 @@ func useColor(env *Env) bool {
 // confirmData warns, in red on a terminal, that the deploy replaces or
 // deletes resources holding data, and asks whether to go on: yes (--yes)
 // answers, and without a terminal to ask on the deploy stops.
-func confirmData(env *Env, yes bool, risk []diff.DataChange) (bool, error) {
+func confirmData(ctx context.Context, env *Env, yes bool, risk []diff.DataChange) (bool, error) {
 	red, reset := "", ""
 	if useColor(env) {
 		red, reset = "\x1b[31m", "\x1b[0m"
@@ -35,5 +36,5 @@ func confirmData(env *Env, yes bool, risk []diff.DataChange) (bool, error) {
 	if !env.StdinIsTerminal() {
 		return false, errors.New("the deploy replaces or deletes resources that hold data (see above) and stdin is not a terminal to confirm it: nothing was changed; run deploy on a terminal, or pass --yes to accept the loss")
 	}
-	return ask(env, "Replace or delete them and lose what they hold? [y/N]: ", false)
+	return ask(ctx, env, "Replace or delete them and lose what they hold? [y/N]: ", false)
 }

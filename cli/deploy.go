@@ -55,19 +55,19 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	defer stop()
 	start := time.Now()
 	human := humanEnv(env, c.JSON)
-	e, err := newEngine(ctx, c.AWSFlags, human, true)
+	e, err := newEngine(ctx, c.AWSFlags, human, c.Stage, true)
 	if err != nil {
 		return err
 	}
 	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: human.Stdout})
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
+		return synthError(ctx, err)
 	}
-	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	plan, err := planStage(ctx, g, e, res, c.Stage, human.Stdout)
 	if err != nil {
 		return deployError(ctx, err)
 	}
-	out, err := e.Deploy(ctx, plan, c.deployOptions(g, human, res))
+	out, err := e.Deploy(ctx, plan, c.deployOptions(ctx, g, human, res))
 	if err != nil {
 		return deployError(ctx, err)
 	}
@@ -91,14 +91,15 @@ func (c *DeployCmd) finish(env, human *Env, r deployResult) error {
 
 // deployOptions are the options of every full deploy: confirm a change of
 // the role's policy, and write .framework/policy.json just before the change
-// set runs when the policy was generated.
-func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deploy.Options {
+// set runs when the policy was generated. The questions end, unanswered,
+// when ctx does (Ctrl-C).
+func (c *DeployCmd) deployOptions(ctx context.Context, g *Globals, env *Env, res *synth.Result) deploy.Options {
 	opts := deploy.Options{
 		ConfirmPolicy: func(pc deploy.PolicyChange) (bool, error) {
-			return c.confirmPolicy(env, pc)
+			return c.confirmPolicy(ctx, env, pc)
 		},
 		ConfirmData: func(risk []diff.DataChange) (bool, error) {
-			return confirmData(env, c.Yes, risk)
+			return confirmData(ctx, env, c.Yes, risk)
 		},
 	}
 	if res.Policy != nil && !c.NoAutogenPolicy {
@@ -112,7 +113,7 @@ func (c *DeployCmd) deployOptions(g *Globals, env *Env, res *synth.Result) deplo
 // statement and managed policy added and removed) and asks whether to go
 // on: --yes answers yes, and without a terminal to ask on the deploy
 // stops.
-func (c *DeployCmd) confirmPolicy(env *Env, pc deploy.PolicyChange) (bool, error) {
+func (c *DeployCmd) confirmPolicy(ctx context.Context, env *Env, pc deploy.PolicyChange) (bool, error) {
 	var b strings.Builder
 	b.WriteString("Updating IAM policy.\n")
 	if len(pc.Added) > 0 {
@@ -140,12 +141,39 @@ func (c *DeployCmd) confirmPolicy(env *Env, pc deploy.PolicyChange) (bool, error
 	if !env.StdinIsTerminal() {
 		return false, errors.New("the permissions of the stack's IAM roles change (see above) and stdin is not a terminal to confirm it: run deploy on a terminal, or pass --yes to accept")
 	}
-	return ask(env, "Would you like to continue?  [Y/n]: ", true)
+	return ask(ctx, env, "Would you like to continue?  [Y/n]: ", true)
 }
 
+// errUnanswered is the error of a question interrupted (Ctrl-C) before
+// it was answered.
+var errUnanswered = errors.New("the question was not answered: nothing was changed")
+
 // ask prints prompt on env's stdout and reads a yes or no answer from its
-// stdin; an empty answer is def.
-func ask(env *Env, prompt string, def bool) (bool, error) {
+// stdin; an empty answer is def. When ctx ends first (Ctrl-C at the
+// question) it returns errUnanswered at once: a question waiting for a
+// line must not outlast the first Ctrl-C.
+func ask(ctx context.Context, env *Env, prompt string, def bool) (bool, error) {
+	type answer struct {
+		yes bool
+		err error
+	}
+	answered := make(chan answer, 1) // the reader may finish after ask returned
+	go func() {
+		yes, err := readAnswer(env, prompt, def)
+		answered <- answer{yes, err}
+	}()
+	select {
+	case a := <-answered:
+		return a.yes, a.err
+	case <-ctx.Done():
+		io.WriteString(env.Stdout, "\n")
+		return false, errUnanswered
+	}
+}
+
+// readAnswer is ask's reading: the prompt, again after an answer that is
+// neither yes nor no.
+func readAnswer(env *Env, prompt string, def bool) (bool, error) {
 	w := env.Stdout
 	r := bufio.NewReader(env.Stdin)
 	for {
@@ -203,11 +231,12 @@ func writePolicy(projectDir string, d *policy.Document) error {
 	return nil
 }
 
-// newEngine loads the AWS configuration and returns a deploy engine
-// polling as often as the environment's FRAMEWORK_POLL_INTERVAL says.
+// newEngine loads the AWS configuration and returns a deploy engine for
+// the stage's stack, polling as often as the environment's
+// FRAMEWORK_POLL_INTERVAL says.
 // With progress it writes to env's stdout, with a live status line when
 // that is a terminal; without, it writes nothing.
-func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deploy.Engine, error) {
+func newEngine(ctx context.Context, f AWSFlags, env *Env, stage string, progress bool) (*deploy.Engine, error) {
 	var poll time.Duration
 	if v := env.Getenv(names.EnvPollInterval); v != "" {
 		d, err := time.ParseDuration(v)
@@ -225,6 +254,7 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deplo
 		out = env.Stdout
 	}
 	e := deploy.New(cfg, out)
+	e.Stage = stage
 	e.Terminal = progress && env.StdoutIsTerminal()
 	if e.Terminal {
 		e.Width = env.StdoutWidth()
@@ -235,6 +265,30 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, progress bool) (*deplo
 	return e, nil
 }
 
+// planStage plans the deploy of the synthesized stage (Engine.Plan) and,
+// when the deploy would create the stage's stack, checks the stage against
+// .framework/config.json (config.File.CheckNewStage): a stage the file does
+// not declare whose name is one slip from a declared stage (prdo for prod)
+// makes the plan a refusal naming the stage meant, and another undeclared
+// stage's note, that it gets the top-level settings, is printed on w.
+func planStage(ctx context.Context, g *Globals, e *deploy.Engine, res *synth.Result, stage string, w io.Writer) (*deploy.Plan, error) {
+	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	if err != nil || plan.Action != deploy.Create && plan.Action != deploy.Recreate {
+		return plan, err
+	}
+	f, err := config.Load(g.ProjectDir)
+	if err != nil {
+		return nil, err
+	}
+	note, err := f.CheckNewStage(stage)
+	if err != nil {
+		plan.Refuse(err.Error())
+	} else if note != "" {
+		fmt.Fprintln(w, note)
+	}
+	return plan, nil
+}
+
 // deployError maps engine errors to exit codes: 130 when interrupted.
 func deployError(ctx context.Context, err error) error {
 	var ie *deploy.InterruptedError
@@ -242,6 +296,15 @@ func deployError(ctx context.Context, err error) error {
 		return &ExitError{Code: 130, Err: err}
 	}
 	return interrupted(ctx, err)
+}
+
+// synthError is the error of a deploy whose synthesis failed; interrupted
+// (Ctrl-C), it says that nothing was deployed, exit 130.
+func synthError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Err: errors.New("interrupted while building and synthesizing the app: nothing was deployed")}
+	}
+	return fmt.Errorf("deploy: %w", err)
 }
 
 func interrupted(ctx context.Context, err error) error {
@@ -260,7 +323,7 @@ func stageStack(ctx context.Context, g *Globals, env *Env, stage string, f AWSFl
 	if err != nil {
 		return "", nil, err
 	}
-	e, err := newEngine(ctx, f, env, progress)
+	e, err := newEngine(ctx, f, env, stage, progress)
 	if err != nil {
 		return "", nil, err
 	}

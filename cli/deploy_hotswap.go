@@ -32,7 +32,7 @@ func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	human := humanEnv(env, c.JSON)
-	e, err := newEngine(ctx, c.AWSFlags, human, true)
+	e, err := newEngine(ctx, c.AWSFlags, human, c.Stage, true)
 	if err != nil {
 		return err
 	}
@@ -56,9 +56,9 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 	stdout := human.Stdout
 	res, err := synthesize(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: stdout})
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("deploy: %w", err))
+		return synthError(ctx, err)
 	}
-	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	plan, err := planStage(ctx, g, e, res, c.Stage, stdout)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 				fmt.Fprintf(stdout, "No changes: stack %s matches its template and its functions run the new code.\n", plan.Assembly.StackName)
 			} else {
 				fmt.Fprintf(stdout, "Hotswapped %d %s of stack %s in %s since the change (%s of it uploading and updating).\n", len(hr.Updated), wording.Plural(len(hr.Updated), "function", "functions"), plan.Assembly.StackName, wording.Seconds(time.Since(start)), wording.Seconds(hr.Elapsed))
-				fmt.Fprintf(stdout, "Note: stack %s now differs from its template: its functions run code CloudFormation has not deployed. The next full `framework deploy` reconciles it.\n", plan.Assembly.StackName)
+				fmt.Fprintf(stdout, "Note: stack %s now differs from its template: its functions run code CloudFormation has not deployed. The next full `framework deploy --stage %s` reconciles it.\n", plan.Assembly.StackName, c.Stage)
 			}
 			r := newDeployResult(c.Stage, plan.Assembly.StackName, e.Region, "unchanged", plan.Stack.Outputs, start)
 			if len(hr.Updated) > 0 {
@@ -102,7 +102,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 			return c.finish(env, human, r)
 		}
 	}
-	out, err := e.Deploy(ctx, plan, c.deployOptions(g, human, res))
+	out, err := e.Deploy(ctx, plan, c.deployOptions(ctx, g, human, res))
 	if err != nil {
 		return err
 	}

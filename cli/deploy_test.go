@@ -6,14 +6,18 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
@@ -299,7 +303,7 @@ func TestAskRepeatsUntilYesOrNo(t *testing.T) {
 		{input: "", wantErr: true, wantOut: "Continue? "},
 	} {
 		var out bytes.Buffer
-		got, err := ask(&Env{Stdin: strings.NewReader(tc.input), Stdout: &out}, "Continue? ", tc.def)
+		got, err := ask(context.Background(), &Env{Stdin: strings.NewReader(tc.input), Stdout: &out}, "Continue? ", tc.def)
 		if got != tc.want || (err != nil) != tc.wantErr || out.String() != tc.wantOut {
 			t.Errorf("ask with input %q, default %v = %v, %v, printing %q; want %v (error %v), printing %q", tc.input, tc.def, got, err, out.String(), tc.want, tc.wantErr, tc.wantOut)
 		}
@@ -478,5 +482,156 @@ func TestDeployDestroyURLJSON(t *testing.T) {
 	code, stdout, stderr = l.run("url", "--json")
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "not deployed") {
 		t.Errorf("url --json of no stage: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// A first deploy of a stage .framework/config.json does not declare: one
+// slip from a declared stage is refused as a typo, changing nothing (diff
+// says the deploy would stop); any other name is deployed with the
+// top-level settings, saying so once, on the deploy that creates it.
+func TestFirstDeployOfUndeclaredStage(t *testing.T) {
+	l := newLifecycle(t)
+	cfg := filepath.Join(l.project, ".framework", "config.json")
+	writeConfig := func(stages string) {
+		if err := os.WriteFile(cfg, []byte(`{"version": "1.0", "app_name": "hello", "stages": `+stages+`}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeConfig(`{"dev1": {}, "prod": {}}`)
+	typo := `stage "dev" is not declared in ` + cfg + ` (it declares dev1, prod): did you mean "dev1"? To create a new stage "dev", declare it there ("stages": {"dev": {}}) and deploy again`
+	l.expect([]string{"diff"}, 0, "Deploy would stop: "+typo+".")
+	l.expect([]string{"deploy", "--yes"}, 1, typo)
+	if n := l.aws.CFN.Calls("CreateChangeSet"); n != 0 || l.aws.CFN.Status("hello-dev") != "" {
+		t.Fatalf("the refused deploy created %d change sets; stack %q", n, l.aws.CFN.Status("hello-dev"))
+	}
+
+	writeConfig(`{"prod": {}}`)
+	note := "Stage dev is not declared in " + cfg + " (it declares prod): it is created with the top-level settings; declare it under \"stages\" to give it settings of its own."
+	out := l.expect([]string{"deploy", "--yes"}, 0, note, "Initiating first time deployment...")
+	if strings.Index(out, note) > strings.Index(out, "Initiating") {
+		t.Errorf("the note comes after the deploy began:\n%s", out)
+	}
+	if l.aws.CFN.Status("hello-dev") != "CREATE_COMPLETE" {
+		t.Errorf("stack %s", l.aws.CFN.Status("hello-dev"))
+	}
+	l.mutate = change
+	if out := l.expect([]string{"deploy", "--yes"}, 0); strings.Contains(out, "not declared") {
+		t.Errorf("the update of a deployed undeclared stage repeats the note:\n%s", out)
+	}
+}
+
+// Ctrl-C at a question ends it at once, unanswered, where it waited for a
+// line until a second Ctrl-C killed the command without a word: deploy's
+// question about permissions exits 130 saying nothing was changed, and
+// changes nothing; so does destroy's.
+func TestCtrlCAtAQuestion(t *testing.T) {
+	l := newLifecycle(t)
+	l.expect([]string{"deploy"}, 0, "Initiating first time deployment...")
+	run := func(args ...string) (int, string, string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		stdin, w := io.Pipe() // a terminal nobody types on
+		defer w.Close()
+		var stdout, stderr bytes.Buffer
+		env := &Env{
+			Stdin: stdin, Stdout: &notifyWriter{w: &stdout, seen: "]: ", do: cancel}, Stderr: &stderr,
+			StdinIsTerminal: func() bool { return true },
+			Getenv:          environ(map[string]string{names.EnvPollInterval: "1ms", names.EnvCacheDir: l.cache}),
+			Synth:           l.synth,
+			Signals:         func() (context.Context, context.CancelFunc) { return ctx, cancel },
+		}
+		done := make(chan int)
+		go func() { done <- MainEnv(append([]string{"-C", l.project}, args...), env) }()
+		select {
+		case code := <-done:
+			t.Logf("$ framework %s  (exit %d)\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+			return code, stdout.String(), stderr.String()
+		case <-time.After(time.Minute):
+			t.Fatalf("framework %s still waits for an answer a minute after Ctrl-C:\n%s", strings.Join(args, " "), stdout.String())
+			return 0, "", ""
+		}
+	}
+	before := l.aws.CFN.Template("hello-dev")
+	l.mutate = change // grants s3 actions: deploy asks
+	for _, cmd := range []string{"deploy", "destroy"} {
+		code, stdout, stderr := run(cmd)
+		if code != 130 || !strings.Contains(stdout, "]: \n") || stderr != "Error: interrupted: the question was not answered: nothing was changed\n" {
+			t.Errorf("%s interrupted at its question: exit %d\nstdout %q\nstderr %q", cmd, code, stdout, stderr)
+		}
+		if l.aws.CFN.Status("hello-dev") != "CREATE_COMPLETE" || l.aws.CFN.Template("hello-dev") != before {
+			t.Errorf("the interrupted %s changed the stack: %s", cmd, l.aws.CFN.Status("hello-dev"))
+		}
+	}
+}
+
+// notifyWriter writes to w and calls do once what was written holds seen.
+type notifyWriter struct {
+	w    io.Writer
+	seen string
+	do   func()
+	once sync.Once
+}
+
+func (n *notifyWriter) Write(b []byte) (int, error) {
+	k, err := n.w.Write(b)
+	if strings.Contains(string(b), n.seen) {
+		n.once.Do(n.do)
+	}
+	return k, err
+}
+
+// url, invoke and logs on a stage that is not deployed say to deploy it,
+// except when .framework/config.json does not declare it and it is one
+// slip from a declared stage: then they name the stage likely meant rather
+// than suggest deploying the typo.
+func TestNotDeployedStageLikelyTypo(t *testing.T) {
+	l := newLifecycle(t) // declares dev
+	cfg := filepath.Join(l.project, ".framework", "config.json")
+	for _, args := range [][]string{{"url"}, {"invoke", "api"}, {"logs"}} {
+		l.expect(append(slices.Clone(args), "--stage", "dve"), 2, "stage dve is not deployed: no stack hello-dve in us-east-1; "+cfg+" does not declare stage dve either: did you mean --stage dev?")
+		if _, _, stderr := l.run(append(slices.Clone(args), "--stage", "qa")...); !strings.Contains(stderr, "stage qa is not deployed: no stack hello-qa in us-east-1; run `framework deploy --stage qa`\n") {
+			t.Errorf("%s --stage qa: %q", args[0], stderr)
+		}
+	}
+}
+
+// Ctrl-C while deploy builds and synthesizes: exit 130 saying nothing was
+// deployed, not the build's "context canceled".
+func TestDeployInterruptedWhileSynthesizing(t *testing.T) {
+	l := newLifecycle(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	env := &Env{
+		Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr,
+		Getenv:  environ(map[string]string{names.EnvPollInterval: "1ms", names.EnvCacheDir: l.cache}),
+		Signals: func() (context.Context, context.CancelFunc) { return ctx, cancel },
+		Synth: func(ctx context.Context, o synth.Options) (*synth.Result, error) {
+			cancel() // Ctrl-C during the host build
+			return nil, fmt.Errorf("build of %s for host: %w", o.ProjectDir, ctx.Err())
+		},
+	}
+	code := MainEnv([]string{"-C", l.project, "deploy"}, env)
+	if want := "Error: interrupted while building and synthesizing the app: nothing was deployed\n"; code != 130 || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 130, %q", code, stderr.String(), want)
+	}
+}
+
+// diff and deploy say what they wait for while CloudFormation works out a
+// change set (seconds to tens of seconds on AWS), where they were silent;
+// diff --json keeps stdout for the report alone.
+func TestChangeSetWaitIsShown(t *testing.T) {
+	l := newLifecycle(t)
+	wait := "Waiting for CloudFormation to work out the changes to stack hello-dev (a change set)...\n"
+	l.expect([]string{"deploy"}, 0, wait, "Initiating first time deployment...")
+	l.mutate = change
+	out := l.expect([]string{"diff"}, 0, wait)
+	if strings.Index(out, wait) > strings.Index(out, "Resources\n") {
+		t.Errorf("the wait is printed after the report:\n%s", out)
+	}
+	_, stdout, _ := l.run("diff", "--json")
+	var report map[string]any
+	if err := json.Unmarshal([]byte(stdout), &report); err != nil {
+		t.Errorf("diff --json stdout is not the JSON report alone: %v\n%s", err, stdout)
 	}
 }

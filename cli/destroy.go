@@ -65,7 +65,7 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 		if !env.StdinIsTerminal() {
 			return false, fmt.Errorf("refusing to delete stack %s without confirmation: stdin is not a terminal; pass --yes", name)
 		}
-		return ask(human, fmt.Sprintf("Delete stack %s (the REST API, functions, role and resources of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
+		return ask(ctx, human, fmt.Sprintf("Delete stack %s (the REST API, functions, role and resources of stage %s) in %s? [y/N]: ", name, c.Stage, e.Region), false)
 	})
 	if err != nil {
 		if errors.Is(err, deploy.ErrDeclined) {

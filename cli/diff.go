@@ -27,7 +27,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	stdout := env.Stdout
-	e, err := newEngine(ctx, c.AWSFlags, env, false)
+	e, err := newEngine(ctx, c.AWSFlags, env, c.Stage, !c.JSON)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("diff: %w", err))
 	}
-	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
+	plan, err := planStage(ctx, g, e, res, c.Stage, progress)
 	if err != nil {
 		return interrupted(ctx, err)
 	}

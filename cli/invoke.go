@@ -111,8 +111,8 @@ func (c *InvokeCmd) readPayload(env *Env) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the payload from %s: %w", from, err)
 	}
-	if !json.Valid(b) {
-		return nil, fmt.Errorf("the payload from %s is not JSON: Lambda takes a JSON event; check the file", from)
+	if err := userfile.CheckJSON(b); err != nil {
+		return nil, fmt.Errorf("the payload from %s is not JSON (%v): Lambda takes a JSON event, such as {}", from, err)
 	}
 	return b, nil
 }

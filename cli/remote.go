@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/remote"
@@ -17,6 +18,19 @@ import (
 type FunctionFlags struct {
 	Stage string `placeholder:"STAGE" help:"Stage of the function (default ${default_stage})."`
 	AWSFlags
+}
+
+// deployFirst says what to do about a stage that is not deployed: deploy
+// it, or, when .framework/config.json does not declare it and its name is
+// one slip from a stage the file declares (prdo for prod), use that one,
+// rather than deploy a typo.
+func deployFirst(projectDir, stage string) string {
+	if f, err := config.Load(projectDir); err == nil {
+		if meant := f.Meant(stage); meant != "" {
+			return fmt.Sprintf("%s does not declare stage %s either: did you mean --stage %s?", f.Path, stage, meant)
+		}
+	}
+	return fmt.Sprintf("run `framework deploy --stage %s`", stage)
 }
 
 // deployed finds, without synthesizing (as `framework url` does),
@@ -43,7 +57,7 @@ func (f FunctionFlags) deployed(ctx context.Context, g *Globals, env *Env, name 
 		return remote.Function{}, aws.Config{}, interrupted(ctx, err)
 	}
 	if st == nil {
-		return remote.Function{}, aws.Config{}, &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; run `framework deploy --stage %s`", stage, stack, cfg.Region, stage)}
+		return remote.Function{}, aws.Config{}, &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; %s", stage, stack, cfg.Region, deployFirst(g.ProjectDir, stage))}
 	}
 	fn, err := remote.Resolve(app, stage, st.Outputs, name)
 	if err != nil {

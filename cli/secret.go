@@ -78,7 +78,7 @@ func (c *SecretSetCmd) Run(g *Globals, env *Env) error {
 		}
 		outputs, err := client.StackOutputs(ctx, app, c.Stage)
 		if errors.Is(err, localres.ErrNotDeployed) {
-			return &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed (%v): run `framework deploy --stage %s` first, or pass --aws-endpoint URL for an emulator", c.Stage, err, c.Stage)}
+			return &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed (%v): %s, or pass --aws-endpoint URL for an emulator", c.Stage, err, deployFirst(g.ProjectDir, c.Stage))}
 		}
 		if err != nil {
 			return interrupted(ctx, err)

@@ -29,7 +29,7 @@ func (c *URLCmd) Run(g *Globals, env *Env) error {
 		return err
 	}
 	if st == nil {
-		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; run `framework deploy --stage %s`", c.Stage, name, e.Region, c.Stage)}
+		return &ExitError{Code: 2, Err: fmt.Errorf("stage %s is not deployed: no stack %s in %s; %s", c.Stage, name, e.Region, deployFirst(g.ProjectDir, c.Stage))}
 	}
 	url := st.Outputs[names.OutputEndpointURL]
 	if url == "" {

@@ -229,7 +229,7 @@ func TestDeployHotswap(t *testing.T) {
 	out = run(0, "deploy", "--hotswap")
 	wantOutput(t, out, "Hotswapping 1 function of stack shop-dev through the Lambda API (CloudFormation skipped)...",
 		"  updated AppFunction0D24CA27 ("+fn+") in ", "Hotswapped 1 function of stack shop-dev in ",
-		"Note: stack shop-dev now differs from its template", "The next full `framework deploy` reconciles it.", "Rest API URL: https://")
+		"Note: stack shop-dev now differs from its template", "The next full `framework deploy --stage dev` reconciles it.", "Rest API URL: https://")
 	if got, want := c.codeSHA256(t, fn), packageSHA256(t, proj); got != want || got == original {
 		t.Errorf("function code %s after the hotswap, want the new package's %s (was %s)", got, want, original)
 	}
@@ -271,7 +271,7 @@ func TestDeployHotswap(t *testing.T) {
 	theirs := c.putCode(t, fn, "someone else's package")
 	editGreeting(t, proj, "mine")
 	out = run(1, "deploy", "--hotswap")
-	wantOutput(t, out, "function AppFunction0D24CA27 ("+fn+") runs code with SHA-256 "+theirs+", not the ", "someone else changed it; run a full `framework deploy`", "or pass --force")
+	wantOutput(t, out, "function AppFunction0D24CA27 ("+fn+") runs code with SHA-256 "+theirs+", not the ", "someone else changed it; run a full `framework deploy --stage dev`", "or pass --force")
 	if got := c.codeSHA256(t, fn); got != theirs {
 		t.Errorf("the refused hotswap changed the function's code to %s", got)
 	}

@@ -226,7 +226,7 @@ func TestSecretSetDeployedStage(t *testing.T) {
 		t.Errorf("unknown name: exit %d\n%s%s", code, out, errOut)
 	}
 	out, errOut, code = runCLI(t, dir, env, "secret", "set", "apiKey", "--value", "v")
-	if code != 2 || !strings.Contains(errOut, "stage dev is not deployed (no stack todo-dev in us-east-1): run `framework deploy --stage dev` first") {
+	if code != 2 || !strings.Contains(errOut, "stage dev is not deployed (no stack todo-dev in us-east-1): run `framework deploy --stage dev`") {
 		t.Errorf("undeployed stage: exit %d\n%s%s", code, out, errOut)
 	}
 

@@ -42,7 +42,7 @@ func (o *Operations) LoadAPIGatewayPolicy() (map[string]any, error) {
 		line, col := 0, 0
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col = lineColumn(data, int(se.Offset)-1)
+			line, col = userfile.LineColumn(data, int(se.Offset)-1)
 		}
 		if line > 0 {
 			return nil, fail("%s:%d:%d is not a JSON object: %v", file, line, col, err)

@@ -9,7 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/framework-dev/framework/internal/userfile"
 )
 
 // Keys allowed in a stage object and, with topOnlyKeys, at the top level.
@@ -114,19 +115,9 @@ func (p *parser) syntaxError(data []byte, err error) {
 	}
 	e := &Error{Path: p.path, Msg: "invalid JSON: " + msg}
 	if index >= 0 {
-		e.Line, e.Column = lineColumn(data, index)
+		e.Line, e.Column = userfile.LineColumn(data, index)
 	}
 	p.errs = append(p.errs, e)
-}
-
-// lineColumn converts the byte index of a character into a 1-based line and
-// column (counted in characters).
-func lineColumn(data []byte, index int) (line, col int) {
-	index = min(max(index, 0), len(data))
-	line = 1 + bytes.Count(data[:index], []byte("\n"))
-	start := bytes.LastIndexByte(data[:index], '\n') + 1
-	col = utf8.RuneCount(data[start:index]) + 1
-	return line, col
 }
 
 // jsonType names the JSON type of raw for error messages.

@@ -74,7 +74,7 @@ func (e *Engine) EnsureAssetsBucket(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	hint := "run `framework deploy` again once it has finished"
+	hint := "run " + e.command("deploy") + " again once it has finished"
 	if st != nil {
 		switch {
 		case st.Status == "ROLLBACK_COMPLETE":
@@ -91,13 +91,13 @@ func (e *Engine) EnsureAssetsBucket(ctx context.Context, env Env) error {
 				return err
 			}
 			if !succeeded(status) {
-				return fmt.Errorf("stack %s (the assets bucket) is %s: %s", names.AssetsStackName, status, explainStatus(names.AssetsStackName, e.Region, status))
+				return fmt.Errorf("stack %s (the assets bucket) is %s: %s", names.AssetsStackName, status, e.explainStatus(names.AssetsStackName, status))
 			}
 			return nil
 		case succeeded(st.Status) || st.Status == "UPDATE_ROLLBACK_COMPLETE":
 			return nil
 		case st.Status != "REVIEW_IN_PROGRESS":
-			return fmt.Errorf("stack %s (the assets bucket) is %s: %s", names.AssetsStackName, st.Status, explainStatus(names.AssetsStackName, e.Region, st.Status))
+			return fmt.Errorf("stack %s (the assets bucket) is %s: %s", names.AssetsStackName, st.Status, e.explainStatus(names.AssetsStackName, st.Status))
 		}
 	}
 	bucket := env.Resolve(names.AssetsBucketName)

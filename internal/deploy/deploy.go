@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"strings"
 	"time"
@@ -35,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
 )
 
@@ -88,6 +90,29 @@ func errNoCredentials(err error) error {
 	return fmt.Errorf("%s: %w", msg, err)
 }
 
+// explain adds what to do to an error of a first call to AWS that says
+// nothing the user can act on: AWS refusing the request's credentials (an
+// access key AWS does not know or a secret that does not match it, a
+// session that has expired), or a service's host that does not resolve
+// (a misspelt region, no network). Other errors are returned as they are.
+func (e *Engine) explain(err error) error {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Errorf("cannot reach AWS at %s (%s): check the region, %q (--region, AWS_REGION or your profile's region), and your network connection: %w", dns.Name, dns.Err, e.Region, err)
+	}
+	var ae smithy.APIError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	switch ae.ErrorCode() {
+	case "InvalidClientTokenId", "UnrecognizedClientException", "SignatureDoesNotMatch", "InvalidAccessKeyId":
+		return fmt.Errorf("AWS refused your credentials: the access key is unknown to AWS (deleted, or of another partition) or its secret key is wrong; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or the profile you pass with --profile: %w", err)
+	case "ExpiredToken", "ExpiredTokenException":
+		return fmt.Errorf("your AWS session credentials have expired: get new ones (`aws sso login --profile P` for an SSO profile; a new AWS_SESSION_TOKEN with its keys otherwise) and run the command again: %w", err)
+	}
+	return err
+}
+
 // Engine deploys, reads, diffs and deletes stacks in one account and region.
 type Engine struct {
 	// CFN, S3 and STS are the service clients.
@@ -107,6 +132,11 @@ type Engine struct {
 	// PollInterval is the time between two looks at a stack or change set
 	// being worked on (default 2 s).
 	PollInterval time.Duration
+	// Stage is the stage whose stack the engine works on: the framework
+	// commands its messages tell the user to run name it (`framework
+	// destroy --stage prod`), so that following them never reaches
+	// another stage. Empty leaves --stage out.
+	Stage string
 
 	env *Env
 
@@ -158,7 +188,7 @@ func (e *Engine) Environment(ctx context.Context) (Env, error) {
 	}
 	out, err := e.STS.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
-		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", err)
+		return Env{}, fmt.Errorf("find the AWS account of your credentials (sts:GetCallerIdentity): %w", e.explain(err))
 	}
 	env := Env{Account: aws.ToString(out.Account), Region: e.Region, Partition: partitionOf(e.Region)}
 	e.env = &env
@@ -182,6 +212,15 @@ func (e *Engine) poll(ctx context.Context) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// command returns the framework command verb (deploy, destroy) as the
+// user runs it for the engine's stage, quoted with backticks.
+func (e *Engine) command(verb string) string {
+	if e.Stage == "" {
+		return "`framework " + verb + "`"
+	}
+	return "`framework " + verb + " --stage " + e.Stage + "`"
 }
 
 // InterruptedError is returned when the context ends (Ctrl-C) while the

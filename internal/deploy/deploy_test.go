@@ -4,17 +4,23 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/diff"
@@ -629,5 +635,190 @@ func wantContains(t *testing.T, what, text string, wants ...string) {
 		if !strings.Contains(text, want) {
 			t.Errorf("%s lacks %q:\n%s", what, want, text)
 		}
+	}
+}
+
+// The commands the engine's messages tell the user to run name the stage
+// it works on, so that following them on a stage other than the default
+// reaches that stage's stack, not the default one's; the assets stack,
+// which no framework command deletes, is deleted with the AWS CLI.
+func TestMessagesNameTheStage(t *testing.T) {
+	e, fake, out := newEngine(t)
+	e.Stage = "prod"
+	ctx := context.Background()
+	fake.CFN.FailResource("Function", "Resource handler returned message: \"Memory size 99 is not valid\"")
+	if _, err := deployAssembly(ctx, e, assembly(t, nil), Options{}); !errors.Is(err, ErrFailed) {
+		t.Fatalf("err = %v, want ErrFailed", err)
+	}
+	wantContains(t, "output of a failed first deploy", out.String(), "the next `framework deploy --stage prod` deletes it and creates it again")
+
+	for _, status := range []string{"DELETE_FAILED", "ROLLBACK_FAILED", "CREATE_FAILED"} {
+		fake.CFN.SetStatus("hello-dev", status)
+		p, err := e.Plan(ctx, assembly(t, nil), "hello-dev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantContains(t, status+" refusal", p.Reason, "delete it with `framework destroy --stage prod`")
+	}
+	fake.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
+	if _, err := e.Destroy(ctx, "hello-dev", nil); err == nil || !strings.Contains(err.Error(), "then run `framework destroy --stage prod` again") {
+		t.Errorf("destroy of a stack being updated: %v", err)
+	}
+	if got := e.explainStatus("hello-dev", "DELETE_FAILED"); !strings.Contains(got, "run `framework destroy --stage prod` again") {
+		t.Errorf("DELETE_FAILED outcome: %q", got)
+	}
+	if got := e.explainStatus(names.AssetsStackName, "ROLLBACK_FAILED"); !strings.Contains(got, "delete it with `aws cloudformation delete-stack --stack-name FrameworkAssets --region us-east-1`") {
+		t.Errorf("assets stack ROLLBACK_FAILED outcome: %q", got)
+	}
+
+	fake.CFN.SetStatus("hello-dev", "UPDATE_COMPLETE")
+	fake.CFN.Hold("hello-dev")
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	e.Out = &notify{Writer: out, seen: "UPDATE_IN_PROGRESS", do: cancel}
+	_, err := deployAssembly(cctx, e, assembly(t, addRoute), Options{})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) {
+		t.Fatalf("err = %v, want *InterruptedError\n%s", err, out)
+	}
+	wantContains(t, "interrupted deploy", err.Error(), "run `framework deploy --stage prod` again once it has finished")
+}
+
+// notify is a writer that calls do once what it is given holds seen.
+type notify struct {
+	io.Writer
+	seen string
+	do   func()
+	once sync.Once
+}
+
+func (n *notify) Write(b []byte) (int, error) {
+	if strings.Contains(string(b), n.seen) {
+		n.once.Do(n.do)
+	}
+	return n.Writer.Write(b)
+}
+
+// A destroy that keeps a retained resource (CloudFormation's DELETE_SKIPPED)
+// counts it done: the progress ends at every resource of the stack, not
+// one short as if something were left undone.
+func TestDestroyProgressCountsRetainedResources(t *testing.T) {
+	e, _, out := newEngine(t)
+	ctx := context.Background()
+	retained := func(tpl map[string]any) {
+		resources(tpl)["Files"] = map[string]any{"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain", "UpdateReplacePolicy": "Retain"}
+	}
+	if _, err := deployAssembly(ctx, e, assembly(t, retained), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if _, err := e.Destroy(ctx, "hello-dev", nil); err != nil {
+		t.Fatalf("destroy: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(out.String(), "DELETE_SKIPPED") || !regexp.MustCompile(`^  \[(\d+)/(\d+) .*\] DELETE_COMPLETE +AWS::CloudFormation::Stack hello-dev$`).MatchString(last) {
+		t.Fatalf("destroy output:\n%s", out)
+	}
+	if m := regexp.MustCompile(`\[(\d+)/(\d+) `).FindStringSubmatch(last); m[1] != m[2] {
+		t.Errorf("destroy ended at %s of %s resources:\n%s", m[1], m[2], out)
+	}
+}
+
+// Ctrl-C while the assets upload, before any change set: the error says
+// nothing was deployed and to deploy again, rather than the S3 client's
+// "context canceled".
+func TestDeployInterruptedWhileUploading(t *testing.T) {
+	e, fake, out := newEngine(t)
+	e.Stage = "dev"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.Out = &notify{Writer: out, seen: "Uploading ", do: cancel}
+	_, err := deployAssembly(ctx, e, assembly(t, nil), Options{})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || err.Error() != "interrupted before stack hello-dev was changed: nothing was deployed; run `framework deploy --stage dev` again" {
+		t.Fatalf("err = %v, want an InterruptedError saying nothing was deployed\n%s", err, out)
+	}
+	if fake.CFN.Calls("CreateChangeSet") != 1 || fake.CFN.Status("hello-dev") != "" { // the assets stack's
+		t.Errorf("%d change sets, stack %q", fake.CFN.Calls("CreateChangeSet"), fake.CFN.Status("hello-dev"))
+	}
+}
+
+// Credentials AWS refuses (an unknown access key, an expired session) are
+// one error saying which and what to do, whether the first call is STS's
+// (deploy, diff) or CloudFormation's (url, destroy, logs, invoke).
+func TestRefusedCredentials(t *testing.T) {
+	for _, tc := range []struct{ code, want string }{
+		{"InvalidClientTokenId", "AWS refused your credentials: the access key is unknown to AWS (deleted, or of another partition) or its secret key is wrong; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ~/.aws/credentials, or the profile you pass with --profile"},
+		{"SignatureDoesNotMatch", "AWS refused your credentials: the access key is unknown to AWS"},
+		{"ExpiredToken", "your AWS session credentials have expired: get new ones (`aws sso login --profile P` for an SSO profile; a new AWS_SESSION_TOKEN with its keys otherwise) and run the command again"},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/xml")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `<ErrorResponse><Error><Type>Sender</Type><Code>%s</Code><Message>AWS's own words</Message></Error><RequestId>r-1</RequestId></ErrorResponse>`, tc.code)
+			}))
+			defer srv.Close()
+			cfg := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+				Credentials: credentials.NewStaticCredentialsProvider("AKIAWRONG", "wrong", "")}
+			e := New(cfg, io.Discard)
+			_, err := e.Environment(context.Background())
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "AWS's own words") {
+				t.Errorf("Environment: %v\nwant it to contain %q", err, tc.want)
+			}
+			_, err = e.DescribeStack(context.Background(), "shop-dev")
+			if err == nil || !strings.Contains(err.Error(), "describe stack shop-dev: "+tc.want) {
+				t.Errorf("DescribeStack: %v\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A region whose endpoints do not resolve (a typo) is named, with what to
+// check, rather than left in the SDK's "dial tcp: lookup ...".
+func TestUnreachableRegion(t *testing.T) {
+	noDNS := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, _ := net.SplitHostPort(addr)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}}
+	}}}
+	cfg := aws.Config{Region: "us-esat-1", HTTPClient: noDNS, Credentials: credentials.NewStaticCredentialsProvider("AKIA", "secret", ""),
+		Retryer: func() aws.Retryer { return aws.NopRetryer{} }}
+	e := New(cfg, io.Discard)
+	_, err := e.DescribeStack(context.Background(), "shop-dev")
+	want := `describe stack shop-dev: cannot reach AWS at cloudformation.us-esat-1.amazonaws.com (no such host): check the region, "us-esat-1" (--region, AWS_REGION or your profile's region), and your network connection`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("DescribeStack: %v\nwant %q", err, want)
+	}
+	if _, err := e.Environment(context.Background()); err == nil || !strings.Contains(err.Error(), `cannot reach AWS at sts.us-esat-1.amazonaws.com (no such host): check the region, "us-esat-1"`) {
+		t.Errorf("Environment: %v", err)
+	}
+}
+
+// The progress lines of a stack of 10 resources or more keep their status
+// column aligned: [ 9/12 ...] then [10/12 ...].
+func TestProgressColumnsAligned(t *testing.T) {
+	e, _, out := newEngine(t)
+	queues := func(tpl map[string]any) {
+		for i := range 6 {
+			resources(tpl)[fmt.Sprintf("Queue%d", i)] = map[string]any{"Type": "AWS::SQS::Queue"}
+		}
+	}
+	if _, err := deployAssembly(context.Background(), e, assembly(t, queues), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	col := -1
+	for _, line := range strings.Split(out.String(), "\n") {
+		i := strings.Index(line, "] CREATE_")
+		if !strings.HasPrefix(line, "  [") || i < 0 || strings.Contains(line, "FrameworkAssets") || strings.Contains(line, "AssetsBucket") {
+			continue
+		}
+		if col >= 0 && i != col {
+			t.Fatalf("status column at %d, then %d:\n%s", col, i, out)
+		}
+		col = i
+	}
+	if col < 0 || !strings.Contains(out.String(), "[ 9/12 ") || !strings.Contains(out.String(), "[12/12 ") {
+		t.Errorf("output:\n%s", out)
 	}
 }

@@ -312,7 +312,7 @@ func (e *Engine) Hotswap(ctx context.Context, p *Plan, o HotswapOptions) (*Hotsw
 		case !known:
 			return nil, &HotswapError{Reason: fmt.Sprintf("this machine has no record of the code it last deployed to function %s (%s)", fc.LogicalID, name)}
 		case actual != rec.CodeSHA256:
-			return nil, fmt.Errorf("function %s (%s) runs code with SHA-256 %s, not the %s last deployed from this machine: someone else changed it; run a full `framework deploy` to deploy your version through CloudFormation, or pass --force to hotswap over it: %w", fc.LogicalID, name, actual, rec.CodeSHA256, ErrCodeChanged)
+			return nil, fmt.Errorf("function %s (%s) runs code with SHA-256 %s, not the %s last deployed from this machine: someone else changed it; run a full %s to deploy your version through CloudFormation, or pass --force to hotswap over it: %w", fc.LogicalID, name, actual, rec.CodeSHA256, e.command("deploy"), ErrCodeChanged)
 		}
 		todo = append(todo, work{fc, name})
 	}

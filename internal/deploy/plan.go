@@ -73,6 +73,13 @@ func (p *Plan) PolicyChanged() bool {
 	return len(p.PolicyAdded) > 0 || len(p.PolicyRemoved) > 0 || len(p.PermissionChanges) > 0
 }
 
+// Refuse makes the plan a refusal for reason, a message for the user
+// saying what to do: Deploy then changes nothing and Summary says why.
+func (p *Plan) Refuse(reason string) {
+	p.Action, p.Reason = Refuse, reason
+	p.Report.Action, p.Report.ActionReason = string(Refuse), reason
+}
+
 // Summary is one sentence saying what a deploy of the plan does.
 func (p *Plan) Summary() string {
 	name := p.Assembly.StackName
@@ -145,7 +152,7 @@ func (e *Engine) action(st *Stack) (Action, string) {
 	case strings.HasSuffix(st.Status, "_IN_PROGRESS"):
 		return Refuse, fmt.Sprintf("stack %s is %s: another operation is running on it; wait for it to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status) and deploy again", st.Name, st.Status, st.Name, e.Region)
 	case st.Status == "ROLLBACK_FAILED", st.Status == "DELETE_FAILED", st.Status == "CREATE_FAILED":
-		return Refuse, fmt.Sprintf("stack %s is %s and cannot be updated: delete it with `framework destroy` (fixing what blocks the deletion) and deploy again", st.Name, st.Status)
+		return Refuse, fmt.Sprintf("stack %s is %s and cannot be updated: delete it with %s (fixing what blocks the deletion) and deploy again", st.Name, st.Status, e.command("destroy"))
 	}
 	return Update, ""
 }

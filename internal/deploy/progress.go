@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
+
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // follower waits for a stack operation to end, reporting the stack's
@@ -119,7 +122,8 @@ func (f *follower) event(ev types.StackEvent) {
 	status := string(ev.ResourceStatus)
 	logical := aws.ToString(ev.LogicalResourceId)
 	isStack := aws.ToString(ev.ResourceType) == "AWS::CloudFormation::Stack" && logical == f.name
-	if !isStack && strings.HasSuffix(status, "_COMPLETE") && !f.done[logical] {
+	// DELETE_SKIPPED is a retained resource left in place: done too.
+	if !isStack && (strings.HasSuffix(status, "_COMPLETE") || status == "DELETE_SKIPPED") && !f.done[logical] {
 		f.done[logical] = true
 	}
 	if strings.HasSuffix(status, "_FAILED") && !isStack {
@@ -140,8 +144,10 @@ func (f *follower) event(ev types.StackEvent) {
 	f.e.printf("%s\n", line)
 }
 
+// counter is "[done/total elapsed]", done padded to the width of total so
+// that the lines' columns stay aligned past 9 resources.
 func (f *follower) counter() string {
-	return fmt.Sprintf("[%d/%d %s]", f.doneCount(), f.total, elapsed(time.Since(f.start)))
+	return fmt.Sprintf("[%*d/%d %s]", len(strconv.Itoa(f.total)), f.doneCount(), f.total, elapsed(time.Since(f.start)))
 }
 
 // doneCount is the number of resources done, at most the total (a
@@ -203,25 +209,40 @@ func (f *follower) report(status string) {
 			f.e.printf("  %s (%s) %s: %s\n", aws.ToString(ev.LogicalResourceId), aws.ToString(ev.ResourceType), ev.ResourceStatus, reason)
 		}
 	}
-	f.e.printf("%s\n", explainStatus(f.name, f.e.Region, status))
+	f.e.printf("%s\n", f.e.explainStatus(f.name, status))
 }
 
 // explainStatus says what a stack status left by a failed operation means
 // and what to do.
-func explainStatus(name, region, status string) string {
+func (e *Engine) explainStatus(name, status string) string {
 	switch status {
 	case "ROLLBACK_COMPLETE":
-		return fmt.Sprintf("Rolled back: stack %s is ROLLBACK_COMPLETE and holds no resources; the next `framework deploy` deletes it and creates it again.", name)
+		return fmt.Sprintf("Rolled back: stack %s is ROLLBACK_COMPLETE and holds no resources; the next %s deletes it and creates it again.", name, e.command("deploy"))
 	case "UPDATE_ROLLBACK_COMPLETE":
 		return fmt.Sprintf("Rolled back: stack %s is UPDATE_ROLLBACK_COMPLETE, as it was before this deploy.", name)
 	case "ROLLBACK_FAILED":
-		return fmt.Sprintf("The rollback failed: stack %s is ROLLBACK_FAILED; delete it with `framework destroy` and deploy again.", name)
+		return fmt.Sprintf("The rollback failed: stack %s is ROLLBACK_FAILED; delete it with %s and deploy again.", name, e.deleteCommand(name))
 	case "UPDATE_ROLLBACK_FAILED":
-		return updateRollbackFailed(name, region)
+		return updateRollbackFailed(name, e.Region)
 	case "DELETE_FAILED":
-		return fmt.Sprintf("Stack %s is DELETE_FAILED: remove what blocks the deletion of the resources above and run `framework destroy` again.", name)
+		return fmt.Sprintf("Stack %s is DELETE_FAILED: remove what blocks the deletion of the resources above and %s.", name, e.deleteAgain(name))
 	}
 	return fmt.Sprintf("Stack %s is %s.", name, status)
+}
+
+// deleteCommand is the command that deletes the stack: `framework destroy`
+// for the stage's stack, the AWS CLI's for the assets stack, which no
+// framework command deletes.
+func (e *Engine) deleteCommand(name string) string {
+	if name == names.AssetsStackName {
+		return fmt.Sprintf("`aws cloudformation delete-stack --stack-name %s --region %s`", name, e.Region)
+	}
+	return e.command("destroy")
+}
+
+// deleteAgain says to run the stack's deleteCommand again.
+func (e *Engine) deleteAgain(name string) string {
+	return "run " + e.deleteCommand(name) + " again"
 }
 
 func updateRollbackFailed(name, region string) string {

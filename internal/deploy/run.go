@@ -75,7 +75,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 		}
 	}
 
-	hint := "run `framework deploy` again once it has finished"
+	hint := "run " + e.command("deploy") + " again once it has finished"
 	first := p.Action == Create || p.Action == Recreate
 	if p.Action == Recreate {
 		e.printf("Stack %s is ROLLBACK_COMPLETE: its first deployment failed and left no resources. Deleting it to create it again.\n", st.Name)
@@ -87,21 +87,30 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 		e.printf("Initiating first time deployment...\n")
 		e.noteKept(ctx, a.StackName)
 	}
+	// notStarted is an error before the change set runs: when interrupted
+	// (Ctrl-C), it says that nothing was deployed.
+	notStarted := func(err error) error {
+		var ie *InterruptedError
+		if ctx.Err() != nil && !errors.As(err, &ie) {
+			return &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run " + e.command("deploy") + " again"}
+		}
+		return err
+	}
 	if len(a.Files) > 0 || len(a.Template) > MaxTemplateBody {
 		if usesAssetsBucket(a, env) {
 			if err := e.EnsureAssetsBucket(ctx, env); err != nil {
-				return nil, err
+				return nil, notStarted(err)
 			}
 		}
 		if _, err := e.PublishAssets(ctx, a.Files, env); err != nil {
-			return nil, err
+			return nil, notStarted(err)
 		}
 	}
 	templateURL := ""
 	if len(a.Template) > MaxTemplateBody {
 		var err error
 		if templateURL, err = e.templateURL(ctx, a, env); err != nil {
-			return nil, err
+			return nil, notStarted(err)
 		}
 	}
 
@@ -110,11 +119,7 @@ func (e *Engine) Deploy(ctx context.Context, p *Plan, o Options) (*Result, error
 		create: first, tags: a.Tags, description: "framework deploy",
 	})
 	if err != nil {
-		var ie *InterruptedError
-		if ctx.Err() != nil && !errors.As(err, &ie) {
-			return nil, &InterruptedError{StackName: a.StackName, Region: e.Region, NotStarted: true, Hint: "run `framework deploy` again"}
-		}
-		return nil, err
+		return nil, notStarted(err)
 	}
 	res := &Result{StackName: a.StackName, FirstDeploy: first}
 	if cs.NoChanges {
@@ -218,7 +223,7 @@ func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*St
 	if st == nil {
 		return false, nil
 	}
-	hint := "run `framework destroy` again if it fails"
+	hint := "run " + e.command("destroy") + " again if it fails"
 	if st.Status == "DELETE_IN_PROGRESS" {
 		e.printf("Stack %s is already being deleted: waiting for it.\n", stackName)
 		boundary, _ := e.lastEventID(ctx, st.ID)
@@ -238,7 +243,7 @@ func (e *Engine) Destroy(ctx context.Context, stackName string, confirm func(*St
 		return true, nil
 	}
 	if strings.HasSuffix(st.Status, "_IN_PROGRESS") && st.Status != "REVIEW_IN_PROGRESS" {
-		return false, fmt.Errorf("stack %s is %s: wait for that operation to finish, then run destroy again", stackName, st.Status)
+		return false, fmt.Errorf("stack %s is %s: wait for that operation to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status), then run %s again", stackName, st.Status, stackName, e.Region, e.command("destroy"))
 	}
 	if confirm != nil {
 		ok, err := confirm(st)

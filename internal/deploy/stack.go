@@ -30,7 +30,7 @@ func (e *Engine) DescribeStack(ctx context.Context, name string) (*Stack, error)
 		if isNotExist(err) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("describe stack %s: %w", name, err)
+		return nil, fmt.Errorf("describe stack %s: %w", name, e.explain(err))
 	}
 	if len(out.Stacks) == 0 {
 		return nil, nil
@@ -176,7 +176,7 @@ func (e *Engine) createChangeSet(ctx context.Context, in changeSetInput) (*Chang
 		return nil, fmt.Errorf("create a change set for stack %s: %w", in.stackName, err)
 	}
 	cs := &ChangeSet{ID: aws.ToString(out.Id), StackID: aws.ToString(out.StackId)}
-	for {
+	for waited := false; ; waited = true {
 		d, err := e.CFN.DescribeChangeSet(ctx, &cloudformation.DescribeChangeSetInput{ChangeSetName: aws.String(cs.ID), StackName: aws.String(cs.StackID)})
 		if err != nil {
 			e.discardChangeSet(ctx, cs)
@@ -211,6 +211,9 @@ func (e *Engine) createChangeSet(ctx context.Context, in changeSetInput) (*Chang
 				return cs, nil
 			}
 			return nil, fmt.Errorf("CloudFormation refused the change set for stack %s: %s", in.stackName, reason)
+		}
+		if !waited { // CloudFormation takes seconds to tens of seconds: say what is awaited
+			e.printf("Waiting for CloudFormation to work out the changes to stack %s (a change set)...\n", in.stackName)
 		}
 		if err := e.poll(ctx); err != nil {
 			e.discardChangeSet(ctx, cs)
@@ -267,7 +270,7 @@ func (e *Engine) deleteStack(ctx context.Context, st *Stack, hint string) error 
 	}
 	if status != "DELETE_COMPLETE" {
 		f.report(status)
-		return fmt.Errorf("deleting stack %s failed: it is %s; fix the causes above and run `framework destroy` again", st.Name, status)
+		return fmt.Errorf("deleting stack %s failed: it is %s; fix the causes above and %s", st.Name, status, e.deleteAgain(st.Name))
 	}
 	return nil
 }

@@ -233,3 +233,20 @@ func TestLongValueShowsWhatDiffers(t *testing.T) {
 		}
 	}
 }
+
+// A permission on a resource of the stack (a declared bucket and its
+// objects) names it as Fn::Sub would, in the lines deploy asks about.
+func TestPermissionOnStackResource(t *testing.T) {
+	tpl := `{"Resources": {
+ "Files": {"Type": "AWS::S3::Bucket"},
+ "Role": {"Type": "AWS::IAM::Role", "Properties": {}},
+ "Policy": {"Type": "AWS::IAM::Policy", "Properties": {"Roles": [{"Ref": "Role"}], "PolicyDocument": {"Statement": [
+   {"Effect": "Allow", "Action": "s3:GetObject", "Resource": [{"Fn::GetAtt": ["Files", "Arn"]}, {"Fn::Join": ["", [{"Fn::GetAtt": ["Files", "Arn"]}, "/*"]]}]}]}}}}}`
+	lines, err := PermissionChanges(nil, []byte(tpl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "+ Allow s3:GetObject on ${Files.Arn}, ${Files.Arn}/* (Policy)"; len(lines) != 1 || lines[0] != want {
+		t.Errorf("permission changes %q, want [%q]", lines, want)
+	}
+}

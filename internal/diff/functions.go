@@ -51,8 +51,9 @@ func target(v any) string {
 	return ""
 }
 
-// text renders a template value for a reader: strings as they are, an
-// Fn::Join of strings and Refs joined with ${Ref}, anything else as JSON.
+// text renders a template value for a reader: strings as they are, a Ref
+// as ${Ref}, an Fn::GetAtt as ${Logical.Attribute} (Fn::Sub's forms), an
+// Fn::Join of those joined, anything else as JSON.
 func text(v any) string {
 	switch x := v.(type) {
 	case string:
@@ -60,6 +61,13 @@ func text(v any) string {
 	case map[string]any:
 		if ref, ok := x["Ref"].(string); ok {
 			return "${" + ref + "}"
+		}
+		if att, ok := x["Fn::GetAtt"].([]any); ok && len(att) == 2 {
+			if id, ok := att[0].(string); ok {
+				if name, ok := att[1].(string); ok {
+					return "${" + id + "." + name + "}"
+				}
+			}
 		}
 		if j, ok := x["Fn::Join"].([]any); ok && len(j) == 2 {
 			sep, _ := j[0].(string)

@@ -72,3 +72,23 @@ func TestFunctionChanges(t *testing.T) {
 		t.Errorf("JSON report lacks functions (%v):\n%.400s", err, j.String())
 	}
 }
+
+// A trigger on a resource of the stack (a declared queue, a table's stream)
+// names it as CloudFormation's Fn::Sub would, not as the template's JSON.
+func TestTriggerOnStackResource(t *testing.T) {
+	tpl := `{"Resources": {
+ "Jobs": {"Type": "AWS::SQS::Queue"},
+ "Fnwork": {"Type": "AWS::Lambda::Function", "Properties": {"Environment": {"Variables": {"FRAMEWORK_HANDLER": "work"}}}},
+ "FnworkSource": {"Type": "AWS::Lambda::EventSourceMapping", "Properties": {"FunctionName": {"Ref": "Fnwork"}, "EventSourceArn": {"Fn::GetAtt": ["Jobs", "Arn"]}}}}}`
+	r, err := Templates("shop-dev", nil, []byte(tpl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if want := "  + work trigger: event source ${Jobs.Arn}\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, text.String())
+	}
+}

@@ -153,17 +153,11 @@ func describeStatement(raw json.RawMessage) string {
 		res = []string{r}
 	case []any:
 		for _, e := range r {
-			if str, ok := e.(string); ok {
-				res = append(res, str)
-			} else {
-				b, _ := json.Marshal(e)
-				res = append(res, string(b))
-			}
+			res = append(res, text(e))
 		}
 	case nil:
 	default:
-		b, _ := json.Marshal(r)
-		res = []string{string(b)}
+		res = []string{text(r)}
 	}
 	line := fmt.Sprintf("%s %s", effect, strings.Join(actions, ", "))
 	if len(res) > 0 {
