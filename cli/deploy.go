@@ -301,10 +301,17 @@ func deployError(ctx context.Context, err error) error {
 // synthError is the error of a deploy whose synthesis failed; interrupted
 // (Ctrl-C), it says that nothing was deployed, exit 130.
 func synthError(ctx context.Context, err error) error {
+	return synthFailed(ctx, "deploy", "nothing was deployed", err)
+}
+
+// synthFailed is the error of command cmd whose synthesis failed;
+// interrupted (Ctrl-C), it says so and what that left (nothing done), exit
+// 130, rather than the build's "context canceled".
+func synthFailed(ctx context.Context, cmd, left string, err error) error {
 	if ctx.Err() != nil {
-		return &ExitError{Code: 130, Err: errors.New("interrupted while building and synthesizing the app: nothing was deployed")}
+		return &ExitError{Code: 130, Err: errors.New("interrupted while building and synthesizing the app: " + left)}
 	}
-	return fmt.Errorf("deploy: %w", err)
+	return fmt.Errorf("%s: %w", cmd, err)
 }
 
 func interrupted(ctx context.Context, err error) error {

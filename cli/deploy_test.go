@@ -611,9 +611,17 @@ func TestDeployInterruptedWhileSynthesizing(t *testing.T) {
 			return nil, fmt.Errorf("build of %s for host: %w", o.ProjectDir, ctx.Err())
 		},
 	}
-	code := MainEnv([]string{"-C", l.project, "deploy"}, env)
-	if want := "Error: interrupted while building and synthesizing the app: nothing was deployed\n"; code != 130 || stderr.String() != want {
-		t.Errorf("exit %d, stderr %q; want 130, %q", code, stderr.String(), want)
+	for cmd, want := range map[string]string{
+		"deploy": "Error: interrupted while building and synthesizing the app: nothing was deployed\n",
+		"diff":   "Error: interrupted while building and synthesizing the app: nothing was compared\n",
+	} {
+		stderr.Reset()
+		ctx, cancel = context.WithCancel(context.Background())
+		code := MainEnv([]string{"-C", l.project, cmd}, env)
+		cancel()
+		if code != 130 || stderr.String() != want {
+			t.Errorf("%s: exit %d, stderr %q; want 130, %q", cmd, code, stderr.String(), want)
+		}
 	}
 }
 

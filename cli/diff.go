@@ -37,7 +37,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	}
 	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress})
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("diff: %w", err))
+		return synthFailed(ctx, "diff", "nothing was compared", err)
 	}
 	plan, err := planStage(ctx, g, e, res, c.Stage, progress)
 	if err != nil {

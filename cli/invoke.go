@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -41,6 +42,9 @@ func (c *InvokeCmd) Run(g *Globals, env *Env) error {
 		return err
 	}
 	res, err := remote.Invoke(ctx, lambda.NewFromConfig(cfg), fn.FunctionName, payload)
+	if gone := (*remote.FunctionGoneError)(nil); errors.As(err, &gone) {
+		return fmt.Errorf("invoke function %s: it does not exist (was the stage destroyed outside framework?); run `framework deploy --stage %s`: %w", gone.Function, c.stage(), gone.Err)
+	}
 	if err != nil {
 		return interrupted(ctx, err)
 	}

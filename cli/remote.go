@@ -20,6 +20,14 @@ type FunctionFlags struct {
 	AWSFlags
 }
 
+// stage is the stage the flags select.
+func (f FunctionFlags) stage() string {
+	if f.Stage == "" {
+		return names.DefaultStage
+	}
+	return f.Stage
+}
+
 // deployFirst says what to do about a stage that is not deployed: deploy
 // it, or, when .framework/config.json does not declare it and its name is
 // one slip from a stage the file declares (prdo for prod), use that one,
@@ -39,10 +47,7 @@ func deployFirst(projectDir, stage string) string {
 // configuration to reach it. A stage that is not deployed is an ExitError
 // with code 2.
 func (f FunctionFlags) deployed(ctx context.Context, g *Globals, env *Env, name string) (remote.Function, aws.Config, error) {
-	stage := f.Stage
-	if stage == "" {
-		stage = names.DefaultStage
-	}
+	stage := f.stage()
 	app, err := appName(ctx, g.ProjectDir, stage)
 	if err != nil {
 		return remote.Function{}, aws.Config{}, err

@@ -51,6 +51,19 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 	}{(*plain)(r), payload})
 }
 
+// FunctionGoneError is Invoke's error for a function the stage's stack
+// names that does not exist (deleted outside framework).
+type FunctionGoneError struct {
+	Function string
+	Err      error
+}
+
+func (e *FunctionGoneError) Error() string {
+	return fmt.Sprintf("invoke function %s: it does not exist (was the stage destroyed outside framework?); deploy the stage again: %v", e.Function, e.Err)
+}
+
+func (e *FunctionGoneError) Unwrap() error { return e.Err }
+
 // Invoke calls the function synchronously (RequestResponse) with payload
 // and asks for the tail of its log. A function error is not an error of
 // Invoke: it is in the Result. Errors say which function failed to be
@@ -65,7 +78,7 @@ func Invoke(ctx context.Context, c InvokeAPI, functionName string, payload []byt
 	if err != nil {
 		var nf *lambdatypes.ResourceNotFoundException
 		if errors.As(err, &nf) {
-			return nil, fmt.Errorf("invoke function %s: it does not exist (was the stage destroyed outside framework?); run `framework deploy`: %w", functionName, err)
+			return nil, &FunctionGoneError{Function: functionName, Err: err}
 		}
 		return nil, fmt.Errorf("invoke function %s: %w", functionName, err)
 	}

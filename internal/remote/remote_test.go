@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 
 	"github.com/framework-dev/framework/internal/mototest"
 )
@@ -232,4 +234,24 @@ func (p *pollCounter) FilterLogEvents(ctx context.Context, in *cloudwatchlogs.Fi
 	default:
 	}
 	return out, err
+}
+
+type goneLambda struct{}
+
+func (goneLambda) Invoke(context.Context, *lambda.InvokeInput, ...func(*lambda.Options)) (*lambda.InvokeOutput, error) {
+	return nil, &lambdatypes.ResourceNotFoundException{Message: aws.String("Function not found")}
+}
+
+// A function the stack names but Lambda does not have is a
+// FunctionGoneError naming it, for the CLI to say which stage to deploy.
+func TestInvokeFunctionGone(t *testing.T) {
+	_, err := Invoke(context.Background(), goneLambda{}, "shop-prod-api", []byte("{}"))
+	var gone *FunctionGoneError
+	if !errors.As(err, &gone) || gone.Function != "shop-prod-api" || !strings.Contains(err.Error(), "it does not exist") {
+		t.Errorf("err = %v, want a FunctionGoneError for shop-prod-api", err)
+	}
+	var nf *lambdatypes.ResourceNotFoundException
+	if !errors.As(err, &nf) {
+		t.Errorf("err = %v, want Lambda's error kept", err)
+	}
 }
