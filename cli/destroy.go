@@ -40,6 +40,8 @@ type dataResource struct {
 	Type       string `json:"type"`
 	LogicalID  string `json:"logical_id"`
 	PhysicalID string `json:"physical_id"`
+	// Declared is the name the app declared it by, when it did.
+	Declared string `json:"declared,omitempty"`
 }
 
 // Run asks for confirmation, deletes the stack and waits for the deletion.
@@ -82,7 +84,7 @@ func (c *DestroyCmd) Run(g *Globals, env *Env) error {
 	res := destroyResult{Stage: c.Stage, Stack: name, Region: e.Region, Result: "deleted"}
 	var kept []deploy.StackResource
 	for _, r := range data {
-		d := dataResource{Kind: r.Kind(), Type: r.Type, LogicalID: r.LogicalID, PhysicalID: r.PhysicalID}
+		d := dataResource{Kind: r.Kind(), Type: r.Type, LogicalID: r.LogicalID, PhysicalID: r.PhysicalID, Declared: r.Declared}
 		if r.Retained {
 			kept = append(kept, r)
 			res.Kept = append(res.Kept, d)

@@ -22,17 +22,27 @@ type StackResource struct {
 	// Retained is true when deleting the stack keeps it (DeletionPolicy
 	// Retain or RetainExceptOnCreate).
 	Retained bool
+	// Declared is the name the app declared it by, "" for a resource it
+	// did not declare (diff.DeclaredNames).
+	Declared string
 }
 
 // Kind is the word a user knows a resource holding data by ("table",
 // "bucket", ...), or "" for any other resource.
 func (r StackResource) Kind() string { return diff.DataTypes[r.Type] }
 
-// String names the resource for a user: "table AppResTodos1234 (todo-prod-AppResTodos1234-X1Y2)".
+// String names the resource for a user: `table "todos" (todo-prod-AppResTodos1234-X1Y2)`
+// for a declared one, "table AppResTodos1234 (todo-prod-AppResTodos1234-X1Y2)" for another.
 func (r StackResource) String() string {
 	kind := r.Kind()
 	if kind == "" {
 		kind = r.Type
+	}
+	if r.Declared != "" {
+		if r.PhysicalID == "" {
+			return fmt.Sprintf("%s %q (%s)", kind, r.Declared, r.LogicalID)
+		}
+		return fmt.Sprintf("%s %q (%s)", kind, r.Declared, r.PhysicalID)
 	}
 	if r.PhysicalID == "" {
 		return kind + " " + r.LogicalID
@@ -52,6 +62,7 @@ func (e *Engine) DataResources(ctx context.Context, st *Stack) ([]StackResource,
 	}
 	var t struct {
 		Resources map[string]struct{ Type, DeletionPolicy string }
+		Outputs   map[string]any
 	}
 	if err := json.Unmarshal(tpl, &t); err != nil {
 		return nil, fmt.Errorf("read the template of stack %s: %w", st.Name, err)
@@ -67,12 +78,13 @@ func (e *Engine) DataResources(ctx context.Context, st *Stack) ([]StackResource,
 			phys[aws.ToString(r.LogicalResourceId)] = aws.ToString(r.PhysicalResourceId)
 		}
 	}
+	declared := diff.DeclaredNames(t.Outputs)
 	var out []StackResource
 	for id, r := range t.Resources {
 		if diff.DataTypes[r.Type] == "" {
 			continue
 		}
-		out = append(out, StackResource{LogicalID: id, Type: r.Type, PhysicalID: phys[id],
+		out = append(out, StackResource{LogicalID: id, Type: r.Type, PhysicalID: phys[id], Declared: declared[id],
 			Retained: r.DeletionPolicy == "Retain" || r.DeletionPolicy == "RetainExceptOnCreate"})
 	}
 	slices.SortFunc(out, func(a, b StackResource) int { return strings.Compare(a.LogicalID, b.LogicalID) })

@@ -2,6 +2,7 @@ package diff
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -44,11 +45,17 @@ type DataChange struct {
 	// Maybe is true when CloudFormation says the replacement depends on
 	// values it knows only while deploying ("Conditional").
 	Maybe bool `json:"maybe,omitempty"`
+	// Declared is the name the app declared the resource by, "" for a
+	// resource it did not declare (see DeclaredNames).
+	Declared string `json:"declared,omitempty"`
 }
 
 // Line describes the change in one sentence.
 func (c DataChange) Line() string {
 	what := fmt.Sprintf("%s %s (%s)", DataTypes[c.Type], c.LogicalID, c.Type)
+	if c.Declared != "" {
+		what = fmt.Sprintf("%s %q (%s, %s)", DataTypes[c.Type], c.Declared, c.LogicalID, c.Type)
+	}
 	switch {
 	case c.Action == Remove && c.Kept:
 		return what + " leaves the stack: it is kept (retained) with its data, no longer managed by the stack"
@@ -75,6 +82,12 @@ func (c DataChange) Line() string {
 // Replacement, "True" or "Conditional").
 func dataChanges(o, n *template, changes []ResourceChange) []DataChange {
 	var out []DataChange
+	declared := DeclaredNames(o.Outputs)
+	defer func() {
+		for i := range out {
+			out[i].Declared = declared[out[i].LogicalID]
+		}
+	}()
 	for _, c := range changes {
 		old, ok := o.Resources[c.LogicalID]
 		if !ok || DataTypes[old.Type] == "" {
@@ -104,6 +117,36 @@ func dataChanges(o, n *template, changes []ResourceChange) []DataChange {
 	}
 	slices.SortStableFunc(out, func(a, b DataChange) int { return strings.Compare(a.LogicalID, b.LogicalID) })
 	return out
+}
+
+// declaredOutput is the description of the stack output that publishes an
+// attribute of a declared resource: "NAME of the table \"todos\"" (see
+// stacks.New).
+var declaredOutput = regexp.MustCompile(`^[A-Z_]+ of the [a-z]+ "([A-Za-z][A-Za-z0-9]*)"$`)
+
+// DeclaredNames maps the logical id of each resource the app declared to
+// the name it declared it by, read from a stage template's outputs: each
+// attribute of a declared resource is published by an output whose value
+// is a Ref or Fn::GetAtt of the resource and whose description names it.
+func DeclaredNames(outputs map[string]any) map[string]string {
+	names := map[string]string{}
+	for key, o := range outputs {
+		out, _ := o.(map[string]any)
+		desc, _ := out["Description"].(string)
+		m := declaredOutput.FindStringSubmatch(desc)
+		if !strings.HasPrefix(key, "Res") || m == nil {
+			continue
+		}
+		val, _ := out["Value"].(map[string]any)
+		id, _ := val["Ref"].(string)
+		if ga, ok := val["Fn::GetAtt"].([]any); ok && len(ga) > 0 {
+			id, _ = ga[0].(string)
+		}
+		if id != "" {
+			names[id] = m[1]
+		}
+	}
+	return names
 }
 
 func retains(policy string) bool { return policy == "Retain" || policy == "RetainExceptOnCreate" }

@@ -72,3 +72,38 @@ func TestDataChanges(t *testing.T) {
 		t.Errorf("after CloudFormation's Conditional answer: %+v", r2.Data)
 	}
 }
+
+// A resource the app declared is named by its declared name, which the
+// stage template's outputs give (the value a Ref or Fn::GetAtt of it, the
+// description naming it); others keep their logical id alone.
+func TestDataChangesNameDeclaredResources(t *testing.T) {
+	old := `{"Resources":{
+ "AppResTodos1A2B3C4D":{"Type":"AWS::DynamoDB::Table","Properties":{"KeySchema":[{"AttributeName":"id","KeyType":"HASH"}]}},
+ "AppResJobs5E6F7A8B":{"Type":"AWS::SQS::Queue","Properties":{}},
+ "Legacy":{"Type":"AWS::S3::Bucket","Properties":{}}},
+ "Outputs":{
+  "ResTodosName":{"Value":{"Ref":"AppResTodos1A2B3C4D"},"Description":"NAME of the table \"todos\""},
+  "ResTodosArn":{"Value":{"Fn::GetAtt":["AppResTodos1A2B3C4D","Arn"]},"Description":"ARN of the table \"todos\""},
+  "ResJobsName":{"Value":{"Fn::GetAtt":["AppResJobs5E6F7A8B","QueueName"]},"Description":"NAME of the queue \"jobs\""},
+  "FunctionName":{"Value":{"Ref":"Fn"},"Description":"Name of the Lambda function"}}}`
+	neu := `{"Resources":{
+ "AppResTodos1A2B3C4D":{"Type":"AWS::DynamoDB::Table","Properties":{"KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]}}}}`
+	r, err := Templates("todo-dev", []byte(old), []byte(neu))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range r.Data {
+		lines = append(lines, c.Line())
+	}
+	got := strings.Join(lines, "\n")
+	for _, want := range []string{
+		`table "todos" (AppResTodos1A2B3C4D, AWS::DynamoDB::Table) is REPLACED`,
+		`queue "jobs" (AppResJobs5E6F7A8B, AWS::SQS::Queue) is DELETED`,
+		`bucket Legacy (AWS::S3::Bucket) is DELETED`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lines lack %q:\n%s", want, got)
+		}
+	}
+}

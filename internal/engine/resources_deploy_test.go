@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,9 @@ func TestDeployResourcesLifecycle(t *testing.T) {
 		strings.Join(r.Data[0].Because, ",") != "KeySchema" {
 		t.Fatalf("data changes %+v, want the table replaced because of KeySchema", r.Data)
 	}
+	if line := r.Data[0].Line(); !strings.HasPrefix(line, `table "todos" (AppResTodos`) {
+		t.Errorf("data change %q: want the table named as declared", line)
+	}
 	before := fake.CFN.Template("todo-dev")
 	_, err = e.Deploy(ctx, synthAndPlan(m, "dev"), deploy.Options{ConfirmData: func([]diff.DataChange) (bool, error) { return false, nil }})
 	if !errors.Is(err, deploy.ErrDeclined) || fake.CFN.Template("todo-dev") != before {
@@ -100,10 +104,18 @@ func TestDeployResourcesLifecycle(t *testing.T) {
 	if len(data) != 6 { // table, two queues, bucket, secret, parameter
 		t.Errorf("data resources %v, want 6", data)
 	}
+	var declared []string
 	for _, d := range data {
 		if !d.Retained || d.PhysicalID == "" {
 			t.Errorf("%s: retained %v, want kept with its name", d, d.Retained)
 		}
+		if d.Declared != "" {
+			declared = append(declared, d.String())
+		}
+	}
+	slices.Sort(declared)
+	if len(declared) != 5 || !strings.HasPrefix(declared[0], `bucket "uploads" (`) || !strings.HasPrefix(declared[4], `table "todos" (todo-prod-`) {
+		t.Errorf("declared data resources %q: want the five declared ones named as declared (the dead-letter queue is not)", declared)
 	}
 	if len(fake.CFN.Kept) != 7 { // and the topic
 		t.Errorf("kept in the account: %d resources, want 7", len(fake.CFN.Kept))
