@@ -365,7 +365,7 @@ func (a *App) authorizeLocal(ctx context.Context, e *pathEntry, route *route, re
 	if decl != nil && req.door == doorHTTP && jwtAuthorizes(decl) {
 		claims, scopes, err := checkJWT(decl, req.Headers.Get(decl.Header), time.Now())
 		if err != nil {
-			return withCORS(e, unauthorized())
+			return unauthorized()
 		}
 		req.GatewayContext.Authorizer = map[string]any{"claims": claims, "scopes": scopes}
 		return nil
@@ -384,7 +384,7 @@ func (a *App) authorizeLocal(ctx context.Context, e *pathEntry, route *route, re
 		return nil // a function URL has no authorizers: synth refuses the route
 	}
 	if res != nil {
-		return withCORS(e, res)
+		return res // API Gateway's own answer: the caller adds the API's CORS headers, if any
 	}
 	req.GatewayContext.Authorizer = passed
 	return nil
@@ -420,7 +420,7 @@ func (a *App) authorizeEvent(ctx context.Context, ev *events.APIGatewayProxyRequ
 	rc := ev.RequestContext
 	res, passed := a.authorizeREST(ctx, decl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
-		out := toProxyResponse(t.withGatewayCORS(withCORS(e, res)))
+		out := toProxyResponse(t.withGatewayCORS(res))
 		return &out, true
 	}
 	ev.RequestContext.Authorizer = passed
@@ -442,7 +442,7 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 	if route != nil && route.authorizerDecl != nil && jwtAuthorizes(route.authorizerDecl) {
 		claims, scopes, err := checkJWT(route.authorizerDecl, req.Headers.Get(route.authorizerDecl.Header), time.Now())
 		if err != nil {
-			out := toV2Response(withCORS(e, unauthorized()))
+			out := toV2Response(unauthorized())
 			return &out, true
 		}
 		ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{
@@ -457,7 +457,7 @@ func (a *App) authorizeEventV2(ctx context.Context, ev *events.APIGatewayV2HTTPR
 	rc := ev.RequestContext
 	res, passed := a.authorizeHTTP(ctx, decl, newAuthCall(req, e, args, rc.AccountID, rc.APIID, rc.Stage))
 	if res != nil {
-		out := toV2Response(withCORS(e, res))
+		out := toV2Response(res)
 		return &out, true
 	}
 	ev.RequestContext.Authorizer = &events.APIGatewayV2HTTPRequestContextAuthorizerDescription{Lambda: passed}

@@ -784,6 +784,20 @@ func TestGatewayAnswersCarrySharedCORS(t *testing.T) {
 	if resp := frameworktest.New(b).Get("/nope", nil); resp.StatusCode != 403 || resp.Header("Access-Control-Allow-Origin") != nil {
 		t.Errorf("mixed CORS settings: GET /nope = %d %v, want 403 without CORS headers", resp.StatusCode, resp.Headers)
 	}
+	// Nor on a CORS path's own refusal (a missing API key): the headers of
+	// that path are the function's, and the function does not run.
+	m := framework.New("t")
+	m.Route("/a", ok, framework.CORS(true))
+	m.Route("/keyed", ok, framework.WithCORS(framework.CORSConfig{AllowOrigin: "https://x.example"}), framework.APIKeyRequired())
+	cb := frameworktest.New(m)
+	for via, resp := range map[string]*frameworktest.Response{"local": cb.Get("/keyed", nil), "lambda": cb.Lambda("GET", "/keyed", nil, nil)} {
+		if resp.StatusCode != 403 || resp.Header("Access-Control-Allow-Origin") != nil {
+			t.Errorf("mixed CORS settings: GET /keyed without a key via %s = %d %v, want 403 without CORS headers, as deployed", via, resp.StatusCode, resp.Headers)
+		}
+	}
+	if resp := cb.Get("/keyed", map[string]string{"X-Api-Key": "k"}); resp.StatusCode != 200 || resp.Header("Access-Control-Allow-Origin") == nil {
+		t.Errorf("GET /keyed with a key = %d %v, want 200 with the path's CORS headers", resp.StatusCode, resp.Headers)
+	}
 }
 
 // TestResponseHeaderNotSendable: a Response header whose name is not an

@@ -89,7 +89,7 @@ func gatewayAnswerFor(door string, e *pathEntry, req *Request) (*result, *route)
 		return res, nil
 	}
 	if a := route.authorizerDecl; a != nil && a.Type == manifest.AuthorizerIAM && req.Headers.Get("authorization") == "" {
-		return withCORS(e, jsonResult(403, map[string]string{"message": "Forbidden"})), nil
+		return jsonResult(403, map[string]string{"message": "Forbidden"}), nil
 	}
 	res, route = gatewayAnswer(e, req)
 	return res, route

@@ -78,45 +78,48 @@ func routeAnswer(e *pathEntry, method string) (*result, *route) {
 
 // gatewayAnswer returns API Gateway's own answer to req for the matched path
 // entry e (nil when no route matched), or nil and the route when the
-// request goes on to the function.
+// request goes on to the function. Its CORS headers are the API's, not the
+// path's: a REST API's gateway responses carry the one setting every CORS
+// route shares, or none when they differ (routeTable.withGatewayCORS); an
+// HTTP API or a function URL adds none to its own refusals.
 func gatewayAnswer(e *pathEntry, req *Request) (*result, *route) {
 	res, route := routeAnswer(e, req.Method)
 	if res != nil {
 		return res, nil
 	}
 	if route.APIKeyRequired && req.Headers.Get("x-api-key") == "" {
-		return withCORS(e, jsonResult(403, map[string]string{"message": "Forbidden"})), nil
+		return jsonResult(403, map[string]string{"message": "Forbidden"}), nil
 	}
 	if a := route.authorizerDecl; a != nil {
 		switch a.Type {
 		case manifest.AuthorizerIAM:
 			if req.Headers.Get("authorization") == "" {
-				return withCORS(e, missingAuthToken()), nil
+				return missingAuthToken(), nil
 			}
 		case manifest.AuthorizerApp:
 			if identityMissing(a, req) {
-				return withCORS(e, unauthorized()), nil
+				return unauthorized(), nil
 			}
 		default:
 			if req.Headers.Get(a.Header) == "" {
-				return withCORS(e, jsonResult(401, map[string]string{"message": "Unauthorized"})), nil
+				return jsonResult(401, map[string]string{"message": "Unauthorized"}), nil
 			}
 		}
 	}
 	return nil, route
 }
 
-func missingAuthToken() *result {
-	return jsonResult(403, map[string]string{"message": "Missing Authentication Token"})
-}
-
-// withCORS adds the path's CORS headers, as the deployed API's gateway
-// responses do and as the function's answers get them.
+// withCORS adds the path's CORS headers, as the function's answers get
+// them.
 func withCORS(e *pathEntry, res *result) *result {
 	for _, h := range e.corsHeaders {
 		res.setDefault(h.Name, h.Value)
 	}
 	return res
+}
+
+func missingAuthToken() *result {
+	return jsonResult(403, map[string]string{"message": "Missing Authentication Token"})
 }
 
 // preflight is the answer to OPTIONS on a CORS path: the route's methods

@@ -93,10 +93,9 @@
 // # Gateway responses
 //
 // API Gateway answers some requests itself (missing API key, missing token,
-// unknown route, throttling, integration failure). Locally, framework adds a
-// CORS route's CORS headers to such answers so that a browser can read a 403
-// or 401; deployed, gateway responses are set for the whole API, not per
-// path. So when the app has CORS routes and all of them share one CORS
+// unknown route, throttling, integration failure). So that a browser can
+// read such a 403 or 401, it needs CORS headers, and gateway responses are
+// set for the whole API, not per path. So when the app has CORS routes and all of them share one CORS
 // configuration (the usual case, app.API.CORS or CORS(true) everywhere),
 // x-amazon-apigateway-gateway-responses sets that configuration's headers on
 // DEFAULT_4XX and DEFAULT_5XX (Allow-Methods excepted, as locally), keeping
@@ -106,7 +105,9 @@
 // the local emulation gives them the same. When CORS routes disagree
 // (different origins, say) no single set of headers is right for every
 // path, and none is added rather than one path's origin being granted on
-// another's errors: SharedCORS reports which case applies. Apps without CORS get no gateway responses.
+// another's errors: SharedCORS reports which case applies. The local
+// emulation then adds none either, even on a CORS path's own refusals, so
+// that what a browser sees locally is what it sees deployed. Apps without CORS get no gateway responses.
 //
 // # Content types
 //
