@@ -37,6 +37,12 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 			[]string{`schedule handler "tick"`, `exactly one of day-of-month`}},
 		{"cron out of range", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 25 * * ? *"), okSchedule) },
 			[]string{`field hours is 25`}},
+		{"cron out of range in a list", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0,75 12 * * ? *"), okSchedule) },
+			[]string{`schedule handler "tick"`, `field minutes: "75" is not a value from 0 to 59`}},
+		{"cron W past the month", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 12 32W * ? *"), okSchedule) },
+			[]string{`field day-of-month: "32W": W follows a day from 1 to 31`}},
+		{"cron sixth weekday", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 12 ? * 3#6 *"), okSchedule) },
+			[]string{`field day-of-week: "3#6": # is followed by 1 to 5`}},
 		{"no schedule", func(a *framework.App) { a.OnSchedule("tick", framework.ScheduleExpression{}, okSchedule) },
 			[]string{`schedule handler "tick": no schedule`}},
 		{"missing queue", func(a *framework.App) { a.OnSQSMessage("orders", "", okSQS) },
@@ -128,6 +134,13 @@ func TestScheduleExpressions(t *testing.T) {
 	}
 	app := framework.New("ev")
 	app.OnSchedule("weekdays", framework.Cron("15 10 ? * MON-FRI *"), okSchedule)
+	// EventBridge's day forms are valid declarations.
+	app.OnSchedule("month-end", framework.Cron("0 18 L * ? *"), okSchedule)
+	app.OnSchedule("payday", framework.Cron("0 9 LW * ? *"), okSchedule)
+	app.OnSchedule("mid-month", framework.Cron("0 9 15W * ? *"), okSchedule)
+	app.OnSchedule("last-friday", framework.Cron("0 10 ? * 6L *"), okSchedule)
+	app.OnSchedule("second-tuesday", framework.Cron("0 10 ? * TUE#2 *"), okSchedule)
+	app.OnSchedule("quarters", framework.Cron("0/30 8-17 1,15 JAN,APR,JUL,OCT ? 2026-2030"), okSchedule)
 	if err := app.Validate(); err != nil {
 		t.Fatal(err)
 	}
