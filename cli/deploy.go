@@ -41,6 +41,7 @@ type DeployCmd struct {
 	Watch     bool `help:"Keep running: rebuild on every saved change and hotswap it, deploying fully when a hotswap cannot carry the change."`
 	NoHotswap bool `name:"no-hotswap" help:"With --watch: deploy fully on every change."`
 	Force     bool `help:"Hotswap a stage named like production (${production_stages}), or functions whose code someone else changed."`
+	Wait      bool `help:"When another operation is running on the stage's stack (a deploy from elsewhere, a deletion), wait for it to finish, then deploy, instead of refusing."`
 	JSON      bool `name:"json" help:"Print the result as one JSON object on stdout (with --watch, one line per deploy): stage, stack, region, action (created, updated, unchanged, hotswapped, failed), url, outputs, seconds. Progress and questions go to stderr."`
 }
 
@@ -63,7 +64,7 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return synthError(ctx, err)
 	}
-	plan, err := planStage(ctx, g, e, res, c.Stage, human.Stdout)
+	plan, err := planStage(ctx, g, e, res, c.Stage, c.Wait, human.Stdout)
 	if err != nil {
 		return deployError(ctx, err)
 	}
@@ -265,13 +266,19 @@ func newEngine(ctx context.Context, f AWSFlags, env *Env, stage string, progress
 	return e, nil
 }
 
-// planStage plans the deploy of the synthesized stage (Engine.Plan) and,
+// planStage plans the deploy of the synthesized stage (Engine.Plan), with
+// wait after waiting for an operation running on its stack to finish, and,
 // when the deploy would create the stage's stack, checks the stage against
 // .framework/config.json (config.File.CheckNewStage): a stage the file does
 // not declare whose name is one slip from a declared stage (prdo for prod)
 // makes the plan a refusal naming the stage meant, and another undeclared
 // stage's note, that it gets the top-level settings, is printed on w.
-func planStage(ctx context.Context, g *Globals, e *deploy.Engine, res *synth.Result, stage string, w io.Writer) (*deploy.Plan, error) {
+func planStage(ctx context.Context, g *Globals, e *deploy.Engine, res *synth.Result, stage string, wait bool, w io.Writer) (*deploy.Plan, error) {
+	if wait {
+		if _, err := e.WaitIdle(ctx, res.StackName); err != nil {
+			return nil, err
+		}
+	}
 	plan, err := e.Plan(ctx, res.AssemblyDir, res.StackName)
 	if err != nil || plan.Action != deploy.Create && plan.Action != deploy.Recreate {
 		return plan, err

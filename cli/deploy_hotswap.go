@@ -58,7 +58,7 @@ func (c *DeployCmd) deployOnce(ctx context.Context, g *Globals, env, human *Env,
 	if err != nil {
 		return synthError(ctx, err)
 	}
-	plan, err := planStage(ctx, g, e, res, c.Stage, stdout)
+	plan, err := planStage(ctx, g, e, res, c.Stage, c.Wait, stdout)
 	if err != nil {
 		return err
 	}

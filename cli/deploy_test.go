@@ -643,3 +643,21 @@ func TestChangeSetWaitIsShown(t *testing.T) {
 		t.Errorf("diff --json stdout is not the JSON report alone: %v\n%s", err, stdout)
 	}
 }
+
+// deploy --wait waits for an operation running on the stack, then
+// deploys; without it, deploy refuses and names --wait.
+func TestDeployWaitsForARunningOperation(t *testing.T) {
+	l := newLifecycle(t)
+	l.expect([]string{"deploy"}, 0)
+	l.mutate = change
+	l.aws.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
+	l.expect([]string{"deploy", "--yes"}, 1, "another operation is running on it", "deploy with --wait")
+	go func() {
+		for l.aws.CFN.Calls("DescribeStacks") < 20 {
+			time.Sleep(time.Millisecond)
+		}
+		l.aws.CFN.SetStatus("hello-dev", "UPDATE_COMPLETE")
+	}()
+	l.expect([]string{"deploy", "--yes", "--wait"}, 0,
+		"Stack hello-dev is UPDATE_IN_PROGRESS: another operation is running on it; waiting for it to finish...", "Updating stack hello-dev")
+}

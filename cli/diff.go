@@ -39,7 +39,7 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return synthFailed(ctx, "diff", "nothing was compared", err)
 	}
-	plan, err := planStage(ctx, g, e, res, c.Stage, progress)
+	plan, err := planStage(ctx, g, e, res, c.Stage, false, progress)
 	if err != nil {
 		return interrupted(ctx, err)
 	}

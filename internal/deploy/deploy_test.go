@@ -822,3 +822,38 @@ func TestProgressColumnsAligned(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// WaitIdle waits for the operation running on the stack, saying so once,
+// and returns the stack once it is idle; Plan then updates it where it
+// would have refused. Interrupted, nothing was deployed.
+func TestWaitIdle(t *testing.T) {
+	e, fake, out := newEngine(t)
+	ctx := context.Background()
+	if st, err := e.WaitIdle(ctx, "hello-dev"); st != nil || err != nil {
+		t.Fatalf("no stack: %v, %v", st, err)
+	}
+	fake.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
+	e.PollInterval = time.Millisecond
+	go func() {
+		for fake.CFN.Calls("DescribeStacks") < 5 {
+			time.Sleep(time.Millisecond)
+		}
+		fake.CFN.SetStatus("hello-dev", "UPDATE_COMPLETE")
+	}()
+	st, err := e.WaitIdle(ctx, "hello-dev")
+	if err != nil || st == nil || st.Status != "UPDATE_COMPLETE" {
+		t.Fatalf("WaitIdle = %+v, %v; want the stack once UPDATE_COMPLETE", st, err)
+	}
+	if n := strings.Count(out.String(), "Stack hello-dev is UPDATE_IN_PROGRESS: another operation is running on it; waiting for it to finish..."); n != 1 {
+		t.Errorf("the waiting line appears %d times:\n%s", n, out)
+	}
+
+	fake.CFN.SetStatus("hello-dev", "UPDATE_IN_PROGRESS")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = e.WaitIdle(cctx, "hello-dev")
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was deployed") {
+		t.Errorf("interrupted: %v, want an InterruptedError saying nothing was deployed", err)
+	}
+}

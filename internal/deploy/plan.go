@@ -150,7 +150,7 @@ func (e *Engine) action(st *Stack) (Action, string) {
 	case st.Status == "UPDATE_ROLLBACK_FAILED":
 		return Refuse, updateRollbackFailed(st.Name, e.Region)
 	case strings.HasSuffix(st.Status, "_IN_PROGRESS"):
-		return Refuse, fmt.Sprintf("stack %s is %s: another operation is running on it; wait for it to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status) and deploy again", st.Name, st.Status, st.Name, e.Region)
+		return Refuse, fmt.Sprintf("stack %s is %s: another operation is running on it; wait for it to finish (`aws cloudformation describe-stacks --stack-name %s --region %s` shows its status) and deploy again, or deploy with --wait, which waits for it", st.Name, st.Status, st.Name, e.Region)
 	case st.Status == "ROLLBACK_FAILED", st.Status == "DELETE_FAILED", st.Status == "CREATE_FAILED":
 		return Refuse, fmt.Sprintf("stack %s is %s and cannot be updated: delete it with %s (fixing what blocks the deletion) and deploy again", st.Name, st.Status, e.command("destroy"))
 	}

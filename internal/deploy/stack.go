@@ -68,6 +68,33 @@ func (e *Engine) DeployedTemplate(ctx context.Context, stackName string) ([]byte
 	return []byte(aws.ToString(out.TemplateBody)), nil
 }
 
+// WaitIdle waits until no operation runs on the stack named name (its
+// status no longer ends in _IN_PROGRESS; REVIEW_IN_PROGRESS, a change set
+// never executed, is idle), saying once what it waits for, and returns the
+// stack then: nil when there is none, or when it was deleted meanwhile.
+// Interrupted, it is an *InterruptedError saying nothing was deployed.
+func (e *Engine) WaitIdle(ctx context.Context, name string) (*Stack, error) {
+	interrupted := &InterruptedError{StackName: name, Region: e.Region, NotStarted: true,
+		Hint: "run " + e.command("deploy") + " again once it finished"}
+	said := false
+	for {
+		st, err := e.DescribeStack(ctx, name)
+		if err != nil && ctx.Err() != nil {
+			return nil, interrupted
+		}
+		if err != nil || st == nil || terminal(st.Status) || st.Status == "REVIEW_IN_PROGRESS" {
+			return st, err
+		}
+		if !said {
+			e.printf("Stack %s is %s: another operation is running on it; waiting for it to finish...\n", name, st.Status)
+			said = true
+		}
+		if err := e.poll(ctx); err != nil {
+			return nil, interrupted
+		}
+	}
+}
+
 // terminal reports whether a stack status ends an operation.
 func terminal(status string) bool {
 	return !strings.HasSuffix(status, "_IN_PROGRESS")
