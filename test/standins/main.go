@@ -4,6 +4,7 @@
 // without an AWS account:
 //
 //	go run ./test/standins > /tmp/standins.env &
+//	until [ -s /tmp/standins.env ]; do sleep 1; done
 //	set -a; . /tmp/standins.env; set +a
 //	framework deploy --yes && framework invoke api && framework logs
 //
@@ -33,6 +34,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"syscall"
 )
 
@@ -62,14 +64,17 @@ func main() {
 	os.RemoveAll(dir)
 }
 
-// printEnv writes env as lines a shell sources (`set -a; . FILE`): unset
-// for the empty ones.
+// printEnv writes env as lines a shell sources (`set -a; . FILE`), unset
+// for the empty ones, in one write: a file redirected to is empty until it
+// is complete.
 func printEnv(w io.Writer, env map[string]string) {
+	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		if env[k] == "" {
-			fmt.Fprintf(w, "unset %s\n", k)
+			fmt.Fprintf(&b, "unset %s\n", k)
 			continue
 		}
-		fmt.Fprintf(w, "%s=%s\n", k, env[k])
+		fmt.Fprintf(&b, "%s=%s\n", k, env[k])
 	}
+	_, _ = io.WriteString(w, b.String())
 }
