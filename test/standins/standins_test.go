@@ -24,7 +24,7 @@ import (
 
 // stageTemplate is a stage stack as `framework deploy` sends it, cut down:
 // a role, a function whose code is in the assets bucket, a declared
-// secret, and the outputs the CLI reads.
+// secret and parameter, and the outputs the CLI reads.
 const stageTemplate = `{
   "Resources": {
     "AppRole": {"Type": "AWS::IAM::Role", "Properties": {"AssumeRolePolicyDocument": {"Version": "2012-10-17",
@@ -32,10 +32,12 @@ const stageTemplate = `{
     "AppFunction": {"Type": "AWS::Lambda::Function", "Properties": {"Runtime": "provided.al2023", "Handler": "bootstrap",
       "Architectures": ["arm64"], "Role": {"Fn::GetAtt": ["AppRole", "Arn"]},
       "Code": {"S3Bucket": {"Fn::Sub": "assets-${AWS::AccountId}-${AWS::Region}"}, "S3Key": "code.zip"}}},
-    "AppResApiKey": {"Type": "AWS::SecretsManager::Secret", "Properties": {"SecretString": "framework:unset"}}
+    "AppResApiKey": {"Type": "AWS::SecretsManager::Secret", "Properties": {"SecretString": "framework:unset"}},
+    "AppResFlag": {"Type": "AWS::SSM::Parameter", "Properties": {"Type": "String", "Value": "framework:unset"}}
   },
   "Outputs": {
     "FunctionName": {"Value": {"Ref": "AppFunction"}},
+    "ParameterName": {"Value": {"Ref": "AppResFlag"}},
     "SecretName": {"Value": {"Fn::Join": ["-", [
       {"Fn::Select": [0, {"Fn::Split": ["-", {"Fn::Select": [6, {"Fn::Split": [":", {"Ref": "AppResApiKey"}]}]}]}]},
       {"Fn::Select": [1, {"Fn::Split": ["-", {"Fn::Select": [6, {"Fn::Split": [":", {"Ref": "AppResApiKey"}]}]}]}]}]]}}
@@ -44,8 +46,9 @@ const stageTemplate = `{
 
 // The environment the stand-ins print reaches, besides CloudFormation,
 // a Lambda holding the functions a stack deploys (Invoke answers, and
-// writes the invocation's lines to CloudWatch Logs), Secrets Manager
-// holding its secrets, and S3; a deleted stack's function is gone.
+// writes the invocation's lines to CloudWatch Logs), Secrets Manager and
+// SSM holding its secrets and parameters, and S3; a deleted stack's
+// function is gone.
 func TestStandinsServeTheStageLifecycle(t *testing.T) {
 	var notice bytes.Buffer
 	s, err := start(options{dir: t.TempDir()}, &notice)
@@ -134,6 +137,14 @@ func TestStandinsServeTheStageLifecycle(t *testing.T) {
 	secret := outputs["SecretName"]
 	if err := call.Call(ctx, "secretsmanager", "PutSecretValue", map[string]any{"SecretId": secret, "SecretString": "s3cret"}, nil); err != nil {
 		t.Fatalf("set secret %s, which the stack created: %v", secret, err)
+	}
+	param := outputs["ParameterName"]
+	if err := call.Call(ctx, "ssm", "PutParameter", map[string]any{"Name": param, "Value": "on", "Overwrite": true}, nil); err != nil {
+		t.Fatalf("set parameter %s, which the stack created: %v", param, err)
+	}
+	var got struct{ Parameter struct{ Version int64 } }
+	if err := call.Call(ctx, "ssm", "GetParameter", map[string]any{"Name": param}, &got); err != nil || got.Parameter.Version != 2 {
+		t.Errorf("parameter %s: version %d, %v; want 2 (created by the stack, then set)", param, got.Parameter.Version, err)
 	}
 
 	if _, err := cfn.DeleteStack(ctx, &cloudformation.DeleteStackInput{StackName: aws.String("shop-dev")}); err != nil {
