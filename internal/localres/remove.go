@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/manifest"
@@ -91,8 +92,7 @@ func (c *Client) removeBucket(ctx context.Context, name string) error {
 	for {
 		out, err := s.ListObjectVersions(ctx, in)
 		if err != nil {
-			var nf *s3types.NoSuchBucket
-			if errors.As(err, &nf) {
+			if noSuchBucket(err) {
 				return nil
 			}
 			return err
@@ -115,9 +115,15 @@ func (c *Client) removeBucket(ctx context.Context, name string) error {
 		in.KeyMarker, in.VersionIdMarker = out.NextKeyMarker, out.NextVersionIdMarker
 	}
 	_, err := s.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)})
-	var nf *s3types.NoSuchBucket
-	if errors.As(err, &nf) {
+	if noSuchBucket(err) {
 		return nil
 	}
 	return err
+}
+
+// noSuchBucket reports whether err is S3's NoSuchBucket (a modeled
+// error for some operations, only a code for others).
+func noSuchBucket(err error) bool {
+	var ae smithy.APIError
+	return errors.As(err, &ae) && ae.ErrorCode() == "NoSuchBucket"
 }
