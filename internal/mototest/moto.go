@@ -101,14 +101,52 @@ func Start(t testing.TB) *Server {
 
 type installError struct{ error }
 
-func start() (*Server, error) {
+// Launch starts a moto server as Start does, on port (0: a free one), for
+// a program rather than a test; stop it with Stop. Its error says how to
+// install moto when it is missing (IsNotInstalled).
+func Launch(port int) (*Server, error) {
+	var lastErr error
+	for try := 0; try < 3; try++ {
+		s, err := startOn(port)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if _, ok := err.(installError); ok || port != 0 {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+// IsNotInstalled reports whether err, from Launch, says moto is not
+// installed.
+func IsNotInstalled(err error) bool {
+	_, ok := err.(installError)
+	return ok
+}
+
+// Stop stops the server.
+func (s *Server) Stop() { s.stop() }
+
+// LambdaWithoutDocker is UseLambdaWithoutDocker for a program.
+func (s *Server) LambdaWithoutDocker() error {
+	return s.postErr("/moto-api/config", map[string]any{"lambda": map[string]any{"use_docker": false}})
+}
+
+func start() (*Server, error) { return startOn(0) }
+
+func startOn(port int) (*Server, error) {
 	portMu.Lock()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 	if err != nil {
 		portMu.Unlock()
+		if port != 0 {
+			return nil, fmt.Errorf("port %d of 127.0.0.1 is taken: %w", port, err)
+		}
 		return nil, fmt.Errorf("find a free port: %w", err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
+	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	cmd, err := command(port)
 	portMu.Unlock()
@@ -208,15 +246,22 @@ func (s *Server) QueueLambdaResults(t testing.TB, results ...string) {
 
 func (s *Server) post(t testing.TB, path string, body any) {
 	t.Helper()
+	if err := s.postErr(path, body); err != nil {
+		t.Fatalf("mototest: %v", err)
+	}
+}
+
+func (s *Server) postErr(path string, body any) error {
 	b, _ := json.Marshal(body)
 	resp, err := http.Post(s.URL+path, "application/json", bytes.NewReader(b))
 	if err != nil {
-		t.Fatalf("mototest: POST %s: %v", path, err)
+		return fmt.Errorf("POST %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
-		t.Fatalf("mototest: POST %s: %s", path, resp.Status)
+		return fmt.Errorf("POST %s: %s", path, resp.Status)
 	}
+	return nil
 }
 
 // StageTemplate is a small stage stack for moto: an execution role and a

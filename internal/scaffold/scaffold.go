@@ -1,5 +1,6 @@
 // Package scaffold creates new projects for `framework new-project NAME`:
-// a directory holding a Go module whose main package is a one-route app,
+// a directory holding a Go module whose main package is a one-route app
+// built by newApp() and tested in main_test.go (frameworktest),
 // the project configuration .framework/config.json, and the module's
 // dependency files go.mod and go.sum.
 //
@@ -125,7 +126,7 @@ func Create(ctx context.Context, o Options) (*Result, error) {
 		}
 	}()
 	data := struct{ Name, Module, Require, Replace string }{o.Name, FrameworkModule, require, replace}
-	files := map[string]string{"go.mod": goModTmpl, "main.go": mainTmpl, ".gitignore": gitignoreTmpl}
+	files := map[string]string{"go.mod": goModTmpl, "main.go": mainTmpl, "main_test.go": mainTestTmpl, ".gitignore": gitignoreTmpl}
 	for name, tmpl := range files {
 		var buf bytes.Buffer
 		if err := template.Must(template.New(name).Parse(tmpl)).Execute(&buf, data); err != nil {
@@ -250,19 +251,60 @@ replace {{.Module}} => {{.Replace}}
 `
 
 const mainTmpl = `// Command {{.Name}} is a framework app. Run it with ` + "`framework local`" + `, deploy it
-// with ` + "`framework deploy`" + `.
+// with ` + "`framework deploy`" + `, test it with ` + "`go test ./...`" + ` (main_test.go).
 package main
 
 import "github.com/framework-dev/framework/framework"
 
 func main() {
+	app := newApp()
+	app.Run()
+}
+
+// newApp declares the app: its routes, handlers and resources. The tests
+// call it too.
+func newApp() *framework.App {
 	app := framework.New("{{.Name}}")
 
 	app.Route("/", func(r *framework.Request) (any, error) {
 		return map[string]string{"hello": "world"}, nil
 	})
 
-	app.Run()
+	return app
+}
+`
+
+const mainTestTmpl = `package main
+
+import (
+	"testing"
+
+	"github.com/framework-dev/framework/frameworktest"
+)
+
+// TestHello calls the route as ` + "`framework local`" + ` serves it (c.Lambda: as
+// the deployed API does), without a server.
+func TestHello(t *testing.T) {
+	c := frameworktest.New(newApp())
+	resp := c.Get("/", nil)
+	var body map[string]string
+	if err := resp.JSON(&body); resp.StatusCode != 200 || err != nil || body["hello"] != "world" {
+		t.Fatalf("GET /: %d %s, want 200 {\"hello\":\"world\"}", resp.StatusCode, resp.Body)
+	}
+}
+
+// TestWithEmulator runs the app against an AWS emulator: UseEmulator
+// creates the resources newApp declares (framework/resource) there and
+// points the app at them, as ` + "`framework local --aws-endpoint`" + ` does, and
+// deletes them when the test ends. Without FRAMEWORK_TEST_AWS_ENDPOINT
+// (for moto: http://127.0.0.1:5000) it is skipped, saying so.
+func TestWithEmulator(t *testing.T) {
+	app := newApp()
+	frameworktest.UseEmulator(t, app)
+	resp := frameworktest.New(app).Get("/", nil)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET /: %d %s, want 200", resp.StatusCode, resp.Body)
+	}
 }
 `
 

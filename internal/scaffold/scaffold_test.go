@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/mototest"
 	"github.com/framework-dev/framework/internal/testutil"
 )
 
@@ -19,7 +20,7 @@ func TestCreateBuildsOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".framework/config.json", ".gitignore", "go.mod", "go.sum", "main.go"}
+	want := []string{".framework/config.json", ".gitignore", "go.mod", "go.sum", "main.go", "main_test.go"}
 	if strings.Join(res.Files, ",") != strings.Join(want, ",") {
 		t.Errorf("files %v, want %v", res.Files, want)
 	}
@@ -45,6 +46,70 @@ func TestCreateBuildsOffline(t *testing.T) {
 	entries, _ := os.ReadDir(parent)
 	if len(entries) != 1 {
 		t.Errorf("the parent holds %d entries, want only the project (no temporary directory left)", len(entries))
+	}
+}
+
+// The new project's tests build the app with newApp: TestHello passes
+// offline, and TestWithEmulator is skipped, saying what to set, without an
+// emulator; given moto, the resources the app declares are created there
+// and the test passes.
+func TestCreatedProjectTests(t *testing.T) {
+	t.Setenv("GOPROXY", "off")
+	res, err := Create(context.Background(), Options{Name: "orders", ParentDir: t.TempDir(), FrameworkDir: testutil.RepoRoot(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goTest := func(env ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", "test", "-count=1", "-v", ".")
+		cmd.Dir = res.Dir
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go test in the new project: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := goTest("FRAMEWORK_TEST_AWS_ENDPOINT=")
+	for _, want := range []string{"--- PASS: TestHello", "--- SKIP: TestWithEmulator", "FRAMEWORK_TEST_AWS_ENDPOINT is not set"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("go test without an emulator: output lacks %q:\n%s", want, out)
+		}
+	}
+
+	// A declared table, read by the route: created at moto for the test.
+	path := filepath.Join(res.Dir, "main.go")
+	src, _ := os.ReadFile(path)
+	edited := strings.Replace(string(src), "\treturn app\n", `	todos := resource.NewTable(app, "todos", resource.TableSpec{PartitionKey: resource.Key{Name: "id", Type: resource.String}})
+	todos.Allow(resource.Read)
+	app.Route("/table", func(r *framework.Request) (any, error) {
+		if todos.Name() == "" {
+			return nil, framework.NotFoundError{Message: "no table"}
+		}
+		return map[string]string{"table": todos.Name()}, nil
+	})
+	return app
+`, 1)
+	edited = strings.Replace(edited, `import "github.com/framework-dev/framework/framework"`, `import (
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/framework/resource"
+)`, 1)
+	testPath := filepath.Join(res.Dir, "main_test.go")
+	tests, _ := os.ReadFile(testPath)
+	editedTests := strings.Replace(string(tests), `resp := frameworktest.New(app).Get("/", nil)`, `resp := frameworktest.New(app).Get("/table", nil)`, 1)
+	if edited == string(src) || editedTests == string(tests) {
+		t.Fatalf("main.go or main_test.go of the new project changed shape:\n%s\n%s", src, tests)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(testPath, []byte(editedTests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	moto := mototest.Start(t)
+	out = goTest("FRAMEWORK_TEST_AWS_ENDPOINT="+moto.URL, "AWS_PROFILE=", "AWS_ENDPOINT_URL=")
+	if !strings.Contains(out, "--- PASS: TestWithEmulator") || strings.Contains(out, "is not set") {
+		t.Errorf("go test against moto: want TestWithEmulator passed with its table:\n%s", out)
 	}
 }
 
