@@ -127,7 +127,7 @@ func TestResourceDeclarationsChecked(t *testing.T) {
 		`topic "alerts": only a queue can be FIFO`,
 		`the app: access "read" to resource "nosuch", which the app does not declare`,
 		`the app: access "publish" on queue "jobs"`,
-		`sqs handler "onalert": its source topic "alerts" cannot feed a sqs handler`,
+		`sqs handler "onalert": its source topic "alerts" cannot feed an sqs handler`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the errors do not say %q:\n%v", want, err)
