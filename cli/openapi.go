@@ -52,7 +52,7 @@ func (c *OpenAPICmd) Run(g *Globals, env *Env) error {
 	}
 	m, err := build.Manifest(ctx, g.ProjectDir)
 	if err != nil {
-		return err
+		return interruptedWhile(ctx, "building the app", "no document was written", err)
 	}
 	doc, err := openapi.Document(m, openapi.DocOptions{ServerURL: server})
 	if err != nil {
