@@ -38,6 +38,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
+
+	"github.com/framework-dev/framework/internal/awscall"
 )
 
 // AssetsExpirationDays is the age after which the assets bucket's
@@ -64,6 +66,7 @@ func LoadConfig(ctx context.Context, profile, region string, more ...func(*confi
 		opts = append(opts, config.WithRegion(region))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, append(opts, more...)...)
+	err = awscall.RedactError(err) // a shared file's line may quote a secret
 	if err != nil {
 		if profile != "" {
 			return aws.Config{}, fmt.Errorf("load AWS configuration for profile %q (check ~/.aws/config and ~/.aws/credentials): %w", profile, err)
@@ -77,7 +80,9 @@ func LoadConfig(ctx context.Context, profile, region string, more ...func(*confi
 		return aws.Config{}, errNoCredentials(nil)
 	}
 	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-		return aws.Config{}, errNoCredentials(err)
+		// A credential_process output the SDK cannot parse is quoted
+		// whole in its error: the secrets are not printed.
+		return aws.Config{}, errNoCredentials(awscall.RedactError(err))
 	}
 	return cfg, nil
 }
