@@ -39,6 +39,11 @@ func (c *OpenAPICmd) Run(g *Globals, env *Env) error {
 	cfg, err := config.Load(g.ProjectDir)
 	switch {
 	case err == nil:
+		// A typo of a declared stage (webb for web) is refused, as local
+		// and deploy refuse it, rather than documented with the defaults.
+		if err := cfg.CheckStageTypo(c.Stage); err != nil {
+			return err
+		}
 		st, err := cfg.Stage(c.Stage)
 		if err != nil {
 			return err

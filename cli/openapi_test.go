@@ -103,7 +103,13 @@ func TestOpenAPIFrontDoors(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	code := MainEnv([]string{"-C", dir, "openapi", "--stage", "fn"}, &Env{Stdout: &stdout, Stderr: &stderr})
+	code := MainEnv([]string{"-C", dir, "openapi", "--stage", "webb"}, &Env{Stdout: &stdout, Stderr: &stderr})
+	if code != 1 || !strings.Contains(stderr.String(), `stage "webb" is not declared in `) || !strings.Contains(stderr.String(), `did you mean "web"?`) {
+		t.Errorf("openapi --stage webb: exit %d, stderr %q; want the typo of web refused", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	code = MainEnv([]string{"-C", dir, "openapi", "--stage", "fn"}, &Env{Stdout: &stdout, Stderr: &stderr})
 	want := `Error: route /items (handler items): its authorizer "gate" is an app authorizer, which a function URL has not`
 	if code != 1 || !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), `set api_type to "http" for the stage`) || stdout.Len() != 0 {
 		t.Errorf("openapi --stage fn: exit %d, stdout %q, stderr %q; want exit 1 and %q...", code, stdout.String(), stderr.String(), want)
