@@ -121,7 +121,13 @@ func TestLocalRefusesAStageTypo(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	code := MainEnv([]string{"-C", dir, "local", "--stage", "devv"}, &Env{Stderr: &stderr})
+	stopped := func() (context.Context, context.CancelFunc) {
+		// Should the stage be served, the command stops at once.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, cancel
+	}
+	code := MainEnv([]string{"-C", dir, "local", "--stage", "devv", "--port", "0"}, &Env{Stderr: &stderr, Signals: stopped})
 	want := `Error: stage "devv" is not declared in ` + config.FilePath(dir) + ` (it declares dev): did you mean "dev"? To use a new stage "devv", declare it there ("stages": {"devv": {}})` + "\n"
 	if code != 1 || stderr.String() != want {
 		t.Errorf("local --stage devv: exit %d, stderr %q\nwant exit 1, %q", code, stderr.String(), want)
