@@ -183,9 +183,27 @@ func parseError(err error) string {
 	return msg
 }
 
-// oneLine joins a multi-line error message into one line.
+// oneLine joins a multi-line error message into one line. Its lines are
+// most often several messages (errors.Join's, a list of invalid
+// declarations): each is kept apart from the next by "; ", unless it ends
+// with punctuation of its own ("2 invalid declarations:" then the first).
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+	var b strings.Builder
+	for _, line := range strings.Split(err.Error(), "\n") {
+		line = strings.Join(strings.Fields(line), " ")
+		if line == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			if s := b.String(); strings.ContainsRune(":;,.", rune(s[len(s)-1])) {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 // Run is the program entry point used by cli/framework. Synthesis runs in

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"strings"
 	"syscall"
@@ -173,5 +174,36 @@ func sigterm(t *testing.T) {
 	}
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Skipf("cannot send SIGTERM on this system: %v", err)
+	}
+}
+
+// failCmd stands for a command failing with err.
+type failCmd struct{ err error }
+
+func (c failCmd) Run() error { return c.err }
+
+// TestErrorLineKeepsMessagesApart: an error of several messages (the app's
+// invalid declarations, errors.Join's) is still one line, each message
+// apart from the next; they ran together ("... or a plain function routes
+// /links/{code} ...").
+func TestErrorLineKeepsMessagesApart(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{errors.New("the app failed in manifest mode (exit status 1):\n2 invalid declarations:\n  access \"read\" to resource \"links\" granted to handler \"x\": name a route handler or a plain function\n  routes /links/{code} and /links/{id}: the same path"),
+			"Error: the app failed in manifest mode (exit status 1): 2 invalid declarations: access \"read\" to resource \"links\" granted to handler \"x\": name a route handler or a plain function; routes /links/{code} and /links/{id}: the same path\n"},
+		{errors.Join(errors.New("route /a requires an API key"), errors.New("route /b: its authorizer")),
+			"Error: route /a requires an API key; route /b: its authorizer\n"},
+		{errors.New("one message.\nAnother"), "Error: one message. Another\n"},
+	} {
+		root := struct {
+			Fail failCmd `cmd:""`
+		}{failCmd{tc.err}}
+		var stderr bytes.Buffer
+		if code := run(&root, []string{"fail"}, &Env{Stderr: &stderr}); code != 1 || stderr.String() != tc.want {
+			t.Errorf("exit %d, stderr\n%q\nwant\n%q", code, stderr.String(), tc.want)
+		}
 	}
 }

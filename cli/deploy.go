@@ -316,9 +316,21 @@ func synthError(ctx context.Context, err error) error {
 // 130, rather than the build's "context canceled".
 func synthFailed(ctx context.Context, cmd, left string, err error) error {
 	if ctx.Err() != nil {
-		return &ExitError{Code: 130, Err: errors.New("interrupted while building and synthesizing the app: " + left)}
+		return interruptedWhile(ctx, "building and synthesizing the app", left, err)
 	}
 	return fmt.Errorf("%s: %w", cmd, err)
+}
+
+// interruptedWhile is the error of a command interrupted (Ctrl-C) while
+// doing what (building the app, ...): it says so and what that left, exit
+// 130, rather than what the interruption made of the step under way (the
+// build's "context canceled", a Node.js "killed"). Not interrupted, it is
+// err as it is.
+func interruptedWhile(ctx context.Context, what, left string, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return &ExitError{Code: 130, Err: fmt.Errorf("interrupted while %s: %s", what, left)}
 }
 
 func interrupted(ctx context.Context, err error) error {
@@ -360,7 +372,7 @@ func appName(ctx context.Context, projectDir, stage string) (string, error) {
 	}
 	m, err := build.Manifest(ctx, projectDir)
 	if err != nil {
-		return "", fmt.Errorf("find the app's name (app_name is not set in %s): %w", f.Path, err)
+		return "", interruptedWhile(ctx, "building the app to find its name", "nothing was done", fmt.Errorf("find the app's name (app_name is not set in %s): %w", f.Path, err))
 	}
 	return m.App, nil
 }

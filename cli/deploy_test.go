@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -614,6 +615,7 @@ func TestDeployInterruptedWhileSynthesizing(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"deploy": "Error: interrupted while building and synthesizing the app: nothing was deployed\n",
 		"diff":   "Error: interrupted while building and synthesizing the app: nothing was compared\n",
+		"synth":  "Error: interrupted while building and synthesizing the app: no stack was synthesized\n",
 	} {
 		stderr.Reset()
 		ctx, cancel = context.WithCancel(context.Background())
@@ -660,4 +662,42 @@ func TestDeployWaitsForARunningOperation(t *testing.T) {
 	}()
 	l.expect([]string{"deploy", "--yes", "--wait"}, 0,
 		"Stack hello-dev is UPDATE_IN_PROGRESS: another operation is running on it; waiting for it to finish...", "Updating stack hello-dev")
+}
+
+// TestInterruptedWhileBuilding: Ctrl-C in a command that builds the app
+// says what it interrupted and exits 130, where it printed the build's
+// bare "context canceled"; Ctrl-C while synth starts Node.js is not a
+// Node.js that "does not run" with advice to install one.
+func TestInterruptedWhileBuilding(t *testing.T) {
+	l := newLifecycle(t)
+	canceled := func() (context.Context, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel() // Ctrl-C as the command starts
+		return ctx, cancel
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"openapi"}, "Error: interrupted while building the app: no document was written\n"},
+		{[]string{"invoke", "api", "--local"}, "Error: interrupted while building the app and running the handler locally: it was stopped\n"},
+		{[]string{"secret", "set", "key"}, "Error: interrupted while building the app: no value was stored\n"},
+		{[]string{"gen-policy"}, "Error: interrupted while scanning the app: no policy was printed\n"},
+		{[]string{"synth"}, "Error: interrupted while building and synthesizing the app: no stack was synthesized\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		env := &Env{
+			Stdin: strings.NewReader("value\n"), Stdout: &stdout, Stderr: &stderr,
+			Getenv:  environ(map[string]string{names.EnvCacheDir: l.cache}),
+			Signals: canceled,
+			Synth: func(ctx context.Context, o synth.Options) (*synth.Result, error) {
+				// What an interrupted Node.js start made of it.
+				return nil, &synth.NodeError{Path: "/usr/bin/node", Err: errors.New("signal: interrupt")}
+			},
+		}
+		code := MainEnv(append([]string{"-C", l.project}, tc.args...), env)
+		if code != 130 || stderr.String() != tc.want {
+			t.Errorf("%s: exit %d, stderr %q; want 130, %q", strings.Join(tc.args, " "), code, stderr.String(), tc.want)
+		}
+	}
 }

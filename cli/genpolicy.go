@@ -32,7 +32,7 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	defer stop()
 	rep, err := synthEngine().Scan(ctx, g.ProjectDir, env.Stderr)
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("gen-policy: %w", err))
+		return interruptedWhile(ctx, "scanning the app", "no policy was printed", fmt.Errorf("gen-policy: %w", err))
 	}
 	if c.Explain && c.JSON {
 		return writeJSONLine(stdout, explanation(rep))
@@ -46,7 +46,7 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 		// deploy does: the route manifest says which they are.
 		m, err := build.Manifest(ctx, g.ProjectDir)
 		if err != nil {
-			return fmt.Errorf("gen-policy: %w", err)
+			return interruptedWhile(ctx, "building the app", "no policy was printed", fmt.Errorf("gen-policy: %w", err))
 		}
 		var unscoped []policy.Unscoped
 		doc, unscoped = policy.Narrow(rep.Calls, m)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/remote"
 	"github.com/framework-dev/framework/internal/userfile"
 )
@@ -46,7 +47,7 @@ func (c *InvokeCmd) Run(g *Globals, env *Env) error {
 		return fmt.Errorf("invoke function %s: it does not exist (was the stage destroyed outside framework?); run `framework deploy --stage %s`: %w", gone.Function, c.stage(), gone.Err)
 	}
 	if err != nil {
-		return interrupted(ctx, err)
+		return interrupted(ctx, deploy.Unreachable(cfg.Region, err))
 	}
 	if c.JSON {
 		b, err := json.MarshalIndent(res, "", "  ")

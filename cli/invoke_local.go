@@ -32,7 +32,7 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 	}
 	inv, err := localinvoke.Run(ctx, o)
 	if err != nil {
-		return interrupted(ctx, err)
+		return interruptedWhile(ctx, "building the app and running the handler locally", "it was stopped", err)
 	}
 	res := inv.Result
 	if c.JSON {

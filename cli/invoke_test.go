@@ -29,3 +29,28 @@ func TestInvokePayloadNotJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestInvokeAndLogsUnreachableRegion: when the Lambda or CloudWatch Logs
+// endpoint does not resolve (a misspelt region, no network), invoke and
+// logs say "cannot reach AWS at <host>" with what to check, as deploy,
+// diff and url do, instead of the SDK's "dial tcp: lookup ...". The hosts
+// have a label over 63 characters, which Go's resolver refuses as no such
+// host without asking the network.
+func TestInvokeAndLogsUnreachableRegion(t *testing.T) {
+	l := newLifecycle(t)
+	l.expect([]string{"deploy"}, 0, "Initiating first time deployment...")
+	bad := strings.Repeat("x", 64)
+	lambdaHost, logsHost := "lambda."+bad+".amazonaws.com", "logs."+bad+".amazonaws.com"
+	t.Setenv("AWS_ENDPOINT_URL_LAMBDA", "http://"+lambdaHost)
+	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH_LOGS", "http://"+logsHost)
+	for _, tc := range []struct {
+		args []string
+		host string
+	}{{[]string{"invoke", "api"}, lambdaHost}, {[]string{"logs"}, logsHost}} {
+		code, _, stderr := l.run(tc.args...)
+		want := `cannot reach AWS at ` + tc.host + ` (no such host): check the region, "us-east-1" (--region, AWS_REGION or your profile's region), and your network connection`
+		if code != 1 || !strings.HasPrefix(stderr, "Error: ") || !strings.Contains(stderr, want) {
+			t.Errorf("framework %s: exit %d, stderr %q\nwant it to say %q", strings.Join(tc.args, " "), code, stderr, want)
+		}
+	}
+}

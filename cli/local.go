@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/local"
 )
 
@@ -29,6 +31,21 @@ type LocalCmd struct {
 // Run serves until the first Ctrl-C (SIGINT) or SIGTERM, then stops the app
 // gracefully.
 func (c *LocalCmd) Run(g *Globals, env *Env) error {
+	// A stage one slip from a declared one (devv for dev) is refused
+	// before anything is built or created in an emulator, as deploy
+	// refuses it.
+	if f, err := config.Load(g.ProjectDir); err == nil {
+		if err := f.CheckStageTypo(c.Stage); err != nil {
+			return err
+		}
+	}
+	if exposed(c.Host) {
+		on := fmt.Sprintf("port %d", c.Port)
+		if c.Port == 0 {
+			on = "the port it picks"
+		}
+		fmt.Fprintf(env.Stderr, "Warning: --host %s makes the app reachable from the network: anyone who reaches this machine on %s can call it, with this stage's settings and AWS access (the default, 127.0.0.1, keeps it private).\n", c.Host, on)
+	}
 	defer trimCaches(g, env)()
 	ctx, stop := env.Context()
 	defer stop()
@@ -38,6 +55,16 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
 		Stdout: env.Stdout, Stderr: env.Stderr,
 	})
+}
+
+// exposed reports whether a server bound to host can be reached from
+// other machines: any address but a loopback one and localhost.
+func exposed(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	return err != nil || !ip.IsLoopback()
 }
 
 // port is the value of --port: a TCP port, or 0 for any free one. Every

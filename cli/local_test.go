@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/framework-dev/framework/internal/config"
 )
 
 // TestLocalPortOutOfRange: every --port outside 0 to 65535 is a usage
@@ -54,6 +56,8 @@ func TestLocalPortValues(t *testing.T) {
 // TestLocalListenErrors: a --host that is not an IP address and does not
 // resolve, or is not an address of this machine, gets a message about the
 // host; only a port in use asks whether another `framework local` has it.
+// A --host other than a loopback address is first warned about: it would
+// make the app reachable from the network (no warning for 127.0.0.1).
 func TestLocalListenErrors(t *testing.T) {
 	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
@@ -85,13 +89,47 @@ func TestLocalListenErrors(t *testing.T) {
 		}}
 		code := MainEnv(append([]string{"-C", t.TempDir(), "local"}, strings.Fields(tt.args)...), env)
 		got := stderr.String()
-		if code != 1 || strings.Contains(got, tt.notWant) || strings.Count(got, "\n") != 1 {
-			t.Errorf("framework local %s: exit %d, stderr %q; want exit 1 and one line without %q", tt.args, code, got, tt.notWant)
+		lines := 1
+		if host, ok := strings.CutPrefix(tt.args, "--host "); ok {
+			lines = 2
+			warning := "Warning: --host " + strings.Fields(host)[0] + " makes the app reachable from the network: anyone who reaches this machine on port 8123 can call it"
+			if !strings.HasPrefix(got, warning) {
+				t.Errorf("framework local %s: stderr %q\nwant it to start with %q", tt.args, got, warning)
+			}
+		} else if strings.Contains(got, "Warning") {
+			t.Errorf("framework local %s: stderr %q warns, for 127.0.0.1", tt.args, got)
+		}
+		if code != 1 || strings.Contains(got, tt.notWant) || strings.Count(got, "\n") != lines {
+			t.Errorf("framework local %s: exit %d, stderr %q; want exit 1 and %d lines without %q", tt.args, code, got, lines, tt.notWant)
 		}
 		for _, want := range tt.want {
 			if !strings.Contains(got, want) {
 				t.Errorf("framework local %s: stderr %q\ndoes not contain %q", tt.args, got, want)
 			}
 		}
+	}
+}
+
+// TestLocalRefusesAStageTypo: --stage devv with dev declared is refused
+// before anything is built or created in an emulator, as deploy refuses
+// it, naming the stage meant; an undeclared stage that is no slip of a
+// declared one is still served with the top-level settings.
+func TestLocalRefusesAStageTypo(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := config.Default("hello").Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	stopped := func() (context.Context, context.CancelFunc) {
+		// Should the stage be served, the command stops at once.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		return ctx, cancel
+	}
+	code := MainEnv([]string{"-C", dir, "local", "--stage", "devv", "--port", "0"}, &Env{Stderr: &stderr, Signals: stopped})
+	want := `Error: stage "devv" is not declared in ` + config.FilePath(dir) + ` (it declares dev): did you mean "dev"? To use a new stage "devv", declare it there ("stages": {"devv": {}})` + "\n"
+	if code != 1 || stderr.String() != want {
+		t.Errorf("local --stage devv: exit %d, stderr %q\nwant exit 1, %q", code, stderr.String(), want)
 	}
 }

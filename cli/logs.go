@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatchlogs"
 
+	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/remote"
 )
@@ -72,7 +73,7 @@ func (c *LogsCmd) Run(g *Globals, env *Env) error {
 			fmt.Fprintf(env.Stderr, "%s; waiting for its first invocation (Ctrl-C to stop).\n", noLogs)
 		})
 		if err != nil {
-			return fmt.Errorf("follow the logs of function %s: %w", fn.Name, err)
+			return fmt.Errorf("follow the logs of function %s: %w", fn.Name, deploy.Unreachable(cfg.Region, err))
 		}
 		return nil
 	}
@@ -82,7 +83,7 @@ func (c *LogsCmd) Run(g *Globals, env *Env) error {
 		return nil
 	}
 	if err != nil {
-		return interrupted(ctx, fmt.Errorf("logs of function %s: %w", fn.Name, err))
+		return interrupted(ctx, fmt.Errorf("logs of function %s: %w", fn.Name, deploy.Unreachable(cfg.Region, err)))
 	}
 	if len(evs) == 0 {
 		fmt.Fprintf(env.Stderr, "No log events of function %s since %s (try a longer --since).\n", fn.Name, start.UTC().Format(remote.TimeFormat))

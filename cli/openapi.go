@@ -17,7 +17,7 @@ import (
 // schemas of its typed handlers, error answers and security schemes,
 // without API Gateway's extensions.
 type OpenAPICmd struct {
-	Stage string `default:"${default_stage}" help:"Stage whose API Gateway stage name is the document's server path (/<stage>)."`
+	Stage string `default:"${default_stage}" help:"Stage whose front door the document describes: behind a REST API, its API Gateway stage name is the server path (/<stage>); behind an HTTP API or a function URL, the path is /."`
 	Out   string `name:"out" short:"o" placeholder:"FILE" help:"Write the document to FILE instead of stdout." type:"path"`
 	JSON  bool   `name:"json" help:"With --out, print the result as one JSON object instead of text."`
 }
@@ -35,14 +35,21 @@ func (c *OpenAPICmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	server := "/" + c.Stage
+	var door config.FrontDoor // the REST API without a configuration
 	cfg, err := config.Load(g.ProjectDir)
 	switch {
 	case err == nil:
+		// A typo of a declared stage (webb for web) is refused, as local
+		// and deploy refuse it, rather than documented with the defaults.
+		if err := cfg.CheckStageTypo(c.Stage); err != nil {
+			return err
+		}
 		st, err := cfg.Stage(c.Stage)
 		if err != nil {
 			return err
 		}
-		server = "/" + st.APIGatewayStage
+		door = st.FrontDoor
+		server = serverPath(st)
 	case errors.Is(err, fs.ErrNotExist):
 		if err := config.CheckStageName(c.Stage); err != nil {
 			return fmt.Errorf("stage %q: %w", c.Stage, err)
@@ -52,6 +59,12 @@ func (c *OpenAPICmd) Run(g *Globals, env *Env) error {
 	}
 	m, err := build.Manifest(ctx, g.ProjectDir)
 	if err != nil {
+		return interruptedWhile(ctx, "building the app", "no document was written", err)
+	}
+	// What framework synth and framework local refuse for this stage's
+	// front door is refused here too, with their message: a document of a
+	// stage that does not deploy describes no API.
+	if err := door.Check(m); err != nil {
 		return err
 	}
 	doc, err := openapi.Document(m, openapi.DocOptions{ServerURL: server})
@@ -83,6 +96,16 @@ func (c *OpenAPICmd) Run(g *Globals, env *Env) error {
 	}
 	_, err = fmt.Fprintf(env.Stdout, "Wrote %s: OpenAPI %s, %d paths, %d operations.\n", res.File, openapi.DocumentVersion, res.Paths, res.Operations)
 	return err
+}
+
+// serverPath is the base path of stage st's URLs: /<api_gateway_stage>
+// behind a REST API, / behind an HTTP API (its $default stage) or a
+// function URL, whose URLs have no stage segment.
+func serverPath(st *config.Stage) string {
+	if st.FrontDoor.Type() == config.APIRest {
+		return "/" + st.APIGatewayStage
+	}
+	return "/"
 }
 
 // writeFileAtomic writes data to path through a temporary file in the same

@@ -46,7 +46,7 @@ func (c *SecretSetCmd) Run(g *Globals, env *Env) error {
 	}
 	m, err := build.Manifest(ctx, g.ProjectDir)
 	if err != nil {
-		return interrupted(ctx, err)
+		return interruptedWhile(ctx, "building the app", "no value was stored", err)
 	}
 	d := m.Resource(c.Name)
 	if d == nil || d.Kind != manifest.ResourceSecret && d.Kind != manifest.ResourceParameter {

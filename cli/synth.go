@@ -52,7 +52,10 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 		NoAutogenPolicy: c.NoAutogenPolicy, Progress: progress,
 	})
 	if err != nil {
-		return interrupted(ctx, err) // exit 130 after Ctrl-C, as deploy and diff
+		// After Ctrl-C, exit 130 saying so, as deploy and diff do, rather
+		// than what the interruption made of the step under way (a build's
+		// context canceled, a Node.js that "does not run").
+		return interruptedWhile(ctx, "building and synthesizing the app", "no stack was synthesized", err)
 	}
 	took := time.Since(start)
 	if c.JSON {

@@ -13,6 +13,8 @@ import (
 	"github.com/framework-dev/framework/manifest"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // function is a registered event handler or plain function: it runs in a
@@ -238,7 +240,7 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 			continue
 		}
 		if o.kinds != nil && !slices.Contains(o.kinds, kind) {
-			f.errs = append(f.errs, fmt.Errorf("option %s does not apply to a %s handler (it applies to %s)", o.name, kind, kindList(o.kinds)))
+			f.errs = append(f.errs, fmt.Errorf("option %s does not apply to %s handler (it applies to %s)", o.name, wording.A(string(kind)), kindList(o.kinds)))
 			continue
 		}
 		o.apply(&f.spec)

@@ -43,6 +43,13 @@ func TestFunctionDeclarationErrors(t *testing.T) {
 			[]string{`field day-of-month: "32W": W follows a day from 1 to 31`}},
 		{"cron sixth weekday", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 12 ? * 3#6 *"), okSchedule) },
 			[]string{`field day-of-week: "3#6": # is followed by 1 to 5`}},
+		{"cron over 256 characters", func(a *framework.App) {
+			a.OnSchedule("tick", framework.Cron(strings.Repeat("0,", 4995)+"0 12 * * ? *"), okSchedule)
+		}, []string{`schedule handler "tick": schedule "cron(0,0,0,`, `characters long: EventBridge takes at most 256`}},
+		{"cron with a tab", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0\t12 * * ? *"), okSchedule) },
+			[]string{`schedule handler "tick": cron "0\t12 * * ? *": "\t" after field minutes: EventBridge separates the fields with single spaces`}},
+		{"cron with two spaces", func(a *framework.App) { a.OnSchedule("tick", framework.Cron("0 12  * * ? *"), okSchedule) },
+			[]string{`cron "0 12  * * ? *": an extra space after field hours`}},
 		{"no schedule", func(a *framework.App) { a.OnSchedule("tick", framework.ScheduleExpression{}, okSchedule) },
 			[]string{`schedule handler "tick": no schedule`}},
 		{"missing queue", func(a *framework.App) { a.OnSQSMessage("orders", "", okSQS) },

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // defaultCustomTTL is the cache TTL API Gateway uses for a custom
@@ -63,7 +65,7 @@ func (m *Manifest) validateAuthorizers() []error {
 func (a *Authorizer) validate() error {
 	switch {
 	case a.Name == "":
-		return fmt.Errorf("no name: a %s authorizer needs one (it names the authorizer in the REST API)", a.Type)
+		return fmt.Errorf("no name: %s authorizer needs one (it names the authorizer in the REST API)", wording.A(a.Type))
 	case a.Type == AuthorizerApp && !functionNameRe.MatchString(a.Name):
 		return fmt.Errorf("an app authorizer's name is also its Lambda function's: use 1 to 64 letters, digits, - and _, starting with a letter")
 	case a.Type == AuthorizerApp && len(a.IdentitySources) > 0:
@@ -209,5 +211,5 @@ func (a *Authorizer) JWTConfig() (issuer string, audiences []string, err error) 
 		}
 		return fmt.Sprintf("https://cognito-idp.%s.amazonaws.com/%s", parts[3], id), slices.Clone(a.Audiences), nil
 	}
-	return "", nil, fmt.Errorf("a %s authorizer is not a JWT authorizer", a.Type)
+	return "", nil, fmt.Errorf("%s authorizer is not a JWT authorizer", wording.A(a.Type))
 }

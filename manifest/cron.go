@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 var cronFieldRe = regexp.MustCompile(`^[0-9A-Za-z*?,/#-]+$`)
@@ -16,9 +17,100 @@ var cronFields = []struct {
 	min, max int
 }{{"minutes", 0, 59}, {"hours", 0, 23}, {"day-of-month", 1, 31}, {"month", 1, 12}, {"day-of-week", 1, 7}, {"year", 1970, 2199}}
 
+// MaxScheduleLength is the longest schedule expression EventBridge takes,
+// "rate(...)" or "cron(...)" included.
+const MaxScheduleLength = 256
+
+// CheckSchedule checks an EventBridge schedule expression, rate(...) or
+// cron(...), as EventBridge would: at most MaxScheduleLength characters,
+// the parts separated by single spaces, a rate of a positive whole number
+// and its unit (minute, hour or day, singular for 1), a cron of six valid
+// fields (CheckCron).
+func CheckSchedule(expr string) error {
+	if len(expr) > MaxScheduleLength {
+		return fmt.Errorf("schedule %.40q... is %d characters long: EventBridge takes at most %d", expr, len(expr), MaxScheduleLength)
+	}
+	switch {
+	case strings.HasPrefix(expr, "cron(") && strings.HasSuffix(expr, ")"):
+		return CheckCron(expr[len("cron(") : len(expr)-1])
+	case strings.HasPrefix(expr, "rate(") && strings.HasSuffix(expr, ")"):
+		return checkRate(expr)
+	}
+	return fmt.Errorf("schedule %q is not a rate(...) or cron(...) expression: build it with framework.Rate or framework.Cron", expr)
+}
+
+// checkRate checks rate(N unit).
+func checkRate(expr string) error {
+	inner := expr[len("rate(") : len(expr)-1]
+	n, unit, ok := strings.Cut(inner, " ")
+	if !ok || strings.ContainsFunc(inner, isSpaceNotBlank) || strings.Contains(unit, " ") {
+		return fmt.Errorf("rate %q: EventBridge takes a number and a unit separated by one space, such as \"rate(5 minutes)\"", expr)
+	}
+	v, err := strconv.Atoi(n)
+	if err != nil || v < 1 || n[0] == '+' || n[0] == '0' {
+		return fmt.Errorf("rate %q: %q is not a whole number of at least 1", expr, n)
+	}
+	want := map[string]string{"minute": "minutes", "hour": "hours", "day": "days"}
+	plural := map[string]bool{"minutes": true, "hours": true, "days": true}
+	switch {
+	case v == 1 && want[unit] != "":
+	case v > 1 && plural[unit]:
+	case v == 1 && plural[unit]:
+		return fmt.Errorf("rate %q: EventBridge wants the unit singular for 1: rate(1 %s)", expr, strings.TrimSuffix(unit, "s"))
+	case v > 1 && want[unit] != "":
+		return fmt.Errorf("rate %q: EventBridge wants the unit plural past 1: rate(%d %s)", expr, v, want[unit])
+	default:
+		return fmt.Errorf("rate %q: unit %q is not minute(s), hour(s) or day(s)", expr, unit)
+	}
+	return nil
+}
+
+// isSpaceNotBlank reports white space other than the plain space: a tab,
+// a line break, a non-breaking space.
+func isSpaceNotBlank(r rune) bool { return r != ' ' && unicode.IsSpace(r) }
+
+// checkSeparators checks that the fields of cron expression expr are
+// separated by single spaces, as EventBridge requires, naming where not.
+func checkSeparators(expr string) error {
+	field := func(i int) string {
+		if i < len(cronFields) {
+			return cronFields[i].name
+		}
+		return fmt.Sprintf("#%d", i+1)
+	}
+	i, prevSpace := 0, false // i: fields seen so far
+	for pos, r := range expr {
+		switch {
+		case isSpaceNotBlank(r):
+			where := "before the first field"
+			if i > 0 {
+				where = "after field " + field(i-1)
+			}
+			return fmt.Errorf("cron %q: %q %s: EventBridge separates the fields with single spaces", expr, string(r), where)
+		case r == ' ' && (pos == 0 || prevSpace || pos == len(expr)-1):
+			where := "before the first field"
+			if i > 0 {
+				where = "after field " + field(i-1)
+			}
+			return fmt.Errorf("cron %q: an extra space %s: EventBridge separates the fields with single spaces", expr, where)
+		case r == ' ':
+			prevSpace = true
+		default:
+			if prevSpace || pos == 0 {
+				i++
+			}
+			prevSpace = false
+		}
+	}
+	return nil
+}
+
 // CheckCron checks the six fields of an EventBridge cron expression (the
 // text between "cron(" and ")") and says what is wrong with them.
 func CheckCron(expr string) error {
+	if err := checkSeparators(expr); err != nil {
+		return err
+	}
 	f := strings.Fields(expr)
 	if len(f) != 6 {
 		return fmt.Errorf("cron %q has %d fields: EventBridge takes six, minutes hours day-of-month month day-of-week year, for example \"0 12 * * ? *\"", expr, len(f))

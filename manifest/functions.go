@@ -144,12 +144,8 @@ func (m *Manifest) validateFunctions() []error {
 		// What is particular to one kind.
 		switch f.Kind {
 		case KindSchedule:
-			if !strings.HasPrefix(f.Schedule, "rate(") && !strings.HasPrefix(f.Schedule, "cron(") {
-				bad("schedule %q is not a rate(...) or cron(...) expression: build it with framework.Rate or framework.Cron", f.Schedule)
-			} else if strings.HasPrefix(f.Schedule, "cron(") {
-				if err := CheckCron(strings.TrimSuffix(strings.TrimPrefix(f.Schedule, "cron("), ")")); err != nil {
-					bad("%w", err)
-				}
+			if err := CheckSchedule(f.Schedule); err != nil {
+				bad("%w", err)
 			}
 		case KindSQS:
 			if f.BatchSize > 10 && f.MaxBatchingWindowSeconds == 0 {

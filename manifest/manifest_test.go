@@ -127,7 +127,7 @@ func TestResourceDeclarationsChecked(t *testing.T) {
 		`topic "alerts": only a queue can be FIFO`,
 		`the app: access "read" to resource "nosuch", which the app does not declare`,
 		`the app: access "publish" on queue "jobs"`,
-		`sqs handler "onalert": its source topic "alerts" cannot feed a sqs handler`,
+		`sqs handler "onalert": its source topic "alerts" cannot feed an sqs handler`,
 	} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the errors do not say %q:\n%v", want, err)
@@ -141,5 +141,29 @@ func TestResourceDeclarationsChecked(t *testing.T) {
 	}
 	if got := manifest.ResourceOutput("todos", manifest.AttrStreamARN); got != "ResTodosStreamArn" {
 		t.Errorf("ResourceOutput = %q", got)
+	}
+}
+
+// TestScheduleChecked: a schedule expression is checked as EventBridge
+// checks it: 256 characters at most, parts separated by single spaces, a
+// rate of a whole number and its unit (singular for 1).
+func TestScheduleChecked(t *testing.T) {
+	for expr, want := range map[string]string{
+		"rate(5 minutes)": "", "rate(1 day)": "", "rate(12 hours)": "", "cron(0 12 * * ? *)": "",
+		"rate(5\tminutes)": "a number and a unit separated by one space",
+		"rate(5  minutes)": "a number and a unit separated by one space",
+		"rate(1 minutes)":  "rate(1 minute)",
+		"rate(5 minute)":   "rate(5 minutes)",
+		"rate(0 minutes)":  `"0" is not a whole number of at least 1`,
+		"rate(5 weeks)":    `unit "weeks" is not minute(s), hour(s) or day(s)`,
+		"rate(" + strings.Repeat("1", 300) + " minutes)": "characters long: EventBridge takes at most 256",
+		"cron(0 12 * * ? *\n)":                           `"\n" after field year`,
+		"cron( 0 12 * * ? *)":                            "an extra space before the first field",
+		"every day":                                      "is not a rate(...) or cron(...) expression",
+	} {
+		err := manifest.CheckSchedule(expr)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want)) {
+			t.Errorf("CheckSchedule(%q) = %v, want %q", expr, err, want)
+		}
 	}
 }

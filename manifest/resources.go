@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // ResourceKind is the kind of an AWS resource the app declares and owns:
@@ -247,7 +249,7 @@ func (m *Manifest) validateResources() []error {
 		case r == nil:
 			errs = append(errs, fmt.Errorf("%s: its source is resource %q, which the app does not declare", f.Label(), f.SourceResource))
 		case ResourceKinds[r.Kind].Source != f.Kind:
-			errs = append(errs, fmt.Errorf("%s: its source %s cannot feed a %s handler", f.Label(), r.Label(), f.Kind))
+			errs = append(errs, fmt.Errorf("%s: its source %s cannot feed %s handler", f.Label(), r.Label(), wording.A(string(f.Kind))))
 		case r.Kind == ResourceTable && r.Stream == "":
 			errs = append(errs, fmt.Errorf("%s: %s has no stream: declare the table with a stream", f.Label(), r.Label()))
 		case f.Source != "":

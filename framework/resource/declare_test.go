@@ -125,7 +125,7 @@ func TestDeclarationErrors(t *testing.T) {
 		{"a queue feeding an S3 handler", func(app *framework.App) {
 			jobs := resource.NewQueue(app, "jobs", resource.QueueSpec{})
 			app.OnS3Event("uploaded", jobs.Ref(), func(context.Context, events.S3Event) error { return nil })
-		}, []string{`s3 handler "uploaded": its source queue "jobs" cannot feed a s3 handler`}},
+		}, []string{`s3 handler "uploaded": its source queue "jobs" cannot feed an s3 handler`}},
 		{"zero access", func(app *framework.App) {
 			resource.NewBucket(app, "files", resource.BucketSpec{}).Allow(resource.DataAccess{})
 		}, []string{`bucket "files" (declared at resource/declare_test.go:`, `is the zero value`}},

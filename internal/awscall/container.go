@@ -179,6 +179,7 @@ func (s *containerSource) fetch(ctx context.Context) (Credentials, time.Time, er
 				msg = msg[:300] + "..."
 			}
 		}
+		msg = Redact(msg) // an endpoint's answer may quote credentials
 		if msg == "" {
 			msg = http.StatusText(resp.StatusCode)
 		}
@@ -188,7 +189,7 @@ func (s *containerSource) fetch(ctx context.Context) (Credentials, time.Time, er
 		return fail("could not be fetched: HTTP %d: %s", resp.StatusCode, msg)
 	}
 	if jsonErr != nil || answer.AccessKeyID == "" || answer.SecretAccessKey == "" {
-		return fail("are not a JSON object with AccessKeyId and SecretAccessKey: %.200q", body)
+		return fail("are not a JSON object with AccessKeyId and SecretAccessKey: %s", Redact(fmt.Sprintf("%.200q", body)))
 	}
 	var expires time.Time
 	if answer.Expiration != "" {

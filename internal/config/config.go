@@ -159,6 +159,12 @@ func Load(projectDir string) (*File, error) {
 	data, err := userfile.Read(path, "the project configuration", userfile.MaxProjectFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			// A symbolic link whose target is missing is a configuration
+			// the user has, not an absent one: it must not serve or deploy
+			// with the defaults.
+			if target, lerr := os.Readlink(path); lerr == nil {
+				return nil, fmt.Errorf("%s: is a symbolic link to %s, which does not exist: restore the file it points to, or replace the link with the configuration itself", path, target)
+			}
 			return nil, fmt.Errorf("%s: no configuration file: run `framework new-project` to create a project, or create the file with at least {\"version\": %q, \"app_name\": \"<name>\"}: %w", path, FormatVersion, err)
 		}
 		if userfile.IsRefused(err) {

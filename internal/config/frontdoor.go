@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/manifest"
+
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // The front door of a stage: what answers its HTTP requests before the
@@ -109,9 +111,9 @@ func (f FrontDoor) RouteAuth(a *manifest.Authorizer) (string, error) {
 		}
 		return "JWT", nil
 	case a.Type == manifest.AuthorizerApp || a.Type == manifest.AuthorizerJWT:
-		return "", fmt.Errorf("its authorizer %q is a %s authorizer, which a function URL has not (its auth is NONE or AWS_IAM for every route): set api_type to %q for the stage", a.Name, a.Type, APIHTTP)
+		return "", fmt.Errorf("its authorizer %q is %s authorizer, which a function URL has not (its auth is NONE or AWS_IAM for every route): set api_type to %q for the stage", a.Name, wording.A(a.Type), APIHTTP)
 	}
-	return "", fmt.Errorf("its authorizer %q is a %s authorizer, which this framework wires to an API Gateway REST API only, not to the %s (api_type %q): set api_type to %q for the stage, or use an IAM authorizer", a.Name, a.Type, door, typ, APIRest)
+	return "", fmt.Errorf("its authorizer %q is %s authorizer, which this framework wires to an API Gateway REST API only, not to the %s (api_type %q): set api_type to %q for the stage, or use an IAM authorizer", a.Name, wording.A(a.Type), door, typ, APIRest)
 }
 
 // frontDoor reads one front-door key into s; it returns false for a key

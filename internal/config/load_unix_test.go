@@ -3,6 +3,8 @@
 package config
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,6 +37,9 @@ func TestLoadRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 		{"2 MiB file", func(t *testing.T, path string) {
 			must(t, os.WriteFile(path, []byte(strings.Repeat(" ", 2<<20)+valid), 0o644))
 		}, []string{"config.json: is 2 MiB, more than 1 MiB, the limit for the project configuration: check that it is the right file"}},
+		{"dangling symlink", func(t *testing.T, path string) {
+			must(t, os.Symlink("../shared/config.json", path))
+		}, []string{"config.json: is a symbolic link to ../shared/config.json, which does not exist: restore the file it points to"}},
 		{"symlink to a valid file", func(t *testing.T, path string) {
 			target := filepath.Join(t.TempDir(), "shared.json")
 			must(t, os.WriteFile(target, []byte(valid), 0o644))
@@ -60,6 +65,10 @@ func TestLoadRefusesWhatIsNotASmallRegularFile(t *testing.T) {
 			}
 			if r.err == nil {
 				t.Fatalf("Load succeeded; want an error containing %q", tt.wants)
+			}
+			// Not an absent file, which commands take for "serve with the defaults".
+			if errors.Is(r.err, fs.ErrNotExist) {
+				t.Errorf("error %q is fs.ErrNotExist: commands would use the defaults", r.err)
 			}
 			msg := r.err.Error()
 			if !strings.HasPrefix(msg, path+": ") || strings.Contains(msg, "\n") {

@@ -17,14 +17,32 @@ func (f *File) CheckNewStage(name string) (note string, err error) {
 	if _, ok := f.Stages[name]; ok {
 		return "", nil
 	}
-	declared := "declares no stages"
-	if names := f.StageNames(); len(names) > 0 {
-		declared = "declares " + strings.Join(names, ", ")
-	}
+	declared := f.declared()
 	if s := f.Meant(name); s != "" {
 		return "", fmt.Errorf("stage %q is not declared in %s (it %s): did you mean %q? To create a new stage %q, declare it there (\"stages\": {%q: {}}) and deploy again", name, f.Path, declared, s, name, name)
 	}
 	return fmt.Sprintf("Stage %s is not declared in %s (it %s): it is created with the top-level settings; declare it under \"stages\" to give it settings of its own.", name, f.Path, declared), nil
+}
+
+// CheckStageTypo refuses stage name when the file does not declare it and
+// it is one slip from a stage the file declares (devv for dev), as the
+// first deploy does (CheckNewStage), for a command that would otherwise
+// use the typo as a stage of its own: framework local, which creates the
+// stage's resources in an emulator.
+func (f *File) CheckStageTypo(name string) error {
+	s := f.Meant(name)
+	if s == "" {
+		return nil
+	}
+	return fmt.Errorf("stage %q is not declared in %s (it %s): did you mean %q? To use a new stage %q, declare it there (\"stages\": {%q: {}})", name, f.Path, f.declared(), s, name, name)
+}
+
+// declared says which stages the file declares, for messages.
+func (f *File) declared() string {
+	if names := f.StageNames(); len(names) > 0 {
+		return "declares " + strings.Join(names, ", ")
+	}
+	return "declares no stages"
 }
 
 // Meant returns the declared stage that name, a stage the file does not

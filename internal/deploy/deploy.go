@@ -38,6 +38,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/logging"
+
+	"github.com/framework-dev/framework/internal/awscall"
 )
 
 // AssetsExpirationDays is the age after which the assets bucket's
@@ -64,6 +66,7 @@ func LoadConfig(ctx context.Context, profile, region string, more ...func(*confi
 		opts = append(opts, config.WithRegion(region))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, append(opts, more...)...)
+	err = awscall.RedactError(err) // a shared file's line may quote a secret
 	if err != nil {
 		if profile != "" {
 			return aws.Config{}, fmt.Errorf("load AWS configuration for profile %q (check ~/.aws/config and ~/.aws/credentials): %w", profile, err)
@@ -77,7 +80,9 @@ func LoadConfig(ctx context.Context, profile, region string, more ...func(*confi
 		return aws.Config{}, errNoCredentials(nil)
 	}
 	if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
-		return aws.Config{}, errNoCredentials(err)
+		// A credential_process output the SDK cannot parse is quoted
+		// whole in its error: the secrets are not printed.
+		return aws.Config{}, errNoCredentials(awscall.RedactError(err))
 	}
 	return cfg, nil
 }
@@ -90,15 +95,27 @@ func errNoCredentials(err error) error {
 	return fmt.Errorf("%s: %w", msg, err)
 }
 
+// Unreachable explains an error of a call to AWS in region whose host
+// does not resolve (a misspelt region, no network), which the SDK reports
+// as "dial tcp: lookup <host>": it names the host, the region and what to
+// check. Other errors are returned as they are. Every command that calls
+// AWS says it so (deploy, diff and url through Engine, invoke and logs).
+func Unreachable(region string, err error) error {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return fmt.Errorf("cannot reach AWS at %s (%s): check the region, %q (--region, AWS_REGION or your profile's region), and your network connection: %w", dns.Name, dns.Err, region, err)
+	}
+	return err
+}
+
 // explain adds what to do to an error of a first call to AWS that says
 // nothing the user can act on: AWS refusing the request's credentials (an
 // access key AWS does not know or a secret that does not match it, a
 // session that has expired), or a service's host that does not resolve
 // (a misspelt region, no network). Other errors are returned as they are.
 func (e *Engine) explain(err error) error {
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return fmt.Errorf("cannot reach AWS at %s (%s): check the region, %q (--region, AWS_REGION or your profile's region), and your network connection: %w", dns.Name, dns.Err, e.Region, err)
+	if u := Unreachable(e.Region, err); u != err {
+		return u
 	}
 	var ae smithy.APIError
 	if !errors.As(err, &ae) {

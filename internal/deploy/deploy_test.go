@@ -857,3 +857,35 @@ func TestWaitIdle(t *testing.T) {
 		t.Errorf("interrupted: %v, want an InterruptedError saying nothing was deployed", err)
 	}
 }
+
+// badProcessOutput is a credential_process output the SDK cannot parse
+// (Expiration is a number), holding a secret and a session token.
+const badProcessOutput = `{"Version": 1, "AccessKeyId": "AKIAIOSFODNN7EXAMPLE", "SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "SessionToken": "IQoJb3JpZ2luX2VjEJr/wEaCXVzLWVhc3QtMSJHMEUCIQ==", "Expiration": 12}`
+
+// A profile's credential_process whose output does not parse is an error
+// that says so without its secret and token, which the SDK's message
+// quotes whole.
+func TestCredentialProcessErrorIsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	if err := os.WriteFile(out, []byte(badProcessOutput), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(dir, "config")
+	if err := os.WriteFile(cfgFile, []byte("[profile dev]\nregion = us-east-1\ncredential_process = cat "+out+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CONFIG_FILE", cfgFile)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	t.Setenv("AWS_PROFILE", "")
+	_, err := LoadConfig(context.Background(), "dev", "")
+	if err == nil {
+		t.Fatal("LoadConfig accepted credentials that do not parse")
+	}
+	msg := err.Error()
+	if !strings.HasPrefix(msg, "no AWS credentials: ") || strings.Contains(msg, "wJalrXUtnFEMI") || strings.Contains(msg, "IQoJb3") || strings.Contains(msg, "AKIAIOSFODNN7EXAMPLE") {
+		t.Errorf("error %q: want no AWS credentials, without the secret, the token or the whole key ID", msg)
+	}
+}

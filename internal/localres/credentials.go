@@ -90,7 +90,10 @@ func refreshAdvice(source, profile string, err error) error {
 	default:
 		what, todo = "profile "+profile, "sign in again (`aws sso login --profile "+profile+"` for an SSO profile) or fix the profile"
 	}
-	return fmt.Errorf("the AWS credentials of %s could not be refreshed (%v): %s; the app gets the new credentials without a restart", what, err, todo)
+	// The SDK's error may quote what gave the credentials (a
+	// credential_process output it could not parse, whole): it reaches the
+	// terminal and the app's logs with its secrets redacted.
+	return fmt.Errorf("the AWS credentials of %s could not be refreshed (%s): %s; the app gets the new credentials without a restart", what, awscall.Redact(err.Error()), todo)
 }
 
 // awscall is the source as awscall's provider.

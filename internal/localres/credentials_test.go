@@ -252,3 +252,43 @@ func TestAppSDKReadsTheCredentialsEndpoint(t *testing.T) {
 		t.Errorf("the SDK's credentials: %+v, %v; want AKIDSERVED's", c, err)
 	}
 }
+
+// A credential_process output that does not parse reaches the terminal
+// and the app (the endpoint's JSON error, which the app logs) without its
+// secret and token: the SDK's error quotes the output whole.
+func TestRefreshFailureRedactsTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.json")
+	const secret, token = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "IQoJb3JpZ2luX2VjEJr/wEaCXVzLWVhc3QtMSJHMEUCIQ=="
+	bad := `{"Version": 1, "AccessKeyId": "AKIAIOSFODNN7EXAMPLE", "SecretAccessKey": "` + secret + `", "SessionToken": "` + token + `", "Expiration": 12}`
+	if err := os.WriteFile(out, []byte(bad), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgFile := filepath.Join(dir, "config")
+	if err := os.WriteFile(cfgFile, []byte("[profile dev]\nregion = us-east-1\ncredential_process = cat "+out+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_CONFIG_FILE", cfgFile)
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	cfg, err := config.LoadDefaultConfig(context.Background(), config.WithSharedConfigProfile("dev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reported []string
+	src := &credentialsSource{provider: cfg.Credentials, profile: "dev", source: "ProcessProvider", failed: func(err error) { reported = append(reported, err.Error()) }}
+	srv, err := serveCredentials(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.close()
+	status, body := get(t, srv.url, srv.token)
+	for _, msg := range append([]string{body["message"]}, reported...) {
+		if strings.Contains(msg, secret) || strings.Contains(msg, token) || strings.Contains(msg, "AKIAIOSFODNN7EXAMPLE") {
+			t.Errorf("message %q quotes a secret", msg)
+		}
+	}
+	if status != http.StatusInternalServerError || !strings.Contains(body["message"], "credential_process of profile dev could not be refreshed") || len(reported) != 1 {
+		t.Errorf("endpoint answered %d %v, reported %q; want 500 naming the credential_process, reported once", status, body, reported)
+	}
+}

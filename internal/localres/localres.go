@@ -291,7 +291,7 @@ func NewClient(ctx context.Context, o Options) (*Client, error) {
 	}
 	creds, err := cfg.Credentials.Retrieve(ctx)
 	if err != nil {
-		return nil, err
+		return nil, awscall.RedactError(err)
 	}
 	// The endpoints the SDK would use: --aws-endpoint, else the
 	// environment's AWS_ENDPOINT_URL(_<SERVICE>) or the profile's.

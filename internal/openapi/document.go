@@ -38,7 +38,8 @@ type DocOptions struct {
 // method (operationId the handler's name, tagged with its group), the
 // path parameters, the request body and success response schemas of typed
 // handlers (Manifest.Schemas become components.schemas), the error
-// answers (400 for a typed body, 401 and 403 for protected routes, 500),
+// answers (400 for a typed body, 401 and 403 for protected routes: 403
+// also for a Lambda authorizer's deny; 500),
 // the CORS preflights and the security schemes of API keys and
 // authorizers. Deterministic, and JSON-ready like Build's value.
 func Document(m *manifest.Manifest, o DocOptions) (map[string]any, error) {
@@ -218,10 +219,32 @@ func operation(r *manifest.Route, method string, captures []string, sec *securit
 	}
 	if req != nil {
 		op["security"] = []any{req}
-		if r.APIKeyRequired || (r.Authorizer != nil && r.Authorizer.Type == manifest.AuthorizerIAM) {
+		a := r.Authorizer
+		missing := r.APIKeyRequired || (a != nil && a.Type == manifest.AuthorizerIAM)
+		// A Lambda authorizer (the app's own or a custom one) also denies:
+		// API Gateway answers 403 when its policy does not allow the
+		// method (REST: {"Message": ...}), or when it answers
+		// isAuthorized false (HTTP API: {"message": "Forbidden"}).
+		deny := a != nil && (a.Type == manifest.AuthorizerApp || a.Type == manifest.AuthorizerCustom)
+		switch {
+		case deny:
+			desc := "API Gateway's answer when the authorizer denies the request (REST API: {\"Message\": \"User is not authorized to access this resource...\"}; HTTP API: {\"message\": \"Forbidden\"})."
+			if missing {
+				desc = "API Gateway's answer to a missing API key, or when the authorizer denies the request (REST API: {\"Message\": \"User is not authorized to access this resource...\"}; HTTP API: {\"message\": \"Forbidden\"})."
+			}
+			responses["403"] = map[string]any{
+				"description": desc,
+				"content": map[string]any{"application/json": map[string]any{
+					"schema": map[string]any{"type": "object", "properties": map[string]any{
+						"message": map[string]any{"type": "string"},
+						"Message": map[string]any{"type": "string"},
+					}},
+				}},
+			}
+		case missing:
 			responses["403"] = errorResponse("API Gateway's answer to a missing API key or signature.", SchemaGatewayError)
 		}
-		if r.Authorizer != nil && r.Authorizer.Type != manifest.AuthorizerIAM {
+		if a != nil && a.Type != manifest.AuthorizerIAM {
 			responses["401"] = errorResponse("API Gateway's answer to a missing or refused token.", SchemaGatewayError)
 		}
 	}

@@ -116,3 +116,36 @@ func TestDocumentOperations(t *testing.T) {
 	data, _ := Marshal(doc)
 	validateOpenAPI(t, "ops", data)
 }
+
+// A route behind a Lambda authorizer (the app's own or a custom one) lists
+// 403 next to 401: API Gateway answers 403 to the authorizer's deny (REST
+// API: {"Message": ...}; HTTP API: {"message": "Forbidden"}), as framework
+// local does.
+func TestDocumentAuthorizerDeny(t *testing.T) {
+	m := &manifest.Manifest{Version: manifest.Version, App: "deny", Routes: []manifest.Route{
+		{Path: "/app", Methods: []string{"GET"}, Handler: "app", ContentTypes: []string{"application/json"},
+			Authorizer: &manifest.Authorizer{Type: manifest.AuthorizerApp, Name: "gate", Header: "Authorization"}},
+		{Path: "/custom", Methods: []string{"GET"}, Handler: "custom", ContentTypes: []string{"application/json"}, APIKeyRequired: true,
+			Authorizer: &manifest.Authorizer{Type: manifest.AuthorizerCustom, Name: "tok", Header: "X-Token", AuthorizerURI: "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:123456789012:function:tok/invocations", TTLSeconds: 300}},
+	}, Functions: []manifest.Function{{Name: "gate", Kind: manifest.KindAuthorizer}}}
+	doc, err := Document(m, DocOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/app", "/custom"} {
+		for _, status := range []string{"401", "403"} {
+			if _, ok := get(doc, "paths", p, "get", "responses", status); !ok {
+				t.Errorf("%s: no %s response", p, status)
+			}
+		}
+		desc, _ := get(doc, "paths", p, "get", "responses", "403", "description")
+		if s, _ := desc.(string); !strings.Contains(s, "denies") {
+			t.Errorf("%s: 403 says %q, want the authorizer's deny", p, desc)
+		}
+	}
+	if desc, _ := get(doc, "paths", "/custom", "get", "responses", "403", "description"); !strings.Contains(desc.(string), "API key") {
+		t.Errorf("/custom: 403 says %q, want the missing API key too", desc)
+	}
+	data, _ := Marshal(doc)
+	validateOpenAPI(t, "deny", data)
+}

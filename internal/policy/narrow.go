@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/manifest"
+
+	"github.com/framework-dev/framework/internal/wording"
 )
 
 // ResourceRef returns the placeholder that stands for the ARN of the
@@ -163,7 +165,7 @@ func Narrow(calls []Call, m *manifest.Manifest) (*Document, []Unscoped) {
 		}
 		if who, ok := external[prefix]; ok {
 			for _, a := range s.Action {
-				unscoped = append(unscoped, Unscoped{a, fmt.Sprintf("the %s names a %s resource outside the app, so the calls may target it", who, prefix)})
+				unscoped = append(unscoped, Unscoped{a, fmt.Sprintf("the %s names %s resource outside the app, so the calls may target it", who, wording.A(prefix))})
 			}
 			out.Statement = append(out.Statement, s)
 			continue

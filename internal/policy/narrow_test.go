@@ -56,7 +56,7 @@ func TestNarrow(t *testing.T) {
 		why[u.Action] = u.Why
 	}
 	for a, part := range map[string]string{"dynamodb:ListTables": "targets no table", "s3:ListJobs": "another SDK package",
-		"ssm:SendCommand": "targets no parameter", "sns:Publish": `sns handler "feed" names a sns resource outside the app`} {
+		"ssm:SendCommand": "targets no parameter", "sns:Publish": `sns handler "feed" names an sns resource outside the app`} {
 		if !strings.Contains(why[a], part) {
 			t.Errorf("%s kept * because %q, want %q", a, why[a], part)
 		}

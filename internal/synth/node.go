@@ -20,7 +20,7 @@ import (
 const MinNodeMajor = 20
 
 // nodeInstallHint says what to install, in the one line users see.
-const nodeInstallHint = "install Node.js 22 or 24 (LTS) from https://nodejs.org or your package manager"
+const nodeInstallHint = "install Node.js 20 or newer (22 or 24, the LTS releases, recommended) from https://nodejs.org or your package manager"
 
 // NodeError is a missing or unsupported Node.js, which the AWS CDK needs.
 type NodeError struct {
@@ -63,6 +63,7 @@ func CheckNode(ctx context.Context, shim bool) (int, error) {
 	if err != nil {
 		return 0, &NodeError{Path: name, Err: err}
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, path, "--version").Output()
@@ -70,6 +71,10 @@ func CheckNode(ctx context.Context, shim bool) (int, error) {
 		// Once seen failing on a loaded machine with node present: ask again
 		// before telling the user to install what they have.
 		out, err = exec.CommandContext(ctx, path, "--version").Output()
+	}
+	if err != nil && parent.Err() != nil {
+		// Interrupted (Ctrl-C): node was stopped, not found wanting.
+		return 0, fmt.Errorf("checking the version of %s: %w", path, parent.Err())
 	}
 	if err != nil {
 		return 0, &NodeError{Path: path, Err: err}

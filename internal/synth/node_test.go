@@ -22,6 +22,10 @@ func TestMissingNode(t *testing.T) {
 	if strings.Contains(msg, "\n") || !strings.Contains(msg, "Node.js") || !strings.Contains(msg, "install") {
 		t.Errorf("message %q: want one line saying what to install", msg)
 	}
+	// The advice is the README's: Node.js 20 or newer.
+	if !strings.Contains(msg, "install Node.js 20 or newer") {
+		t.Errorf("message %q: want it to say Node.js 20 or newer, as the README does", msg)
+	}
 
 	old := filepath.Join(t.TempDir(), "node")
 	if err := os.WriteFile(old, []byte("#!/bin/sh\necho v18.19.0\n"), 0o755); err != nil {

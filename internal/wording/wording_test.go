@@ -17,3 +17,21 @@ func TestWording(t *testing.T) {
 		}
 	}
 }
+
+// A kind named through a template gets the article it is read with: "a app
+// authorizer" was printed for an app authorizer.
+func TestA(t *testing.T) {
+	for word, want := range map[string]string{
+		"app": "an app", "iam": "an iam", "IAM": "an IAM", "jwt": "a jwt", "JWT": "a JWT",
+		"custom": "a custom", "cognito_user_pools": "a cognito_user_pools",
+		"sqs": "an sqs", "sns": "an sns", "s3": "an s3", "S3": "an S3", "dynamodb": "a dynamodb",
+		"kinesis": "a kinesis", "eventbridge": "an eventbridge", "schedule": "a schedule",
+		"function": "a function", "authorizer": "an authorizer", "http": "an http", "HTTP API": "an HTTP API",
+		"user pool": "a user pool", "URL": "a URL", "url": "a url", "queue": "a queue", "execute-api": "an execute-api",
+		"logs": "a logs", "": "a",
+	} {
+		if got := A(word); got != want {
+			t.Errorf("A(%q) = %q, want %q", word, got, want)
+		}
+	}
+}
