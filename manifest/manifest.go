@@ -434,6 +434,29 @@ func Shape(pattern string) string {
 // MediaType returns the lower-case media type of a Content-Type or Accept
 // entry without parameters ("" for ""), also for a value mime cannot parse.
 func MediaType(v string) string {
+	if plainMediaType(v) {
+		return v // what mime.ParseMediaType returns, without its allocations
+	}
+	return mediaTypeParsed(v)
+}
+
+// plainMediaType reports whether v is type/subtype alone, both lower-case
+// tokens: mime.ParseMediaType returns such a value as it is. Every request
+// looks up its Content-Type, and most are such values.
+func plainMediaType(v string) bool {
+	slash := strings.IndexByte(v, '/')
+	if slash <= 0 || slash == len(v)-1 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if i != slash && !mediaTokenChars.has(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func mediaTypeParsed(v string) string {
 	if v == "" {
 		return ""
 	}

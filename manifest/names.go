@@ -53,6 +53,9 @@ var (
 	arnLower    = set("a-z-")
 	arnChars    = set("a-z0-9-")
 	digits      = set("0-9")
+	// A token's characters (RFC 2045, as package mime reads them: printable
+	// ASCII but space and ()<>@,;:\"/[]?=), lower case only.
+	mediaTokenChars = set("!#-'*+.0-9^-~-")
 )
 
 // functionName: ^[A-Za-z][A-Za-z0-9_-]{0,63}$

@@ -85,3 +85,21 @@ func TestNameChecksMatchTheirExpressions(t *testing.T) {
 		}
 	}
 }
+
+// TestMediaTypeShortcut checks that MediaType's shortcut for a plain
+// type/subtype gives what parsing gives, for every byte in every place
+// and for common values.
+func TestMediaTypeShortcut(t *testing.T) {
+	inputs := []string{"application/json", "text/plain", "*/*", "image/*", "application/vnd.api+json", "a/b", "/", "a/", "/b",
+		"a/b/c", "Application/JSON", "text/plain; charset=utf-8", " text/plain", "text/plain ", "application/x-www-form-urlencoded", ""}
+	for c := 0; c < 256; c++ {
+		for _, f := range []string{"%c/b", "a/%c", "a%c/b", "a/b%c"} {
+			inputs = append(inputs, strings.Replace(f, "%c", string([]byte{byte(c)}), 1))
+		}
+	}
+	for _, v := range inputs {
+		if got, want := MediaType(v), mediaTypeParsed(v); got != want {
+			t.Errorf("MediaType(%q) = %q, parsing gives %q", v, got, want)
+		}
+	}
+}
