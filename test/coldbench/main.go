@@ -75,16 +75,10 @@ func run() error {
 		}
 	}
 
-	api, err := newRuntimeAPI()
-	if err != nil {
-		return err
-	}
-	defer api.close()
-
 	// Warm up the page cache and the Runtime API's connections.
 	for range 3 {
 		for _, f := range fns {
-			if _, err := api.coldStart(f.bin); err != nil {
+			if _, err := coldStart(f.bin); err != nil {
 				return err
 			}
 		}
@@ -95,7 +89,7 @@ func run() error {
 		// every time.
 		for k := range fns {
 			f := fns[(i+k)%len(fns)]
-			m, err := api.coldStart(f.bin)
+			m, err := coldStart(f.bin)
 			if err != nil {
 				return err
 			}
@@ -170,8 +164,9 @@ func goBuild(repo, pkgDir, out, goos, goarch string) error {
 	return nil
 }
 
-// runtimeAPI serves /next once per cold start with event and takes the
-// answer.
+// runtimeAPI serves one cold start: /next once with event, then the
+// answer. Each cold start has its own, on a port of its own, so that a
+// request of the process killed before cannot take the next one's event.
 type runtimeAPI struct {
 	l   net.Listener
 	srv *http.Server
@@ -194,7 +189,7 @@ func newRuntimeAPI() (*runtimeAPI, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &runtimeAPI{l: l, answers: make(chan answer, 1), stop: make(chan struct{})}
+	a := &runtimeAPI{l: l, answers: make(chan answer, 1), stop: make(chan struct{}), id: strconv.FormatInt(time.Now().UnixNano(), 36)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /2018-06-01/runtime/invocation/next", a.next)
 	mux.HandleFunc("POST /2018-06-01/runtime/invocation/{id}/response", a.respond)
@@ -266,15 +261,12 @@ type measure struct{ wall, cpu time.Duration }
 
 // coldStart starts bin as a Lambda function and measures it until its
 // answer to the first event.
-func (a *runtimeAPI) coldStart(bin string) (m measure, err error) {
-	a.mu.Lock()
-	a.id = strconv.FormatInt(time.Now().UnixNano(), 36)
-	a.sent = false
-	a.mu.Unlock()
-	select {
-	case <-a.answers:
-	default:
+func coldStart(bin string) (m measure, err error) {
+	a, err := newRuntimeAPI()
+	if err != nil {
+		return m, err
 	}
+	defer a.close()
 	cmd := exec.Command(bin)
 	cmd.Env = []string{
 		"AWS_LAMBDA_RUNTIME_API=" + a.l.Addr().String(),
