@@ -52,6 +52,7 @@ bench: build
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench . -benchmem ./framework/... | tee .bench/framework.txt
 	$(GO) run ./test/localbench -cli $(BIN) | tee .bench/local.txt
+	$(GO) run ./test/coldbench | tee .bench/coldstart.txt
 	$(MAKE) bench-synth
 
 # bench-synth: synth wall time and peak memory for 1, 50, 200 and 1,000

@@ -287,16 +287,16 @@ func TestErrorLineHTTPServer(t *testing.T) {
 	}
 }
 
-// TestErrorLineProcess runs testdata/crashapp built as deployed, under the
-// local Runtime API and as the local server, and reads the lines on its
-// stderr: with no ErrorLog set, an app's failures reach the function's
-// log and the terminal of `framework local`.
+// TestErrorLineProcess runs testdata/crashapp built as deployed under the
+// local Runtime API, and built as framework local builds it as the local
+// server, and reads the lines on its stderr: with no ErrorLog set, an app's
+// failures reach the function's log and the terminal of `framework local`.
 func TestErrorLineProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs an app")
 	}
 	bin := testutil.BuildBootstrap(t, "testdata/crashapp")
-	start := func(t *testing.T, env ...string) (stdout io.Reader, stderr *lockedbuf.Buffer) {
+	start := func(t *testing.T, bin string, env ...string) (stdout io.Reader, stderr *lockedbuf.Buffer) {
 		t.Helper()
 		cmd := exec.Command(bin)
 		cmd.Env = build.AppEnviron(os.Environ(), env...)
@@ -344,7 +344,7 @@ func TestErrorLineProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		stdoutPipe, stderr := start(t, names.EnvLambdaRuntimeAPI+"="+s.Addr())
+		stdoutPipe, stderr := start(t, bin, names.EnvLambdaRuntimeAPI+"="+s.Addr())
 		var stdout lockedbuf.Buffer
 		go func() { _, _ = io.Copy(&stdout, stdoutPipe) }()
 		invoke := func(path, resource string) events.APIGatewayProxyResponse {
@@ -403,7 +403,7 @@ func TestErrorLineProcess(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		stdout, stderr := start(t, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly")
+		stdout, stderr := start(t, bin, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly")
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
 		var fe *runtimeapi.FunctionError
 		for range 2 { // the second invocation's error line follows anything the first one writes
@@ -423,8 +423,39 @@ func TestErrorLineProcess(t *testing.T) {
 		}
 	})
 
+	// The deployed build leaves the local server out (run_lambda.go):
+	// outside Lambda it says so and exits 2, where it served HTTP.
+	t.Run("deployed build outside Lambda", func(t *testing.T) {
+		// Before, it served until killed: the deadline only bounds that.
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin)
+		cmd.Env = build.AppEnviron(os.Environ(), names.EnvAddr+"=127.0.0.1:0")
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "built for AWS Lambda (-tags lambda.norpc)") || !strings.Contains(string(out), "run framework local") {
+			t.Errorf("the deployed build run outside Lambda: %v, output %q; want exit 2 saying it is built for Lambda and to run framework local", err, out)
+		}
+		// Its one flag, --framework-manifest, works as package flag read it.
+		for _, arg := range []string{"--framework-manifest", "-framework-manifest=true"} {
+			out, err := exec.CommandContext(ctx, bin, arg).Output()
+			if err != nil || !strings.Contains(string(out), `"routes"`) {
+				t.Errorf("%s: %v, output %q; want the manifest", arg, err, out)
+			}
+		}
+		out, err = exec.CommandContext(ctx, bin, "--port", "8001").CombinedOutput()
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "takes one flag, --framework-manifest") {
+			t.Errorf("--port 8001: %v, output %q; want exit 2 naming the one flag", err, out)
+		}
+	})
+
 	t.Run("local", func(t *testing.T) {
-		stdout, stderr := start(t, names.EnvAddr+"=127.0.0.1:0")
+		t.Setenv(build.CacheDirEnv, t.TempDir())
+		local, err := build.Host(t.Context(), "testdata/crashapp", "app")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr := start(t, local, names.EnvAddr+"=127.0.0.1:0")
 		sc := bufio.NewScanner(stdout)
 		if !sc.Scan() {
 			t.Fatalf("no output from the local server; stderr %s", stderr.String())

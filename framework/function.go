@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -301,7 +302,7 @@ func (a *App) manifestFunctions() []manifest.Function {
 		out[i] = f.spec
 		out[i].Events = slices.Clone(f.spec.Events)
 	}
-	slices.SortStableFunc(out, func(x, y manifest.Function) int { return strings.Compare(x.Name, y.Name) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name }) // see manifestOf
 	return out
 }
 

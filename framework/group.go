@@ -2,7 +2,6 @@ package framework
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -48,13 +47,11 @@ type registration struct {
 	where  string
 }
 
-var groupNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
-
 // NewGroup returns an empty group named name (letters, digits, _ and -,
 // starting with a letter).
 func NewGroup(name string) *Group {
 	g := &Group{name: name, where: callerAt(1)}
-	if !groupNameRe.MatchString(name) {
+	if !groupName(name) {
 		g.errs = append(g.errs, fmt.Errorf("group %q (created at %s): the name must be letters, digits, _ and -, starting with a letter", name, g.where))
 	}
 	return g

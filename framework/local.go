@@ -2,16 +2,12 @@ package framework
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/framework-dev/framework/manifest"
@@ -91,22 +87,25 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			body = nil
 		}
 	}
-	req := &Request{Method: r.Method, RawBody: body, ctx: r.Context(), Path: r.URL.Path, door: h.door}
+	box := new(localRequest)
+	req := &box.req
+	*req = Request{Method: r.Method, RawBody: body, ctx: r.Context(), Path: r.URL.Path, door: h.door}
 	req.Headers = make(Headers, len(r.Header)+1)
 	for k, v := range r.Header {
-		req.Headers[strings.ToLower(k)] = v
+		req.Headers[lowerHeaderName(k)] = v
 	}
 	if h.door != doorREST {
 		joinRepeatedHeaders(req.Headers)
 	}
 	if r.Host != "" {
-		req.Headers["host"] = []string{r.Host}
+		box.host[0] = r.Host
+		req.Headers["host"] = box.host[:1:1]
 	}
 	req.QueryParams = parseQuery(r.URL.RawQuery)
 	e, args := t.match(r.URL.EscapedPath())
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
-		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
+		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route, box)
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
 		} else {
@@ -122,20 +121,19 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // localContext fills the request context the way API Gateway would.
-func localContext(r *http.Request, req *Request, pattern, stage string, route *route) RequestContext {
-	var id [16]byte
-	_, _ = rand.Read(id[:])
-	h := hex.EncodeToString(id[:])
+func localContext(r *http.Request, req *Request, pattern, stage string, route *route, box *localRequest) RequestContext {
+	id, resourceID := newRequestID()
 	ctx := RequestContext{
 		APIID: "local", HTTPMethod: req.Method, ResourcePath: pattern, Stage: stage,
-		RequestID:  h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32],
-		ResourceID: h[0:6],
+		RequestID: id, ResourceID: resourceID,
 	}
 	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		ctx.Identity.SourceIP = &ip
+		box.ip = ip
+		ctx.Identity.SourceIP = &box.ip
 	}
 	if ua := r.UserAgent(); ua != "" {
-		ctx.Identity.UserAgent = &ua
+		box.ua = ua
+		ctx.Identity.UserAgent = &box.ua
 	}
 	if route != nil && route.APIKeyRequired {
 		k := req.Headers.Get("x-api-key")
@@ -145,11 +143,7 @@ func localContext(r *http.Request, req *Request, pattern, stage string, route *r
 }
 
 func writeResult(w http.ResponseWriter, res *result) {
-	hdr := w.Header()
-	for _, f := range res.headers {
-		hdr[f.Name] = append(hdr[f.Name], f.Value)
-	}
-	hdr["Content-Length"] = []string{strconv.Itoa(len(res.body))}
+	setResultHeaders(w.Header(), res)
 	w.WriteHeader(res.status)
 	if len(res.body) > 0 {
 		_, _ = w.Write(res.body)

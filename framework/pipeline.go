@@ -72,7 +72,7 @@ func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (
 	if route.status != 0 && route.chain == nil && !isResponse(v) {
 		res.status = route.status
 	}
-	if respType, ok := res.header("Content-Type"); ok && t.binary.has(mediaType(respType)) {
+	if respType, ok := res.header("Content-Type"); ok && len(t.binary) > 0 && t.binary.has(mediaType(respType)) {
 		accept := req.Headers.Get("accept")
 		// Only a REST API needs the Accept header to decode a binary body,
 		// and it looks at the header's first media type only; an HTTP API

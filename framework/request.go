@@ -265,7 +265,9 @@ func (s typeSet) has(mt string) bool { return s[mt] }
 // matchesAny reports whether a Content-Type header value names one of the
 // types in s (or */*).
 func (s typeSet) matchesAny(header string) bool {
-	for _, part := range strings.Split(header, ",") {
+	for rest, more := header, true; more; {
+		var part string
+		part, rest, more = strings.Cut(rest, ",")
 		mt := mediaType(part)
 		if mt == "*/*" || s[mt] {
 			return true

@@ -3,6 +3,7 @@ package framework
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/framework-dev/framework/internal/apphook"
@@ -96,7 +97,7 @@ func (a *App) addResources(m *manifest.Manifest) {
 			m.Resources = append(m.Resources, r.res)
 		}
 	}
-	slices.SortStableFunc(m.Resources, func(x, y manifest.Resource) int { return strings.Compare(x.Name, y.Name) })
+	sort.SliceStable(m.Resources, func(i, j int) bool { return m.Resources[i].Name < m.Resources[j].Name }) // see manifestOf
 	for _, g := range a.grants {
 		if len(g.handlers) == 0 {
 			m.Grants = addGrant(m.Grants, g.grant)

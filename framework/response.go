@@ -79,7 +79,7 @@ func jsonResult(status int, v any) *result {
 	if err != nil {
 		body = []byte(`null`)
 	}
-	return &result{status: status, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}, body: body}
+	return jsonBodyResult(status, body)
 }
 
 // toResult turns a handler's return value into a result.
@@ -100,7 +100,17 @@ func toResult(v any) (*result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the handler's return value (%T) cannot be encoded as JSON: %w", v, err)
 	}
-	return &result{status: 200, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}, body: body}, nil
+	return jsonBodyResult(200, body), nil
+}
+
+// jsonBodyResult is a result of a JSON body, allocated with its header.
+func jsonBodyResult(status int, body []byte) *result {
+	box := &struct {
+		res result
+		hdr [1]manifest.HeaderField
+	}{hdr: [1]manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}}
+	box.res = result{status: status, headers: box.hdr[:1:1], body: body}
+	return &box.res
 }
 
 func (resp *Response) toResult() (*result, error) {

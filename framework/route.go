@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -133,15 +132,12 @@ func newRoute(path string, handler any, opts []RouteOption) *route {
 	}
 	if r.Name == "" {
 		r.Name = funcName(handler)
-		if anonymousRe.MatchString(r.Name) {
+		if anonymous(r.Name) {
 			r.Name = routeName(r.Methods, path)
 		}
 	}
 	return r
 }
-
-// anonymousRe matches the name Go gives a function literal ("newApp.func2").
-var anonymousRe = regexp.MustCompile(`(^|\.)func\d`)
 
 // routeName is the name of a route whose handler is a function literal:
 // its methods and path, lower case, joined by "_" ("get_put_items_id" for
@@ -153,7 +149,7 @@ func routeName(methods []string, path string) string {
 		parts = append(parts, strings.ToLower(m))
 	}
 	for _, seg := range strings.Split(strings.Trim(path, "/"), "/") {
-		seg = strings.Trim(nonNameRe.ReplaceAllString(seg, "_"), "_")
+		seg = strings.Trim(replaceRuns(seg, nameByte), "_")
 		if seg != "" {
 			parts = append(parts, seg)
 		}
@@ -163,8 +159,6 @@ func routeName(methods []string, path string) string {
 	}
 	return strings.Join(parts, "_")
 }
-
-var nonNameRe = regexp.MustCompile(`[^A-Za-z0-9_]+`)
 
 // funcName returns a short name for a function value: "getUser" for
 // main.getUser, "func1" for a function literal in main.

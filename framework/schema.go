@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -108,24 +107,22 @@ func newSchemaSet() *schemaSet {
 	return &schemaSet{names: map[reflect.Type]string{}, taken: map[string]reflect.Type{}, components: map[string]any{}}
 }
 
-var componentNameRe = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
 // componentName names the component of named type t: its Go name, or
 // package.Name when another type took the name first.
 func (s *schemaSet) componentName(t reflect.Type) string {
 	if n, ok := s.names[t]; ok {
 		return n
 	}
-	base := strings.Trim(componentNameRe.ReplaceAllString(t.Name(), "_"), "_")
+	base := strings.Trim(replaceRuns(t.Name(), componentByte), "_")
 	name := base
 	if other, ok := s.taken[name]; ok && other != t {
 		pkg := t.PkgPath()
 		if i := strings.LastIndex(pkg, "/"); i >= 0 {
 			pkg = pkg[i+1:]
 		}
-		name = componentNameRe.ReplaceAllString(pkg, "_") + "." + base
+		name = replaceRuns(pkg, componentByte) + "." + base
 		for i := 2; s.taken[name] != nil; i++ {
-			name = componentNameRe.ReplaceAllString(pkg, "_") + "." + base + "_" + itoa(i)
+			name = replaceRuns(pkg, componentByte) + "." + base + "_" + itoa(i)
 		}
 	}
 	s.names[t] = name

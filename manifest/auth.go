@@ -3,7 +3,6 @@ package manifest
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -66,7 +65,7 @@ func (a *Authorizer) validate() error {
 	switch {
 	case a.Name == "":
 		return fmt.Errorf("no name: %s authorizer needs one (it names the authorizer in the REST API)", wording.A(a.Type))
-	case a.Type == AuthorizerApp && !functionNameRe.MatchString(a.Name):
+	case a.Type == AuthorizerApp && !functionName(a.Name):
 		return fmt.Errorf("an app authorizer's name is also its Lambda function's: use 1 to 64 letters, digits, - and _, starting with a letter")
 	case a.Type == AuthorizerApp && len(a.IdentitySources) > 0:
 		if a.Header != "" {
@@ -160,8 +159,6 @@ const (
 	IdentityQuery  = "query"
 )
 
-var queryNameRe = regexp.MustCompile(`^[A-Za-z0-9._~-]+$`)
-
 // ParseIdentitySource splits an app authorizer's identity source,
 // "header.NAME" or "query.NAME", into its place (IdentityHeader or
 // IdentityQuery) and name.
@@ -170,7 +167,7 @@ func ParseIdentitySource(src string) (place, name string, err error) {
 	switch {
 	case place == IdentityHeader && name != "" && !strings.ContainsAny(name, " \t:,'"):
 		return place, name, nil
-	case place == IdentityQuery && queryNameRe.MatchString(name):
+	case place == IdentityQuery && queryName(name):
 		return place, name, nil
 	}
 	return "", "", fmt.Errorf("identity source %q: write header.NAME (a request header) or query.NAME (a query string parameter)", src)

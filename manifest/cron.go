@@ -2,14 +2,11 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 )
-
-var cronFieldRe = regexp.MustCompile(`^[0-9A-Za-z*?,/#-]+$`)
 
 // cronFields names the six fields of an EventBridge cron expression.
 var cronFields = []struct {
@@ -116,7 +113,7 @@ func CheckCron(expr string) error {
 		return fmt.Errorf("cron %q has %d fields: EventBridge takes six, minutes hours day-of-month month day-of-week year, for example \"0 12 * * ? *\"", expr, len(f))
 	}
 	for i, v := range f {
-		if !cronFieldRe.MatchString(v) {
+		if !cronText(v) {
 			return fmt.Errorf("cron %q: field %s %q has characters EventBridge does not allow: use digits, names and , - * ? / L W #", expr, cronFields[i].name, v)
 		}
 		if n, err := strconv.Atoi(v); err == nil && (n < cronFields[i].min || n > cronFields[i].max) {

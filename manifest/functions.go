@@ -3,7 +3,6 @@ package manifest
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -93,8 +92,6 @@ func (f *Function) Label() string {
 	return fmt.Sprintf("%s handler %q", f.Kind, f.Name)
 }
 
-var functionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
-
 // validateFunctions checks the functions of m as AWS and the runtime need
 // them; every problem names the function.
 func (m *Manifest) validateFunctions() []error {
@@ -110,7 +107,7 @@ func (m *Manifest) validateFunctions() []error {
 			errs = append(errs, fmt.Errorf("%s: "+format, append([]any{f.Label()}, args...)...))
 		}
 		switch {
-		case !functionNameRe.MatchString(f.Name):
+		case !functionName(f.Name):
 			bad("the name must be 1 to 64 letters, digits, - and _, starting with a letter: rename it")
 		case strings.EqualFold(f.Name, "api"):
 			bad("the name %q is the REST API's function: choose another", f.Name)

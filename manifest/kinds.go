@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -43,9 +42,9 @@ type KindSpec struct {
 	Label string
 	// Service is the AWS service of the source's ARN.
 	Service string
-	// NameRe matches a source given by name (in the stack's account and
-	// region); nil when only an ARN will do.
-	NameRe *regexp.Regexp
+	// ValidName tells whether a source given by name (in the stack's
+	// account and region) is a valid name; nil when only an ARN will do.
+	ValidName func(name string) bool
 	// ARNResource is how the resource part of the source's ARN starts
 	// ("stream/" for Kinesis, "table/" for a DynamoDB stream); the ARN of a
 	// source given by name is built with it.
@@ -67,19 +66,19 @@ type KindSpec struct {
 // error messages list them.
 var Kinds = []KindSpec{
 	{Kind: KindSchedule, Trigger: TriggerRule},
-	{Kind: KindSQS, Source: "queue", Label: "queue", Service: "sqs", NameRe: regexp.MustCompile(`^[A-Za-z0-9_-]{1,75}(\.fifo)?$`),
+	{Kind: KindSQS, Source: "queue", Label: "queue", Service: "sqs", ValidName: queueName,
 		ARNHint: "arn:aws:sqs:REGION:ACCOUNT:QUEUE", MaxBatch: 10000, Trigger: TriggerMapping,
 		ReadActions: []string{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}},
-	{Kind: KindSNS, Source: "topic", Label: "topic", Service: "sns", NameRe: regexp.MustCompile(`^[A-Za-z0-9_-]{1,251}(\.fifo)?$`),
+	{Kind: KindSNS, Source: "topic", Label: "topic", Service: "sns", ValidName: topicName,
 		ARNHint: "arn:aws:sns:REGION:ACCOUNT:TOPIC", Trigger: TriggerSubscription},
-	{Kind: KindS3, Source: "bucket", Label: "bucket", Service: "s3", NameRe: bucketNameRe,
+	{Kind: KindS3, Source: "bucket", Label: "bucket", Service: "s3", ValidName: bucketName,
 		ARNHint: "arn:aws:s3:::BUCKET", Trigger: TriggerBucketNotification},
 	{Kind: KindEventBridge, Trigger: TriggerRule},
 	{Kind: KindDynamoDB, Source: "stream", Label: "DynamoDB stream", Service: "dynamodb", ARNResource: "table/",
 		ARNHint:  "arn:aws:dynamodb:REGION:ACCOUNT:table/TABLE/stream/LABEL (the table's LatestStreamArn)",
 		MaxBatch: 10000, Stream: true, Trigger: TriggerMapping,
 		ReadActions: []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}},
-	{Kind: KindKinesis, Source: "stream", Label: "Kinesis stream", Service: "kinesis", NameRe: regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`), ARNResource: "stream/",
+	{Kind: KindKinesis, Source: "stream", Label: "Kinesis stream", Service: "kinesis", ValidName: kinesisName, ARNResource: "stream/",
 		ARNHint: "arn:aws:kinesis:REGION:ACCOUNT:stream/NAME", MaxBatch: 10000, Stream: true, Trigger: TriggerMapping,
 		ReadActions: []string{"kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords", "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:ListStreams", "kinesis:SubscribeToShard"}},
 	{Kind: KindFunction},
@@ -107,39 +106,35 @@ func FunctionKinds() []Kind {
 	return out
 }
 
-var bucketNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`)
-
-var arnRe = regexp.MustCompile(`^arn:aws[a-z-]*:([a-z0-9-]+):([a-z0-9-]*):([0-9]*):(.+)$`)
-
 // checkSource checks the source a function of kind k reads from, given by
 // name or ARN.
 func (k KindSpec) checkSource(src string) error {
 	if strings.TrimSpace(src) == "" {
-		if k.NameRe == nil {
+		if k.ValidName == nil {
 			return fmt.Errorf("no %s: give the %s's ARN, %s", k.Source, k.Label, k.ARNHint)
 		}
 		return fmt.Errorf("no %s: give the %s's name or ARN", k.Source, k.Source)
 	}
 	if !strings.HasPrefix(src, "arn:") {
-		if k.NameRe == nil {
+		if k.ValidName == nil {
 			return fmt.Errorf("%s %q: a %s is referenced by its ARN: write %s", k.Source, src, k.Label, k.ARNHint)
 		}
-		if !k.NameRe.MatchString(src) {
+		if !k.ValidName(src) {
 			return fmt.Errorf("%s name %q is not valid for %s: check the name, or give the ARN", k.Source, src, k.Service)
 		}
 		return nil
 	}
-	m := arnRe.FindStringSubmatch(src)
-	if m == nil || m[1] != k.Service {
+	service, region, account, resource, ok := parseARN(src)
+	if !ok || service != k.Service {
 		return fmt.Errorf("%s %q is not an ARN of %s: write arn:aws:%s:...", k.Source, src, k.Service, k.Service)
 	}
 	global := k.Kind == KindS3 // bucket ARNs have neither region nor account
 	switch {
-	case global && (m[2] != "" || m[3] != "" || !bucketNameRe.MatchString(m[4])):
+	case global && (region != "" || account != "" || !bucketName(resource)):
 		return fmt.Errorf("%s %q is not a %s ARN: write %s", k.Source, src, k.Label, k.ARNHint)
-	case !strings.HasPrefix(m[4], k.ARNResource) || (k.Kind == KindDynamoDB && !strings.Contains(m[4], "/stream/")):
+	case !strings.HasPrefix(resource, k.ARNResource) || (k.Kind == KindDynamoDB && !strings.Contains(resource, "/stream/")):
 		return fmt.Errorf("%s %q is not a %s ARN: write %s", k.Source, src, k.Label, k.ARNHint)
-	case !global && (m[2] == "" || m[3] == ""):
+	case !global && (region == "" || account == ""):
 		return fmt.Errorf("%s ARN %q lacks its region or account", k.Source, src)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -157,11 +156,6 @@ func SupportedMethods() []string { return slices.Clone(supportedMethods) }
 // ValidMethod reports whether m is one of SupportedMethods, written upper case.
 func ValidMethod(m string) bool { return slices.Contains(supportedMethods, m) }
 
-var (
-	captureRe = regexp.MustCompile(`^\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
-	literalRe = regexp.MustCompile(`^[A-Za-z0-9._~!$&'()*+,;=:@-]+$`)
-)
-
 // ParsePath checks a route pattern such as "/users/{name}" and returns its
 // capture names in order. A pattern starts with "/", has no empty segment
 // and no trailing "/"; a capture is a whole segment {name} whose name is
@@ -184,15 +178,15 @@ func ParsePath(pattern string) (captures []string, err error) {
 		case seg == "":
 			return nil, errors.New(`empty path segment ("//"): remove it`)
 		case strings.ContainsAny(seg, "{}"):
-			m := captureRe.FindStringSubmatch(seg)
-			if m == nil {
+			name, ok := captureSegment(seg)
+			if !ok {
 				return nil, fmt.Errorf("segment %q is malformed: a capture is a whole segment like {name}, with a name of letters, digits and _ not starting with a digit", seg)
 			}
-			if slices.Contains(captures, m[1]) {
-				return nil, duplicateCapture(segs, i, m[1])
+			if slices.Contains(captures, name) {
+				return nil, duplicateCapture(segs, i, name)
 			}
-			captures = append(captures, m[1])
-		case !literalRe.MatchString(seg):
+			captures = append(captures, name)
+		case !literalSegment(seg):
 			return nil, fmt.Errorf("segment %q has characters API Gateway does not allow in a resource path: use letters, digits and ._~!$&'()*+,;=:@-", seg)
 		}
 	}
@@ -440,6 +434,29 @@ func Shape(pattern string) string {
 // MediaType returns the lower-case media type of a Content-Type or Accept
 // entry without parameters ("" for ""), also for a value mime cannot parse.
 func MediaType(v string) string {
+	if plainMediaType(v) {
+		return v // what mime.ParseMediaType returns, without its allocations
+	}
+	return mediaTypeParsed(v)
+}
+
+// plainMediaType reports whether v is type/subtype alone, both lower-case
+// tokens: mime.ParseMediaType returns such a value as it is. Every request
+// looks up its Content-Type, and most are such values.
+func plainMediaType(v string) bool {
+	slash := strings.IndexByte(v, '/')
+	if slash <= 0 || slash == len(v)-1 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if i != slash && !mediaTokenChars.has(v[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func mediaTypeParsed(v string) string {
 	if v == "" {
 		return ""
 	}

@@ -2,7 +2,6 @@ package manifest
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -131,8 +130,6 @@ type Grant struct {
 // Label names a resource in error messages.
 func (r *Resource) Label() string { return fmt.Sprintf("%s %q", r.Kind, r.Name) }
 
-var resourceNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,63}$`)
-
 // ResourceEnv is the environment variable that carries attribute attr of
 // the declared resource named name to a function:
 // FRAMEWORK_RES_<NAME IN UPPER CASE>_<attr>, for example
@@ -181,7 +178,7 @@ func (m *Manifest) validateResources() []error {
 			continue
 		}
 		switch {
-		case !resourceNameRe.MatchString(r.Name):
+		case !resourceName(r.Name):
 			bad("the name must be 1 to 64 letters and digits, starting with a letter: rename it")
 		case seen[strings.ToLower(r.Name)]:
 			bad("two resources are named %q (names are unique regardless of case): rename one", r.Name)
