@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/localinvoke"
 )
 
@@ -30,6 +31,8 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 	if !c.JSON {
 		o.Log = env.Stderr
 	}
+	// Progress goes to stderr with the function's output: stdout is the result.
+	fmt.Fprintln(env.Stderr, build.StartLine("the app"))
 	inv, err := localinvoke.Run(ctx, o)
 	if err != nil {
 		return interrupted(ctx, err)

@@ -166,6 +166,10 @@ func Run(ctx context.Context, o Options) error {
 		s.watcher = w
 	}
 
+	// The first build may compile for a minute: say so before it starts.
+	b := new(build.Builder) // as build.Host
+	first := b.FirstBuild()
+	s.event("building", map[string]any{"first_build": first}, "%s", b.StartLine("the app"))
 	s.reload(ctx, "")
 	s.announce()
 	defer s.shutdown()
