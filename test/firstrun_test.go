@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // firstLines runs `framework local --port 0 --no-autoreload` in dir and
@@ -64,5 +67,54 @@ func TestBuildingIsSaidAtOnce(t *testing.T) {
 	stdout, stderr, code := runCLI(t, proj, env, "openapi")
 	if code != 0 || !json.Valid([]byte(stdout)) || stderr != "Building the app...\n" {
 		t.Errorf("openapi: exit %d, stderr %q, stdout valid JSON %v", code, stderr, json.Valid([]byte(stdout)))
+	}
+}
+
+// TestLocalAWSEndpointFromConfig: `framework local` takes the stage's
+// aws_endpoint from .framework/config.json, saying so, --aws-endpoint wins
+// over it, and one that is not a URL is refused before anything is built.
+func TestLocalAWSEndpointFromConfig(t *testing.T) {
+	env := testEnv(t)
+	proj := helloProject(t, env)
+	cfg := filepath.Join(proj, ".framework", "config.json")
+	writeFile(t, cfg, `{"version": "1.0", "app_name": "hello", "aws_endpoint": "http://127.0.0.1:4566", "stages": {"dev": {"aws_endpoint": "http://127.0.0.1:5000"}}}`)
+
+	s := startLocal(t, proj, env)
+	ev := s.seenEvent("aws_endpoint")
+	if ev == nil || ev["url"] != "http://127.0.0.1:5000" || ev["from"] != cfg {
+		t.Errorf("aws_endpoint event %v, want the dev stage's URL from %s", ev, cfg)
+	}
+	s.stop(t)
+
+	s = startLocal(t, proj, env, "--aws-endpoint", "http://127.0.0.1:5001")
+	if ev := s.seenEvent("aws_endpoint"); ev != nil {
+		t.Errorf("with --aws-endpoint: %v, want the flag to win silently", ev)
+	}
+	s.stop(t)
+
+	writeFile(t, cfg, `{"version": "1.0", "app_name": "hello", "stages": {"dev": {"aws_endpoint": "localhost:4566"}}}`)
+	stdout, stderr, code := runCLI(t, proj, env, "local", "--port", "0")
+	if code != 1 || strings.Contains(stdout, "Building") || !strings.Contains(stderr, `stages.dev.aws_endpoint: "localhost:4566" is not an http(s) URL: give the AWS emulator's, such as http://localhost:4566`) {
+		t.Errorf("invalid aws_endpoint: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestMakeDemoPort: `make demo PORT=8123` serves on that port and its curl
+// hint names it; without PORT, 8000. (make -n: the commands, not run.)
+func TestMakeDemoPort(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make on PATH")
+	}
+	for port, args := range map[string][]string{"8123": {"PORT=8123"}, "8000": nil} {
+		cmd := exec.Command("make", append([]string{"-n", "demo"}, args...)...)
+		cmd.Dir = testutil.RepoRoot(t)
+		cmd.Env = append(os.Environ(), "PORT=") // not the environment's
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make -n demo %v: %v\n%s", args, err, out)
+		}
+		if !strings.Contains(string(out), "local --port "+port+"\n") || !strings.Contains(string(out), "curl localhost:"+port+"/") {
+			t.Errorf("make -n demo %v:\n%s\nwant local --port %s and the curl hint on %s", args, out, port, port)
+		}
 	}
 }

@@ -84,9 +84,12 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, timeout, err := stageEnv(o.ProjectDir, o.Stage)
+	env, timeout, endpoint, err := stageEnv(o.ProjectDir, o.Stage)
 	if err != nil {
 		return nil, err
+	}
+	if o.Endpoint == "" { // --aws-endpoint wins over the stage's aws_endpoint
+		o.Endpoint = endpoint
 	}
 	inv := &Invocation{Function: manifest.Function{Name: names.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
 	handler := ""
@@ -200,23 +203,25 @@ func (t Timeouts) Of(handler string) time.Duration {
 
 // stageEnv returns the environment of the function: the user's, without
 // the variables that change the app's mode, plus the stage's variables from
-// .framework/config.json; and its timeout.
-func stageEnv(dir, stage string) ([]string, Timeouts, error) {
+// .framework/config.json; its timeout; and the stage's aws_endpoint.
+func stageEnv(dir, stage string) ([]string, Timeouts, string, error) {
 	lim := Timeouts{Seconds: config.DefaultLambdaTimeout}
 	var stageVars []string
+	endpoint := ""
 	f, err := config.Load(dir)
 	switch {
 	case err == nil:
 		st, err := f.Stage(stage)
 		if err != nil {
-			return nil, lim, err
+			return nil, lim, "", err
 		}
 		stageVars, lim.Seconds, lim.Functions = st.Environ(), st.LambdaTimeout, st.LambdaFunctions
+		endpoint = st.AWSEndpoint
 	case errors.Is(err, os.ErrNotExist):
 	default:
-		return nil, lim, err
+		return nil, lim, "", err
 	}
-	return build.AppEnviron(os.Environ(), stageVars...), lim, nil
+	return build.AppEnviron(os.Environ(), stageVars...), lim, endpoint, nil
 }
 
 // tail keeps the last maxLogTail bytes written and copies them to w.
