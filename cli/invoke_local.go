@@ -30,6 +30,7 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 		Notice: func(line string) { fmt.Fprintln(env.Stderr, line) }}
 	if !c.JSON {
 		o.Log = env.Stderr
+		o.LogFormat = localinvoke.LogFormat(env.Getenv, env.Stderr)
 	}
 	// Progress goes to stderr with the function's output: stdout is the result.
 	fmt.Fprintln(env.Stderr, build.StartLine("the app"))

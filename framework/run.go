@@ -61,6 +61,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 		return 2
 	}
+	a.logFmt = logFormat()
 	if os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
 		h, err := a.lambdaHandler(os.Getenv(names.EnvHandler))
 		if err != nil {
@@ -81,6 +82,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 	if announce {
 		fmt.Fprintf(stdout, "Serving on localhost:%d\n", l.Addr().(*net.TCPAddr).Port)
 	}
+	installLocalLogHandler(a.logFmt, stderr)
 	stage := os.Getenv(names.EnvStage)
 	ready, err := readyPipe()
 	if err != nil {

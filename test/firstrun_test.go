@@ -2,12 +2,15 @@ package test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/framework-dev/framework/internal/testutil"
 )
@@ -116,5 +119,55 @@ func TestMakeDemoPort(t *testing.T) {
 		if !strings.Contains(string(out), "local --port "+port+"\n") || !strings.Contains(string(out), "curl localhost:"+port+"/") {
 			t.Errorf("make -n demo %v:\n%s\nwant local --port %s and the curl hint on %s", args, out, port, port)
 		}
+	}
+}
+
+// TestLocalLogFormat: under `framework local`, RequestLogger's lines and
+// the route's own slog and log lines share one readable format (plain on
+// a pipe), where they were slog's text, slog's default and the log
+// package's.
+func TestLocalLogFormat(t *testing.T) {
+	env := testEnv(t)
+	proj := helloProject(t, env)
+	writeFile(t, filepath.Join(proj, "main.go"), `package main
+
+import (
+	"log"
+	"log/slog"
+
+	"github.com/framework-dev/framework/framework"
+)
+
+func main() {
+	app := framework.New("hello")
+	app.Use(framework.RequestLogger(nil))
+	app.Route("/", func(r *framework.Request) (any, error) {
+		slog.Info("hello from the route", "user", "ada lovelace")
+		log.Printf("and from the log package")
+		return map[string]string{"hello": "world"}, nil
+	})
+	app.Run()
+}
+`)
+	s := startLocal(t, proj, env)
+	if got := get(t, s.URL+"/", nil); got.status != 200 {
+		t.Fatalf("GET / = %d %s", got.status, got.body)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	out, ok := s.stderr.Wait(ctx, func(w string) bool { return strings.Contains(w, " path=/ ") && strings.HasSuffix(w, "\n") })
+	if !ok {
+		t.Fatalf("no request line on stderr:\n%s", out)
+	}
+	line := regexp.MustCompile(`^\d\d:\d\d:\d\d INFO  (hello from the route user="ada lovelace"|and from the log package|request request_id=\S+ method=GET path=/ route=/ status=200 duration_ms=[0-9.]+)$`)
+	n := 0
+	for l := range strings.Lines(out) {
+		if !line.MatchString(strings.TrimSuffix(l, "\n")) {
+			t.Errorf("line %q is not of the local format", l)
+		}
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d lines, want 3:\n%s", n, out)
 	}
 }

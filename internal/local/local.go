@@ -280,7 +280,9 @@ func (s *supervisor) loadEnv() error {
 	default:
 		return err
 	}
-	set := append([]string{names.EnvStage + "=" + s.o.Stage}, stageVars...)
+	// The app's log lines, and its event handlers', in one readable format
+	// (colored on a terminal).
+	set := append([]string{names.EnvStage + "=" + s.o.Stage, names.EnvLogFormat + "=" + localinvoke.LogFormat(os.Getenv, s.o.Stdout, s.o.Stderr)}, stageVars...)
 	if s.o.Profile != "" {
 		set = append(set, "AWS_PROFILE="+s.o.Profile)
 	}

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
@@ -47,6 +49,9 @@ type Options struct {
 	// are (see internal/localres): an AWS emulator's URL, or the deployed
 	// stage read with that profile's credentials in that region.
 	Endpoint, Profile, Region string
+	// LogFormat is the format of the function's log lines
+	// (names.EnvLogFormat); empty means names.LogText.
+	LogFormat string
 	// Notice, when not nil, receives the line saying that the deployed
 	// stage's resources could not be read, or which ones the emulator
 	// could not create, the handler then running without them; and the
@@ -91,6 +96,10 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if o.Endpoint == "" { // --aws-endpoint wins over the stage's aws_endpoint
 		o.Endpoint = endpoint
 	}
+	if o.LogFormat == "" {
+		o.LogFormat = names.LogText
+	}
+	env = append(env, names.EnvLogFormat+"="+o.LogFormat) // as `framework local` runs it
 	inv := &Invocation{Function: manifest.Function{Name: names.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
 	handler := ""
 	if o.Name != "" && o.Name != names.APIHandlerName && o.Name != m.App {
@@ -248,4 +257,20 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf.String()
+}
+
+// LogFormat is the format of the log lines of an app run on this machine
+// (names.EnvLogFormat) whose output goes to outs: readable text, colored
+// when every one of outs is a terminal and getenv has no NO_COLOR.
+func LogFormat(getenv func(string) string, outs ...io.Writer) string {
+	if getenv("NO_COLOR") != "" || len(outs) == 0 {
+		return names.LogText
+	}
+	for _, w := range outs {
+		f, ok := w.(*os.File)
+		if !ok || !term.IsTerminal(int(f.Fd())) {
+			return names.LogText
+		}
+	}
+	return names.LogColor
 }
