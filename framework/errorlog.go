@@ -14,9 +14,10 @@ import (
 
 // Error lines. Every uncaught error or panic writes one line to
 // App.ErrorLog (stderr unless set), served locally or in Lambda, whatever
-// Debug says: in Lambda (and in tests) one JSON object, which CloudWatch
-// Logs keeps as one event, and
-// the stack of a panic is one JSON string within it. The keys follow the
+// Debug says. In Lambda (and in tests) it is one JSON object, which
+// CloudWatch Logs keeps as one event, the stack of a panic one JSON string
+// within it; served on this machine by Run, the readable local format
+// (logtext.go), the stack indented after the line. The keys follow the
 // access lines (accesslog.go): request_id is the Lambda request id (absent
 // when serving locally), api_request_id API Gateway's (the local server
 // makes one up), resource the route's pattern.
