@@ -75,9 +75,12 @@ bench-hotswap:
 bench-first-run:
 	./scripts/bench-first-run
 
-# demo serves examples/hello on localhost:8000 with no AWS account.
+# demo serves examples/hello on localhost:$(PORT) with no AWS account
+# (make demo PORT=8080 for another port).
+PORT := $(or $(PORT),8000)
 demo: build
-	cd examples/hello && ../../$(BIN) local
+	@echo 'Then, in another terminal: curl localhost:$(PORT)/'
+	cd examples/hello && ../../$(BIN) local --port $(PORT)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -60,6 +60,9 @@ func (c *DeployCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStageTypo(ctx, g, e, c.Stage); err != nil {
+		return err
+	}
 	res, err := env.Synth(ctx, synth.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, NoAutogenPolicy: c.NoAutogenPolicy, Progress: human.Stdout})
 	if err != nil {
 		return synthError(ctx, err)
@@ -294,6 +297,32 @@ func planStage(ctx context.Context, g *Globals, e *deploy.Engine, res *synth.Res
 		fmt.Fprintln(w, note)
 	}
 	return plan, nil
+}
+
+// checkStageTypo refuses, before anything is built, a stage that
+// .framework/config.json does not declare and whose name is one slip from
+// a declared one (config.File.CheckNewStage): the typo was found only
+// after the build and synthesis. With e (deploy, diff), a stage whose stack
+// exists is let through, as planStage lets an update through; without it
+// (synth, which does not reach AWS) the typo is refused. Everything else
+// (no configuration, an app whose name only the build knows, AWS not
+// reachable) is left to the steps that report it.
+func checkStageTypo(ctx context.Context, g *Globals, e *deploy.Engine, stage string) error {
+	f, err := config.Load(g.ProjectDir)
+	if err != nil || f.Meant(stage) == "" {
+		return nil
+	}
+	if e != nil {
+		if f.AppName == "" {
+			return nil
+		}
+		st, err := e.DescribeStack(ctx, names.StackName(f.AppName, stage))
+		if err != nil || st != nil {
+			return nil
+		}
+	}
+	_, err = f.CheckNewStage(stage)
+	return err
 }
 
 // deployError maps engine errors to exit codes: 130 when interrupted.

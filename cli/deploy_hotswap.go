@@ -36,6 +36,9 @@ func (c *DeployCmd) runHotswap(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStageTypo(ctx, g, e, c.Stage); err != nil {
+		return err
+	}
 	recDir, err := deploy.RecordDir(env.Getenv(names.EnvCacheDir))
 	if err != nil {
 		return err

@@ -500,8 +500,14 @@ func TestFirstDeployOfUndeclaredStage(t *testing.T) {
 	}
 	writeConfig(`{"dev1": {}, "prod": {}}`)
 	typo := `stage "dev" is not declared in ` + cfg + ` (it declares dev1, prod): did you mean "dev1"? To create a new stage "dev", declare it there ("stages": {"dev": {}}) and deploy again`
-	l.expect([]string{"diff"}, 0, "Deploy would stop: "+typo+".")
+	// Refused before the build and synthesis, which the typo wasted.
+	l.expect([]string{"diff"}, 1, typo)
 	l.expect([]string{"deploy", "--yes"}, 1, typo)
+	l.expect([]string{"deploy", "--hotswap"}, 1, typo)
+	l.expect([]string{"synth"}, 1, typo)
+	if l.synths != 0 {
+		t.Errorf("the typo was found after %d builds and syntheses, want before any", l.synths)
+	}
 	if n := l.aws.CFN.Calls("CreateChangeSet"); n != 0 || l.aws.CFN.Status("hello-dev") != "" {
 		t.Fatalf("the refused deploy created %d change sets; stack %q", n, l.aws.CFN.Status("hello-dev"))
 	}
@@ -519,6 +525,10 @@ func TestFirstDeployOfUndeclaredStage(t *testing.T) {
 	if out := l.expect([]string{"deploy", "--yes"}, 0); strings.Contains(out, "not declared") {
 		t.Errorf("the update of a deployed undeclared stage repeats the note:\n%s", out)
 	}
+	// A deployed stage one slip from a declared one is no typo: it updates.
+	writeConfig(`{"dev1": {}, "prod": {}}`)
+	l.mutate = nil
+	l.expect([]string{"deploy", "--yes"}, 0)
 }
 
 // Ctrl-C at a question ends it at once, unanswered, where it waited for a

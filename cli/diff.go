@@ -31,6 +31,9 @@ func (c *DiffCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return err
 	}
+	if err := checkStageTypo(ctx, g, e, c.Stage); err != nil {
+		return err
+	}
 	progress := stdout
 	if c.JSON {
 		progress = io.Discard

@@ -30,6 +30,9 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	stdout := env.Stdout
 	ctx, stop := env.Context()
 	defer stop()
+	// The policy is stdout: the progress line goes to stderr. Type-checking
+	// the source compiles what Go's build cache lacks, as a build does.
+	fmt.Fprintln(env.Stderr, build.StartLine("the app"))
 	rep, err := synthEngine().Scan(ctx, g.ProjectDir, env.Stderr)
 	if err != nil {
 		return interruptedWhile(ctx, "scanning the app", "no policy was printed", fmt.Errorf("gen-policy: %w", err))

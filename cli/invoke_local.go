@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/localinvoke"
 )
 
@@ -29,7 +30,10 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 		Notice: func(line string) { fmt.Fprintln(env.Stderr, line) }}
 	if !c.JSON {
 		o.Log = env.Stderr
+		o.LogFormat = localinvoke.LogFormat(env.Getenv, env.Stderr)
 	}
+	// Progress goes to stderr with the function's output: stdout is the result.
+	fmt.Fprintln(env.Stderr, build.StartLine("the app"))
 	inv, err := localinvoke.Run(ctx, o)
 	if err != nil {
 		return interruptedWhile(ctx, "building the app and running the handler locally", "it was stopped", err)

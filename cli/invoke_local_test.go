@@ -38,6 +38,11 @@ func TestInvokeLocal(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil {
 		t.Fatalf("invoke orders --local --json: exit %d\n%s\n%s", code, out, errOut)
 	}
+	// Said before the build, on stderr (stdout is the result), with the
+	// first build's duration: the build cache is new.
+	if !strings.HasPrefix(errOut, "Building the app (the first build on this machine takes about a minute)...\n") {
+		t.Errorf("invoke --local stderr %q, want the building line first", errOut)
+	}
 	if doc.Function != "orders" || doc.Kind != "sqs" || !strings.Contains(string(doc.Event), `"eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:orders"`) {
 		t.Errorf("function %s kind %s event %s", doc.Function, doc.Kind, doc.Event)
 	}

@@ -57,6 +57,8 @@ func (c *OpenAPICmd) Run(g *Globals, env *Env) error {
 	default:
 		return err
 	}
+	// The document may be stdout: the progress line goes to stderr.
+	fmt.Fprintln(env.Stderr, build.StartLine("the app"))
 	m, err := build.Manifest(ctx, g.ProjectDir)
 	if err != nil {
 		return interruptedWhile(ctx, "building the app", "no document was written", err)

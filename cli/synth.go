@@ -46,6 +46,9 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	if c.JSON {
 		progress = nil
 	}
+	if err := checkStageTypo(ctx, g, nil, c.Stage); err != nil {
+		return err
+	}
 	start := time.Now()
 	res, err := env.Synth(ctx, synth.Options{
 		ProjectDir: g.ProjectDir, Stage: c.Stage, OutDir: c.Out,

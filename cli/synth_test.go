@@ -33,7 +33,7 @@ func TestSynthCommand(t *testing.T) {
 	if !strings.HasSuffix(stdout.String(), want) {
 		t.Errorf("stdout %q, want it to end with %q", stdout.String(), want)
 	}
-	for _, step := range []string{"Building the app", "Synthesizing stack hello-dev"} {
+	for _, step := range []string{"Building the app and its Lambda package for linux/arm64 (the first build on this machine takes about a minute)...\n", "Synthesizing stack hello-dev"} {
 		if !strings.Contains(stdout.String(), step) {
 			t.Errorf("progress %q lacks %q", stdout.String(), step)
 		}

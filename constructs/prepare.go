@@ -190,7 +190,7 @@ func (p *Prepared) buildProject(ctx context.Context, props *AppProps, opts *Prep
 		}
 		zip = filepath.Join(zipDir, "function.zip")
 	}
-	progress(props.Progress, "Building the app and its Lambda package (linux/%s)...", arch)
+	progress(props.Progress, "%s", build.StartLine("the app and its Lambda package for linux/"+arch))
 	var wg sync.WaitGroup
 	var mErr, pErr, polErr error
 	var pkg *build.PackageResult

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -93,7 +94,11 @@ func logAccess[E, R any](access io.Writer, serve func(context.Context, E) (R, er
 // default gets the request id (installLogHandler), and access lines go to
 // stdout unless names.EnvAccessLog turns them off.
 func (a *App) lambdaServe(stdout io.Writer, accessLog string) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	installLogHandler(stdout)
+	var local slog.Handler // the function run on this machine: its logs as the local server's
+	if a.logFmt == names.LogText || a.logFmt == names.LogColor {
+		local = newTextHandler(os.Stderr, a.logFmt == names.LogColor)
+	}
+	installLogHandler(stdout, local)
 	if accessLogOff(accessLog) {
 		a.apiEventsV2 = a.accessLoggedV2(nil)
 		return a.accessLogged(nil)
@@ -230,22 +235,46 @@ func (h *RequestIDHandler) WithGroup(name string) slog.Handler {
 // installLogHandler makes the slog default add the request id: an app
 // that set its own default handler before Run keeps it, wrapped; otherwise
 // the default becomes JSON lines on stdout, which CloudWatch Logs Insights
-// reads field by field. The standard log package keeps its output and
-// flags (slog.SetDefault would send it through the new handler), less the
-// error payloads aws-lambda-go logs for each failed invocation: the app's
-// own JSON error line already reports the failure.
-func installLogHandler(stdout io.Writer) {
+// reads field by field, or local when not nil (a function run on this
+// machine by `framework local` or `invoke --local`). The standard log
+// package keeps its output and flags (slog.SetDefault would send it
+// through the new handler), except with local, whose format it takes, less
+// the error payloads aws-lambda-go logs for each failed invocation: the
+// app's own error line already reports the failure.
+func installLogHandler(stdout io.Writer, local slog.Handler) {
 	h := slog.Default().Handler()
 	if _, ok := h.(*RequestIDHandler); ok {
 		return
 	}
-	if fmt.Sprintf("%T", h) == "*slog.defaultHandler" { // the one slog starts with: not the app's choice
+	w, flags := log.Writer(), log.Flags()
+	if !isDefaultHandler(h) {
+		local = nil
+	} else if local != nil {
+		h = local
+	} else {
 		h = slog.NewJSONHandler(stdout, nil)
 	}
-	w, flags := log.Writer(), log.Flags()
 	slog.SetDefault(slog.New(&RequestIDHandler{Handler: h}))
+	if local != nil {
+		w, flags = log.Writer(), log.Flags() // the log package through h
+	}
 	log.SetOutput(dropErrorPayloads{w})
 	log.SetFlags(flags)
+}
+
+// isDefaultHandler reports whether h is the handler slog starts with, not
+// the app's choice.
+func isDefaultHandler(h slog.Handler) bool {
+	return fmt.Sprintf("%T", h) == "*slog.defaultHandler"
+}
+
+// installLocalLogHandler makes the slog default (and through it the
+// standard log package) write the local format (logtext.go) on stderr,
+// unless the app set its own default before Run.
+func installLocalLogHandler(format string, stderr io.Writer) {
+	if isDefaultHandler(slog.Default().Handler()) {
+		slog.SetDefault(slog.New(newLogHandler(format, stderr)))
+	}
 }
 
 // dropErrorPayloads passes on what the standard log package writes, except

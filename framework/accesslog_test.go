@@ -212,7 +212,7 @@ func TestLogPackageKept(t *testing.T) {
 	log.SetOutput(&logOut)
 	log.SetFlags(0)
 	slog.SetDefault(initialLogger)
-	installLogHandler(&stdout)
+	installLogHandler(&stdout, nil)
 	log.Printf(`{"errorType":"X"}`)
 	if logOut.String() != "{\"errorType\":\"X\"}\n" || stdout.Len() != 0 {
 		t.Errorf("log output %q, stdout %q; want the line as written, on log's own output", logOut.String(), stdout.String())

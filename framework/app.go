@@ -50,8 +50,10 @@ type App struct {
 	// Debug makes an uncaught error answer with its text and stack trace
 	// (text/plain) instead of the generic internal-error body.
 	Debug bool
-	// ErrorLog receives one JSON line per uncaught error or panic of a
-	// route, its middleware or an event handler, whatever Debug says:
+	// ErrorLog receives one line per uncaught error or panic of a
+	// route, its middleware or an event handler, whatever Debug says (JSON
+	// in Lambda and in tests, the readable local format when Run serves on
+	// this machine; see logtext.go):
 	// level ERROR, msg ("panic" or "uncaught error"), request_id (the
 	// Lambda request id, in Lambda), api_request_id, method, resource,
 	// path, handler (and kind for an event handler), error, and for a
@@ -88,6 +90,7 @@ type App struct {
 	middleware  []kindMiddleware // Use, UseFor
 	groups      []registration   // Register
 	authCache   authCache        // app authorizers' answers, as API Gateway caches them (appauth_gateway.go)
+	logFmt      string           // the error lines' format, as Run chose it (logFormat); "" is JSON
 	resources   []resourceDecl   // declared with package framework/resource
 	grants      []grantDecl
 }

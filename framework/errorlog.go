@@ -12,10 +12,12 @@ import (
 	"github.com/framework-dev/framework/internal/names"
 )
 
-// Error lines. Every uncaught error or panic writes one JSON object on one
-// line to App.ErrorLog (stderr unless set), served locally or in Lambda,
-// whatever Debug says: CloudWatch Logs keeps each line as one event, and
-// the stack of a panic is one JSON string within it. The keys follow the
+// Error lines. Every uncaught error or panic writes one line to
+// App.ErrorLog (stderr unless set), served locally or in Lambda, whatever
+// Debug says. In Lambda (and in tests) it is one JSON object, which
+// CloudWatch Logs keeps as one event, the stack of a panic one JSON string
+// within it; served on this machine by Run, the readable local format
+// (logtext.go), the stack indented after the line. The keys follow the
 // access lines (accesslog.go): request_id is the Lambda request id (absent
 // when serving locally), api_request_id API Gateway's (the local server
 // makes one up), resource the route's pattern.
@@ -57,7 +59,10 @@ func (a *App) errorLog() io.Writer {
 // logError writes one error line with msg and attrs, in a single Write.
 func (a *App) logError(ctx context.Context, msg string, attrs ...slog.Attr) {
 	var buf bytes.Buffer
-	h := slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: errorLogTime})
+	var h slog.Handler = slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: errorLogTime})
+	if a.logFmt == names.LogText || a.logFmt == names.LogColor {
+		h = newTextHandler(&buf, a.logFmt == names.LogColor)
+	}
 	r := slog.NewRecord(time.Now(), slog.LevelError, msg, 0)
 	r.AddAttrs(attrs...)
 	_ = h.Handle(ctx, r)

@@ -12,6 +12,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -449,13 +451,40 @@ func TestErrorLineProcess(t *testing.T) {
 		}
 	})
 
-	t.Run("local", func(t *testing.T) {
-		t.Setenv(build.CacheDirEnv, t.TempDir())
-		local, err := build.Host(t.Context(), "testdata/crashapp", "app")
+	// Under `framework local` and `invoke --local`, an event handler's
+	// process runs in Lambda mode with the local format.
+	t.Run("lambda event handler, local format", func(t *testing.T) {
+		s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
-		stdout, stderr := start(t, local, names.EnvAddr+"=127.0.0.1:0")
+		defer s.Close()
+		stdout, stderr := start(t, bin, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly", names.EnvLogFormat+"="+names.LogText)
+		go func() { _, _ = io.Copy(io.Discard, stdout) }()
+		var fe *runtimeapi.FunctionError
+		for range 2 {
+			if _, err := s.Invoke(t.Context(), []byte(`{"source":"aws.events"}`)); !errors.As(err, &fe) {
+				t.Fatalf("invoke = %v, want the function's error", err)
+			}
+		}
+		first := linesBefore(t, stderr, fe.RequestID)
+		lines := textLines(t, first)
+		if len(lines) != 1 || lines[0].msg != "panic" || lines[0].attrs["kind"] != "schedule" || lines[0].attrs["request_id"] == "" || !strings.Contains(lines[0].stack, "goroutine") {
+			t.Errorf("lines %+v, want the nightly handler's panic line with its request id and stack, and nothing else:\n%s", lines, first)
+		}
+	})
+
+	// serveLocal starts the app as the local server and returns its base URL.
+	// The local server is left out of the deployed build: build crashapp as
+	// framework local builds it.
+	t.Setenv(build.CacheDirEnv, t.TempDir())
+	local, err := build.Host(t.Context(), "testdata/crashapp", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveLocal := func(t *testing.T, env ...string) (string, *lockedbuf.Buffer) {
+		t.Helper()
+		stdout, stderr := start(t, local, append([]string{names.EnvAddr + "=127.0.0.1:0"}, env...)...)
 		sc := bufio.NewScanner(stdout)
 		if !sc.Scan() {
 			t.Fatalf("no output from the local server; stderr %s", stderr.String())
@@ -465,32 +494,126 @@ func TestErrorLineProcess(t *testing.T) {
 			t.Fatalf("first line %q, want Serving on localhost:PORT", sc.Text())
 		}
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
-		resp, err := http.Get("http://127.0.0.1:" + port + "/panic/3")
+		return "http://127.0.0.1:" + port, stderr
+	}
+	get := func(t *testing.T, url string) *http.Response {
+		t.Helper()
+		resp, err := http.Get(url)
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ := io.ReadAll(resp.Body)
+		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 500 || string(body) != genericInternalError {
-			t.Errorf("GET /panic/3 = %d %s", resp.StatusCode, body)
+		return resp
+	}
+
+	t.Run("local", func(t *testing.T) {
+		url, stderr := serveLocal(t)
+		resp := get(t, url+"/panic/3")
+		if resp.StatusCode != 500 {
+			t.Errorf("GET /panic/3 = %d", resp.StatusCode)
 		}
 		// The error line of a second request follows anything the first one writes.
-		next, err := http.Get("http://127.0.0.1:" + port + "/panic/4")
-		if err != nil {
-			t.Fatal(err)
+		get(t, url+"/panic/4")
+		// RequestLogger's line of /panic/4 comes before its error line.
+		first := linesBefore(t, stderr, "path=/panic/4 route=")
+		t.Logf("the local server's stderr:\n%s", strings.TrimSpace(first))
+		lines := textLines(t, first)
+		if len(lines) != 2 {
+			t.Fatalf("stderr has %d lines for one request, want the request line and the error line:\n%s", len(lines), first)
 		}
-		_, _ = io.Copy(io.Discard, next.Body)
-		next.Body.Close()
-		first := linesBefore(t, stderr, "panic: boom 4")
-		lines := errorLines(t, first)
-		if len(lines) != 1 {
-			t.Fatalf("stderr has %d error lines for one request, want 1:\n%s", len(lines), first)
+		l := lines[1]
+		if l.level != "ERROR" || l.msg != "panic" || l.attrs["api_request_id"] != resp.Header.Get("X-Request-Id") || l.attrs["error"] != "panic: boom 3" ||
+			!strings.Contains(l.stack, "goroutine") || l.attrs["request_id"] != "" {
+			t.Errorf("line %+v, want the panic of request %s with its stack and no Lambda request id", l, resp.Header.Get("X-Request-Id"))
 		}
-		t.Logf("the error line on the local server's stderr:\n%s", strings.TrimSpace(first))
-		if lines[0]["api_request_id"] != resp.Header.Get("X-Request-Id") || lines[0]["error"] != "panic: boom 3" || lines[0]["stack"] == nil || lines[0]["request_id"] != nil {
-			t.Errorf("line %v, want the panic of request %s with its stack and no Lambda request id", lines[0], resp.Header.Get("X-Request-Id"))
+		if r := lines[0]; r.level != "ERROR" || r.msg != "request" || r.attrs["path"] != "/panic/3" || r.attrs["status"] != "500" {
+			t.Errorf("RequestLogger's line %+v, want the 500 of /panic/3", r)
 		}
 	})
+
+	// One format on the local server for RequestLogger's lines, the app's
+	// slog and log lines and the error lines (where they were text, text
+	// and JSON); colored only when asked (a terminal, no NO_COLOR).
+	t.Run("local one format", func(t *testing.T) {
+		url, stderr := serveLocal(t)
+		get(t, url+"/log")
+		get(t, url+"/panic/5")
+		get(t, url+"/panic/6")
+		out := linesBefore(t, stderr, "path=/panic/6 route=")
+		want := []struct{ level, msg, attr, value string }{
+			{"INFO", "looking up", "user", "ada lovelace"},
+			{"INFO", "plain log line", "", ""},
+			{"INFO", "request", "path", "/log"},
+			{"ERROR", "request", "path", "/panic/5"},
+			{"ERROR", "panic", "error", "panic: boom 5"},
+		}
+		lines := textLines(t, out)
+		if len(lines) != len(want) {
+			t.Fatalf("%d lines, want %d:\n%s", len(lines), len(want), out)
+		}
+		for i, w := range want {
+			if l := lines[i]; l.level != w.level || l.msg != w.msg || l.attrs[w.attr] != w.value {
+				t.Errorf("line %d: %+v, want %s %q with %s=%q", i, l, w.level, w.msg, w.attr, w.value)
+			}
+		}
+		if strings.Contains(out, "\x1b[") {
+			t.Errorf("colors on a pipe:\n%q", out)
+		}
+
+		url, stderr = serveLocal(t, names.EnvLogFormat+"="+names.LogColor)
+		get(t, url+"/panic/7")
+		get(t, url+"/panic/8")
+		if out := linesBefore(t, stderr, "panic: boom 8"); !strings.Contains(out, "\x1b[31mERROR\x1b[0m panic") {
+			t.Errorf("color asked for: %q, want ERROR in red", out)
+		}
+	})
+}
+
+// textLine is one line of the local log format.
+type textLine struct {
+	level, msg string
+	attrs      map[string]string
+	stack      string // the indented lines that follow it
+}
+
+var (
+	textLineRE = regexp.MustCompile(`^\d\d:\d\d:\d\d (INFO |WARN |ERROR|DEBUG) (.*)$`)
+	textAttrRE = regexp.MustCompile(` ([A-Za-z_.]+)=("(?:[^"\\]|\\.)*"|\S*)`)
+)
+
+// textLines parses out as lines of the local log format, failing the test
+// on any other line.
+func textLines(t *testing.T, out string) []textLine {
+	t.Helper()
+	var lines []textLine
+	for line := range strings.Lines(out) {
+		line = strings.TrimSuffix(line, "\n")
+		if rest, ok := strings.CutPrefix(line, "    "); ok && len(lines) > 0 {
+			lines[len(lines)-1].stack += rest + "\n"
+			continue
+		}
+		m := textLineRE.FindStringSubmatch(line)
+		if m == nil {
+			t.Errorf("line %q is not of the local format 15:04:05 LEVEL msg key=value", line)
+			continue
+		}
+		l := textLine{level: strings.TrimSpace(m[1]), attrs: map[string]string{}}
+		msg := m[2]
+		if loc := textAttrRE.FindStringIndex(msg); loc != nil {
+			for _, a := range textAttrRE.FindAllStringSubmatch(msg[loc[0]:], -1) {
+				v := a[2]
+				if u, err := strconv.Unquote(v); err == nil {
+					v = u
+				}
+				l.attrs[a[1]] = v
+			}
+			msg = msg[:loc[0]]
+		}
+		l.msg = msg
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // jsonLinesWith decodes the JSON lines of out that contain marker.

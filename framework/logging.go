@@ -13,7 +13,8 @@ import (
 // attributes request_id (API Gateway's, or the local server's), method,
 // path, route, handler, status and duration_ms. With a nil logger it logs
 // JSON lines on stdout inside Lambda (CloudWatch Logs keeps one event per
-// line) and text lines on stderr elsewhere.
+// line) and, served on this machine, the readable lines the app's other
+// logs take there too, on stderr (see logtext.go).
 //
 // The status is the one the handler's response or error answers with; a
 // panic is logged as 500 and then answered as usual. Registered for an event
@@ -62,10 +63,11 @@ func RequestLogger(logger *slog.Logger) Middleware {
 
 // defaultRequestLogger is RequestLogger's logger when none is given.
 func defaultRequestLogger() *slog.Logger {
-	if os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
+	f := logFormat()
+	if f == names.LogJSON && os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
 		return slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	return slog.New(newLogHandler(f, os.Stderr))
 }
 
 // defaultRequestIDHeader is the header RequestID echoes by default.

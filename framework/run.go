@@ -54,6 +54,7 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 		return 2
 	}
+	a.logFmt = logFormat()
 	if os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
 		h, err := a.lambdaHandler(os.Getenv(names.EnvHandler))
 		if err != nil {

@@ -42,6 +42,7 @@ func (a *App) runLocal(port int, stdout, stderr io.Writer) int {
 	if announce {
 		fmt.Fprintf(stdout, "Serving on localhost:%d\n", l.Addr().(*net.TCPAddr).Port)
 	}
+	installLocalLogHandler(a.logFmt, stderr)
 	stage := os.Getenv(names.EnvStage)
 	ready, err := readyPipe()
 	if err != nil {

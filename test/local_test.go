@@ -195,9 +195,15 @@ func checkServingLine(t *testing.T, dir string, env []string) {
 	}
 	defer cmd.Wait()
 	defer cmd.Process.Signal(os.Interrupt)
-	line, err := bufio.NewReader(out).ReadString('\n')
+	r := bufio.NewReader(out)
+	// Said at once, before the build: the first build on a machine
+	// compiles for a minute.
+	if line, err := r.ReadString('\n'); err != nil || !strings.HasPrefix(line, "Building the app") || !strings.HasSuffix(line, "...\n") {
+		t.Fatalf("framework local printed %q first (%v), want \"Building the app...\"", line, err)
+	}
+	line, err := r.ReadString('\n')
 	if err != nil {
-		t.Fatalf("framework local printed nothing: %v", err)
+		t.Fatalf("framework local printed nothing after the building line: %v", err)
 	}
 	m := regexp.MustCompile(`^Serving on localhost:(\d+)\n$`).FindStringSubmatch(line)
 	if m == nil {

@@ -105,7 +105,16 @@ func TestNoTempFilesLeft(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		line, _ := bufio.NewReader(stdout).ReadString('\n') // the first event: the run is under way
+		// The serving event: the run is under way, its build over (the
+		// building event comes before the build, whose go command a kill
+		// would leave running).
+		var line string
+		for r := bufio.NewReader(stdout); !strings.Contains(line, `"event":"serving"`); {
+			var err error
+			if line, err = r.ReadString('\n'); err != nil {
+				break
+			}
+		}
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		t.Logf("killed framework local after: %s", line)

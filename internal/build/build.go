@@ -219,11 +219,7 @@ func MarkUsed(path string, content []byte) {
 // entry's project and use (ProjectRecord). Keeping the output binary at a
 // stable path lets the go command see it is up to date and skip linking.
 func (b *Builder) cacheDir(abs, kind string) (string, error) {
-	base := b.CacheDir
-	if base == "" {
-		base = filepath.Join(CacheRoot(b.getenv), BuildCacheName)
-	}
-	entry := EntryDir(base, abs)
+	entry := EntryDir(b.cacheBase(), abs)
 	dir := filepath.Join(entry, kind)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("create build cache directory %s: %w", dir, err)
@@ -327,6 +323,7 @@ func (b *Builder) goBuild(ctx context.Context, dir, target, out string, env []st
 		}
 		return &CompileError{Dir: dir, Target: target, Output: output.String(), Err: err}
 	}
+	b.markBuilt()
 	// For a package other than main, go build -o writes an archive, not a program.
 	if head, err := readHead(out, 8); err == nil && string(head) == "!<arch>\n" {
 		os.Remove(out)

@@ -93,6 +93,8 @@ type Settings struct {
 	Tags                 map[string]string `json:"tags,omitempty"`
 	// LambdaFunctions are per-function settings, keyed by function name.
 	LambdaFunctions map[string]FunctionSettings `json:"lambda_functions,omitempty"`
+	// AWSEndpoint is the AWS emulator `framework local` uses (aws_endpoint).
+	AWSEndpoint *string `json:"aws_endpoint,omitempty"`
 
 	// OperationSettings are the production settings (operations.go),
 	// written inline among the other keys.
@@ -135,6 +137,10 @@ type Stage struct {
 	// lambda_functions (top level, then the stage's, key by key, over the
 	// stage's own values); nil when there is none.
 	LambdaFunctions map[string]FunctionConfig
+	// AWSEndpoint is the URL of the AWS emulator (LocalStack, moto) that
+	// `framework local` and `invoke --local` use when --aws-endpoint is not
+	// given; empty means the deployed stage's resources. Deploys ignore it.
+	AWSEndpoint string
 	// Operations are the production settings (operations.go).
 	Operations
 	// FrontDoor is the stage's front door (frontdoor.go).

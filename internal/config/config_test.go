@@ -91,6 +91,11 @@ func TestParseErrors(t *testing.T) {
 		{"tag bad char", `{"tags": {"team": "a;b"}}`, []string{`tags.team: tag value "a;b" has characters AWS does not allow`}},
 		{"api gateway stage invalid", `{"stages": {"prod": {"api_gateway_stage": "v1.0"}}}`,
 			[]string{`stages.prod.api_gateway_stage: "v1.0" is not a valid API Gateway stage name`}},
+		{"aws endpoint without scheme", `{"aws_endpoint": "localhost:4566"}`,
+			[]string{path + `: aws_endpoint: "localhost:4566" is not an http(s) URL: give the AWS emulator's, such as http://localhost:4566 (LocalStack)`}},
+		{"aws endpoint in a stage", `{"stages": {"dev": {"aws_endpoint": "ftp://x"}}}`,
+			[]string{`stages.dev.aws_endpoint: "ftp://x" is not an http(s) URL`}},
+		{"aws endpoint not a string", `{"aws_endpoint": 4566}`, []string{"aws_endpoint: must be a string, not a number"}},
 		{"wrong version", `{"version": "2.0"}`, []string{`version: unsupported configuration version "2.0"`}},
 		{"version as number", `{"version": 1.0}`, []string{"version: must be a string, not a number"}},
 		{"app name invalid", `{"app_name": "my_app"}`, []string{`app_name: "my_app" is not a valid app name`}},
@@ -378,4 +383,25 @@ func manyTags(n int) string {
 		parts[i] = fmt.Sprintf("%q: \"v\"", fmt.Sprintf("k%d", i))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// TestAWSEndpoint: aws_endpoint at the top level is every stage's
+// emulator, a stage's own replaces it, and no key means none.
+func TestAWSEndpoint(t *testing.T) {
+	f, err := Parse(path, []byte(`{"aws_endpoint": "http://127.0.0.1:5000", "stages": {"dev": {}, "test": {"aws_endpoint": "http://localhost:4566"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for stage, want := range map[string]string{"dev": "http://127.0.0.1:5000", "test": "http://localhost:4566", "other": "http://127.0.0.1:5000"} {
+		if st, err := f.Stage(stage); err != nil || st.AWSEndpoint != want {
+			t.Errorf("stage %s: aws_endpoint %q (%v), want %q", stage, st.AWSEndpoint, err, want)
+		}
+	}
+	f, err = Parse(path, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := f.Stage("dev"); st.AWSEndpoint != "" {
+		t.Errorf("no key: aws_endpoint %q", st.AWSEndpoint)
+	}
 }

@@ -17,7 +17,7 @@ import (
 var settingKeys = []string{
 	"manage_role", "role_id", "autogen_policy", "lambda_memory_size", "lambda_timeout",
 	"architecture", "api_gateway_stage", "environment_variables", "tags",
-	"lambda_functions",
+	"lambda_functions", "aws_endpoint",
 }
 
 var topOnlyKeys = []string{"version", "app_name", "stages"}
@@ -370,6 +370,14 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 		}
 	case "lambda_functions":
 		s.LambdaFunctions = p.lambdaFunctions(key, m.value)
+	case "aws_endpoint":
+		if v := p.str(key, m.value); v != nil {
+			if err := CheckAWSEndpoint(*v); err != nil {
+				p.errorf(key, "%v", err)
+			} else {
+				s.AWSEndpoint = v
+			}
+		}
 	default:
 		return p.operation(&s.OperationSettings, prefix, m) || p.frontDoor(&s.FrontDoorSettings, prefix, m)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -68,6 +69,16 @@ func CheckStageName(name string) error {
 		return fmt.Errorf("%q is not a valid stage name: it becomes part of the stack name <app>-<stage>, so use only letters, digits and hyphens, starting with a letter or digit", name)
 	case len(name) > maxStageNameLen:
 		return fmt.Errorf("stage name %q is %d characters long: at most %d fit in a stack name", name, len(name), maxStageNameLen)
+	}
+	return nil
+}
+
+// CheckAWSEndpoint checks the URL of an AWS emulator (aws_endpoint): an
+// http or https URL with a host.
+func CheckAWSEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL: give the AWS emulator's, such as http://localhost:4566 (LocalStack) or http://127.0.0.1:5000 (moto), or remove the key to use the deployed stage's resources", endpoint)
 	}
 	return nil
 }
@@ -175,6 +186,9 @@ func resolve(path, name string, top, st Settings, declared bool) (*Stage, []erro
 		}
 		if layer.APIGatewayStage != nil {
 			s.APIGatewayStage = *layer.APIGatewayStage
+		}
+		if layer.AWSEndpoint != nil {
+			s.AWSEndpoint = *layer.AWSEndpoint
 		}
 		maps.Copy(s.EnvironmentVariables, layer.EnvironmentVariables)
 		maps.Copy(s.Tags, layer.Tags)

@@ -109,11 +109,6 @@ func Run(ctx context.Context, o Options) error {
 	if err := config.CheckStageName(o.Stage); err != nil {
 		return err
 	}
-	if o.Endpoint != "" {
-		if err := localres.CheckEndpoint(o.Endpoint); err != nil {
-			return err
-		}
-	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port: use 1 to 65535 (or 0 for any free port)", o.Port)
 	}
@@ -132,6 +127,16 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return fmt.Errorf("project directory %s does not exist or is not a directory", dir)
+	}
+	// --aws-endpoint wins over the stage's aws_endpoint.
+	endpointFrom := ""
+	if o.Endpoint == "" {
+		o.Endpoint, endpointFrom = configEndpoint(dir, o.Stage)
+	}
+	if o.Endpoint != "" {
+		if err := localres.CheckEndpoint(o.Endpoint); err != nil {
+			return err
+		}
 	}
 	s := &supervisor{o: o, dir: dir, appOut: o.Stdout, exited: make(chan *child, 64)}
 	if o.JSON {
@@ -166,6 +171,14 @@ func Run(ctx context.Context, o Options) error {
 		s.watcher = w
 	}
 
+	if endpointFrom != "" {
+		s.event("aws_endpoint", map[string]any{"url": o.Endpoint, "from": endpointFrom},
+			"AWS emulator: %s (aws_endpoint of stage %s in %s); the app's AWS SDK calls go there.", o.Endpoint, o.Stage, endpointFrom)
+	}
+	// The first build may compile for a minute: say so before it starts.
+	b := new(build.Builder) // as build.Host
+	first := b.FirstBuild()
+	s.event("building", map[string]any{"first_build": first}, "%s", b.StartLine("the app"))
 	s.reload(ctx, "")
 	s.announce()
 	defer s.shutdown()
@@ -267,12 +280,29 @@ func (s *supervisor) loadEnv() error {
 	default:
 		return err
 	}
-	set := append([]string{names.EnvStage + "=" + s.o.Stage}, stageVars...)
+	// The app's log lines, and its event handlers', in one readable format
+	// (colored on a terminal).
+	set := append([]string{names.EnvStage + "=" + s.o.Stage, names.EnvLogFormat + "=" + localinvoke.LogFormat(os.Getenv, s.o.Stdout, s.o.Stderr)}, stageVars...)
 	if s.o.Profile != "" {
 		set = append(set, "AWS_PROFILE="+s.o.Profile)
 	}
 	s.env = build.AppEnviron(os.Environ(), set...)
 	return nil
+}
+
+// configEndpoint returns the stage's aws_endpoint in the project's
+// .framework/config.json and the file's path, or "" when it sets none.
+// The file's errors are loadEnv's to report.
+func configEndpoint(dir, stage string) (endpoint, path string) {
+	f, err := config.Load(dir)
+	if err != nil {
+		return "", ""
+	}
+	st, err := f.Stage(stage)
+	if err != nil || st.AWSEndpoint == "" {
+		return "", ""
+	}
+	return st.AWSEndpoint, f.Path
 }
 
 // reload builds the app and, when the build is good, swaps the running

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
@@ -47,6 +49,9 @@ type Options struct {
 	// are (see internal/localres): an AWS emulator's URL, or the deployed
 	// stage read with that profile's credentials in that region.
 	Endpoint, Profile, Region string
+	// LogFormat is the format of the function's log lines
+	// (names.EnvLogFormat); empty means names.LogText.
+	LogFormat string
 	// Notice, when not nil, receives the line saying that the deployed
 	// stage's resources could not be read, or which ones the emulator
 	// could not create, the handler then running without them; and the
@@ -84,10 +89,17 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, timeout, err := stageEnv(o.ProjectDir, o.Stage)
+	env, timeout, endpoint, err := stageEnv(o.ProjectDir, o.Stage)
 	if err != nil {
 		return nil, err
 	}
+	if o.Endpoint == "" { // --aws-endpoint wins over the stage's aws_endpoint
+		o.Endpoint = endpoint
+	}
+	if o.LogFormat == "" {
+		o.LogFormat = names.LogText
+	}
+	env = append(env, names.EnvLogFormat+"="+o.LogFormat) // as `framework local` runs it
 	inv := &Invocation{Function: manifest.Function{Name: names.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
 	handler := ""
 	if o.Name != "" && o.Name != names.APIHandlerName && o.Name != m.App {
@@ -200,23 +212,25 @@ func (t Timeouts) Of(handler string) time.Duration {
 
 // stageEnv returns the environment of the function: the user's, without
 // the variables that change the app's mode, plus the stage's variables from
-// .framework/config.json; and its timeout.
-func stageEnv(dir, stage string) ([]string, Timeouts, error) {
+// .framework/config.json; its timeout; and the stage's aws_endpoint.
+func stageEnv(dir, stage string) ([]string, Timeouts, string, error) {
 	lim := Timeouts{Seconds: config.DefaultLambdaTimeout}
 	var stageVars []string
+	endpoint := ""
 	f, err := config.Load(dir)
 	switch {
 	case err == nil:
 		st, err := f.Stage(stage)
 		if err != nil {
-			return nil, lim, err
+			return nil, lim, "", err
 		}
 		stageVars, lim.Seconds, lim.Functions = st.Environ(), st.LambdaTimeout, st.LambdaFunctions
+		endpoint = st.AWSEndpoint
 	case errors.Is(err, os.ErrNotExist):
 	default:
-		return nil, lim, err
+		return nil, lim, "", err
 	}
-	return build.AppEnviron(os.Environ(), stageVars...), lim, nil
+	return build.AppEnviron(os.Environ(), stageVars...), lim, endpoint, nil
 }
 
 // tail keeps the last maxLogTail bytes written and copies them to w.
@@ -243,4 +257,20 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.buf.String()
+}
+
+// LogFormat is the format of the log lines of an app run on this machine
+// (names.EnvLogFormat) whose output goes to outs: readable text, colored
+// when every one of outs is a terminal and getenv has no NO_COLOR.
+func LogFormat(getenv func(string) string, outs ...io.Writer) string {
+	if getenv("NO_COLOR") != "" || len(outs) == 0 {
+		return names.LogText
+	}
+	for _, w := range outs {
+		f, ok := w.(*os.File)
+		if !ok || !term.IsTerminal(int(f.Fd())) {
+			return names.LogText
+		}
+	}
+	return names.LogColor
 }

@@ -118,6 +118,11 @@ const (
 	// EnvAccessLog set to "false" on the deployed function (config.json:
 	// access_log false) stops the one JSON access line per request.
 	EnvAccessLog = "FRAMEWORK_ACCESS_LOG"
+	// EnvLogFormat is the format of the app's log lines: LogJSON, LogText
+	// or LogColor. `framework local` and `invoke --local` set it; without
+	// it the app writes JSON in Lambda, and text elsewhere (colored when
+	// stderr is a terminal and NO_COLOR is not set).
+	EnvLogFormat = "FRAMEWORK_LOG_FORMAT"
 	// EnvUserTempDir is the temporary directory the user's environment
 	// named when the CLI started: the CLI points TMPDIR at a private
 	// directory of its own (internal/scratch) and gives the user's app and
@@ -132,6 +137,13 @@ const (
 const (
 	AccessLogType = "access"
 	RequestIDKey  = "request_id"
+)
+
+// The values of EnvLogFormat.
+const (
+	LogJSON  = "json"
+	LogText  = "text"
+	LogColor = "color"
 )
 
 // APIHandlerName is the handler name of the REST API's function, in its
