@@ -2,21 +2,44 @@ package framework
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
+	"os"
+	"strconv"
 	"sync"
+	"time"
 )
 
-// maxBodiesInFlight bounds the bytes of request bodies the local handler
-// holds at once, from the start of a body's read to the end of its answer:
-// 64 MiB, six bodies of the largest size (maxBodyBytes) and any number of
-// small ones. A request whose body does not fit waits, unread, for earlier
-// ones to be answered, in arrival order; so memory stays bounded however
-// many large bodies arrive together, and every request is still answered.
-// A body of unknown length (chunked) counts as maxBodyBytes.
+// maxBodiesInFlight bounds the bytes of request bodies over smallBody the
+// local handler holds at once, from the start of a body's read to the end
+// of its answer: 64 MiB, six bodies of the largest size (maxBodyBytes). A
+// request whose body does not fit waits, unread, for earlier ones to be
+// answered, in arrival order; so memory stays bounded however many large
+// bodies arrive together, and every request is still answered. A body of
+// unknown length (chunked) counts as maxBodyBytes.
 const maxBodiesInFlight = 64 << 20
 
-// bodies is the budget of the process's local handlers.
-var bodies = newBudget(maxBodiesInFlight)
+// Bodies of at most smallBody bytes (by Content-Length) are counted apart,
+// in a budget of maxSmallBodiesInFlight, so that they never wait behind
+// large ones: large uploads that hold the large budget (slow, or stalled
+// until bodyStallTimeout cuts them) do not hold up a JSON POST.
+const (
+	smallBody              = 1 << 20
+	maxSmallBodiesInFlight = 8 << 20
+)
+
+// bodyStallTimeout is how long the local handler waits for the next bytes
+// of a request body before it answers 408 (stalledBody) and closes the
+// connection: the 10 s the server gives a request's headers. The server's
+// 60 s read timeout still bounds a body that keeps trickling.
+const bodyStallTimeout = 10 * time.Second
+
+// bodies and smallBodies are the budgets of the process's local handlers.
+var (
+	bodies      = newBudget(maxBodiesInFlight)
+	smallBodies = newBudget(maxSmallBodiesInFlight)
+)
 
 // budget is a count of bytes that requests take and give back, granted in
 // arrival order.
@@ -106,10 +129,62 @@ func takeBody(r *http.Request) (func(), *result) {
 		return func() {}, nil
 	}
 	b := bodies
+	if n <= smallBody {
+		b = smallBodies
+	}
 	if err := b.take(r.Context(), n); err != nil {
 		return nil, jsonResult(http.StatusServiceUnavailable, map[string]string{
 			"message": "Service Unavailable: the request waited for the bodies of earlier requests to be answered and was stopped (" + err.Error() + ")",
 		})
 	}
 	return func() { b.give(n) }, nil
+}
+
+// readBody reads r's body, up to limit bytes (then *http.MaxBytesError),
+// failing with os.ErrDeadlineExceeded when no byte of it arrives for
+// stall. The deadline is the connection's read deadline, moved before
+// each read and cleared after the body (a deadline left behind would end
+// the request's context while its handler runs).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, stall time.Duration) ([]byte, error) {
+	sr := stallReader{body: r.Body, rc: http.NewResponseController(w), stall: stall, on: stall > 0}
+	body, err := io.ReadAll(http.MaxBytesReader(w, &sr, limit))
+	if sr.set {
+		_ = sr.rc.SetReadDeadline(time.Time{})
+	}
+	return body, err
+}
+
+// stallReader moves the connection's read deadline stall ahead before each
+// read of body; on is cleared when the connection has no deadline to set
+// (a ResponseWriter of a test).
+type stallReader struct {
+	body    io.ReadCloser
+	rc      *http.ResponseController
+	stall   time.Duration
+	on, set bool
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	if s.on {
+		if err := s.rc.SetReadDeadline(time.Now().Add(s.stall)); err != nil {
+			s.on = false
+		} else {
+			s.set = true
+		}
+	}
+	return s.body.Read(p)
+}
+
+func (s *stallReader) Close() error { return s.body.Close() }
+
+// isStall reports whether err is readBody's for a stalled body.
+func isStall(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+
+// stalledBody is the local server's answer to a request whose body stopped
+// arriving: 408 Request Timeout (RFC 9110 section 15.5.9; API Gateway
+// documents no answer of its own for a client that stops sending).
+func stalledBody(stall time.Duration) *result {
+	return jsonResult(http.StatusRequestTimeout, map[string]string{
+		"message": "Request Timeout: no byte of the request body arrived for " + strconv.FormatFloat(stall.Seconds(), 'f', -1, 64) + " s; send the whole body without pausing",
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -37,13 +36,15 @@ func (a *App) frontDoorHandler(stage, apiType string) http.Handler {
 	if apiType == "rest" {
 		apiType = doorREST
 	}
-	return &localHandler{app: a, stage: stage, door: apiType}
+	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout}
 }
 
 type localHandler struct {
 	app   *App
 	stage string
 	door  string // doorREST, doorHTTP or doorFunctionURL
+	// stall is how long a body may pause before it is cut (bodyStallTimeout).
+	stall time.Duration
 }
 
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -73,18 +74,23 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer release()
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		body, err = readBody(w, r, limit, h.stall)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeResult(w, gateway(tooLarge()))
 			return
 		}
 		if err != nil {
-			// Malformed or cut short: answering nothing would make net/http
-			// send an empty 200. What follows on the connection cannot be
-			// trusted to start a request, so close it after the answer.
+			// Malformed, cut short or stalled: answering nothing would make
+			// net/http send an empty 200. What follows on the connection
+			// cannot be trusted to start a request, so close it after the
+			// answer.
 			w.Header().Set("Connection", "close")
-			writeResult(w, unreadableBody(err))
+			if isStall(err) {
+				writeResult(w, gateway(stalledBody(h.stall)))
+			} else {
+				writeResult(w, unreadableBody(err))
+			}
 			return
 		}
 		if len(body) == 0 {
