@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/framework-dev/framework/manifest"
@@ -36,7 +37,8 @@ func (a *App) frontDoorHandler(stage, apiType string) http.Handler {
 	if apiType == "rest" {
 		apiType = doorREST
 	}
-	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout}
+	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout,
+		timeout: integrationTimeout(apiType), maxHeader: maxHeaderFor(apiType)}
 }
 
 type localHandler struct {
@@ -45,6 +47,13 @@ type localHandler struct {
 	door  string // doorREST, doorHTTP or doorFunctionURL
 	// stall is how long a body may pause before it is cut (bodyStallTimeout).
 	stall time.Duration
+	// timeout is the front door's integration timeout, 0 for none: past
+	// it the client gets the door's answer (timedOut) while the handler
+	// runs on, as Lambda's does.
+	timeout time.Duration
+	// maxHeader bounds the request line and header values, in bytes; 0
+	// for no bound but the server's.
+	maxHeader int
 }
 
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -61,6 +70,10 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return t.withGatewayCORS(res)
 		}
 		return res
+	}
+	if h.maxHeader > 0 && headerBytes(r) > h.maxHeader {
+		writeResult(w, gateway(headersTooLarge()))
+		return
 	}
 	if r.ContentLength > limit {
 		writeResult(w, gateway(tooLarge()))
@@ -113,10 +126,18 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
+		var late *lateAnswer
+		if h.timeout > 0 {
+			late = &lateAnswer{w: w, h: h, t: t}
+			late.timer = time.AfterFunc(h.timeout, late.fire)
+		}
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
 		} else {
 			res = gateway(res)
+		}
+		if late != nil && !late.settle() {
+			return // the client got the front door's timeout answer
 		}
 	} else {
 		res = gateway(res)
@@ -125,6 +146,64 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		res = asV2Result(res)
 	}
 	writeResult(w, res)
+}
+
+// lateAnswer gives the front door's answer to a request whose function
+// outlives its integration timeout: the client gets it when the timer
+// fires, and the function's own answer, when it comes, is dropped, as
+// API Gateway drops it.
+type lateAnswer struct {
+	w     http.ResponseWriter
+	h     *localHandler
+	t     *routeTable
+	timer *time.Timer
+
+	mu   sync.Mutex
+	done bool // one of fire and settle ran
+}
+
+// fire answers the client with the timeout answer, unless the function
+// answered first.
+func (l *lateAnswer) fire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return
+	}
+	l.done = true
+	res := timedOut(l.h.door)
+	if l.h.door == doorREST {
+		res = l.t.withGatewayCORS(res)
+	}
+	// The connection stays busy until the handler returns: the client
+	// must not wait on it for its next request.
+	l.w.Header().Set("Connection", "close")
+	writeResult(l.w, res)
+	_ = http.NewResponseController(l.w).Flush()
+}
+
+// settle stops the timer once the function answered and reports whether
+// its answer is still to be written (false: fire answered the client).
+func (l *lateAnswer) settle() bool {
+	l.timer.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fired := l.done
+	l.done = true
+	return !fired
+}
+
+// headerBytes is what API Gateway's limit on "the request line and header
+// values" counts: the method, target and protocol, and each header's value
+// (the Host header's included).
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + len(r.Host)
+	for _, vs := range r.Header {
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return n
 }
 
 // localContext fills the request context the way API Gateway would.
