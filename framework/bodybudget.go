@@ -146,33 +146,62 @@ func takeBody(r *http.Request) (func(), *result) {
 // each read and cleared after the body (a deadline left behind would end
 // the request's context while its handler runs).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64, stall time.Duration) ([]byte, error) {
-	sr := stallReader{body: r.Body, rc: http.NewResponseController(w), stall: stall, on: stall > 0}
-	body, err := io.ReadAll(http.MaxBytesReader(w, &sr, limit))
-	if sr.set {
-		_ = sr.rc.SetReadDeadline(time.Time{})
+	sr, _ := stallReaders.Get().(*stallReader)
+	if sr == nil {
+		sr = new(stallReader)
 	}
+	*sr = stallReader{body: r.Body, stall: stall}
+	if stall > 0 {
+		sr.conn = readDeadliner(w)
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, sr, limit))
+	if sr.set {
+		_ = sr.conn.SetReadDeadline(time.Time{})
+	}
+	*sr = stallReader{}
+	stallReaders.Put(sr)
 	return body, err
 }
 
-// stallReader moves the connection's read deadline stall ahead before each
-// read of body; on is cleared when the connection has no deadline to set
-// (a ResponseWriter of a test).
+// stallReaders keeps readBody's readers for the next bodies.
+var stallReaders sync.Pool
+
+// stallReader moves the read deadline of conn (nil for none) stall ahead
+// before each read of body.
 type stallReader struct {
-	body    io.ReadCloser
-	rc      *http.ResponseController
-	stall   time.Duration
-	on, set bool
+	body  io.ReadCloser
+	conn  readDeadlineSetter
+	stall time.Duration
+	set   bool
 }
 
 func (s *stallReader) Read(p []byte) (int, error) {
-	if s.on {
-		if err := s.rc.SetReadDeadline(time.Now().Add(s.stall)); err != nil {
-			s.on = false
+	if s.conn != nil {
+		if err := s.conn.SetReadDeadline(time.Now().Add(s.stall)); err != nil {
+			s.conn = nil
 		} else {
 			s.set = true
 		}
 	}
 	return s.body.Read(p)
+}
+
+type readDeadlineSetter interface{ SetReadDeadline(time.Time) error }
+
+// readDeadliner finds what sets the read deadline of w's connection, as
+// http.ResponseController does, or nil (a ResponseWriter of a test) without
+// the allocation of ResponseController's ErrNotSupported.
+func readDeadliner(w http.ResponseWriter) readDeadlineSetter {
+	for {
+		switch t := w.(type) {
+		case readDeadlineSetter:
+			return t
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = t.Unwrap()
+		default:
+			return nil
+		}
+	}
 }
 
 func (s *stallReader) Close() error { return s.body.Close() }

@@ -128,8 +128,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route)
 		var late *lateAnswer
 		if h.timeout > 0 {
-			late = &lateAnswer{w: w, h: h, t: t}
-			late.timer = time.AfterFunc(h.timeout, late.fire)
+			late = startLate(w, h, t)
 		}
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
@@ -151,15 +150,33 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // lateAnswer gives the front door's answer to a request whose function
 // outlives its integration timeout: the client gets it when the timer
 // fires, and the function's own answer, when it comes, is dropped, as
-// API Gateway drops it.
+// API Gateway drops it. One whose timer was stopped in time is kept in
+// lateAnswers for the next request, its timer reset.
 type lateAnswer struct {
-	w     http.ResponseWriter
-	h     *localHandler
-	t     *routeTable
-	timer *time.Timer
+	timer *time.Timer // runs fire
 
 	mu   sync.Mutex
+	w    http.ResponseWriter
+	h    *localHandler
+	t    *routeTable
 	done bool // one of fire and settle ran
+}
+
+var lateAnswers sync.Pool
+
+// startLate arms a lateAnswer for the request w answers.
+func startLate(w http.ResponseWriter, h *localHandler, t *routeTable) *lateAnswer {
+	l, _ := lateAnswers.Get().(*lateAnswer)
+	if l == nil {
+		l = new(lateAnswer)
+		l.timer = time.AfterFunc(time.Hour, l.fire)
+		l.timer.Stop()
+	}
+	l.mu.Lock()
+	l.w, l.h, l.t, l.done = w, h, t, false
+	l.mu.Unlock()
+	l.timer.Reset(h.timeout)
+	return l
 }
 
 // fire answers the client with the timeout answer, unless the function
@@ -185,11 +202,14 @@ func (l *lateAnswer) fire() {
 // settle stops the timer once the function answered and reports whether
 // its answer is still to be written (false: fire answered the client).
 func (l *lateAnswer) settle() bool {
-	l.timer.Stop()
+	stopped := l.timer.Stop()
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	fired := l.done
-	l.done = true
+	l.w, l.h, l.t, l.done = nil, nil, nil, true
+	l.mu.Unlock()
+	if stopped {
+		lateAnswers.Put(l) // fire will not run for this request
+	}
 	return !fired
 }
 
