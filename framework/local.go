@@ -129,14 +129,25 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var late *lateAnswer
 		if h.timeout > 0 {
 			late = startLate(w, h, t)
+			// Should a panic get past the pipeline's recovery, the timer
+			// must not write to w once ServeHTTP has returned.
+			defer func() {
+				if late != nil {
+					late.settle()
+				}
+			}()
 		}
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
 		} else {
 			res = gateway(res)
 		}
-		if late != nil && !late.settle() {
-			return // the client got the front door's timeout answer
+		if late != nil {
+			answered := !late.settle()
+			late = nil
+			if answered {
+				return // the client got the front door's timeout answer
+			}
 		}
 	} else {
 		res = gateway(res)
