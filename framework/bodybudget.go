@@ -30,10 +30,14 @@ const (
 )
 
 // bodyStallTimeout is how long the local handler waits for the next bytes
-// of a request body before it answers 408 (stalledBody) and closes the
-// connection: the 10 s the server gives a request's headers. The server's
-// 60 s read timeout still bounds a body that keeps trickling.
-const bodyStallTimeout = 10 * time.Second
+// of a request body before it answers 408 (bodyTimeout) and closes the
+// connection: the 10 s the server gives a request's headers. A body that
+// keeps trickling is cut the same way once bodyReadTimeout has passed
+// since its read began (the server's read timeout).
+const (
+	bodyStallTimeout = 10 * time.Second
+	bodyReadTimeout  = 60 * time.Second
+)
 
 // bodies and smallBodies are the budgets of the process's local handlers.
 var (
@@ -141,22 +145,27 @@ func takeBody(r *http.Request) (func(), *result) {
 }
 
 // readBody reads r's body, up to limit bytes (then *http.MaxBytesError),
-// failing with os.ErrDeadlineExceeded when no byte of it arrives for
-// stall. The deadline is the connection's read deadline, moved before
-// each read and cleared after the body (a deadline left behind would end
-// the request's context while its handler runs).
-func readBody(w http.ResponseWriter, r *http.Request, limit int64, stall time.Duration) ([]byte, error) {
+// failing with a *bodyTimeout when no byte of it arrives for stall, or
+// when it is not all there after whole. The deadline is the connection's
+// read deadline, moved before each read and cleared after the body (a
+// deadline left behind would end the request's context while its handler
+// runs).
+func readBody(w http.ResponseWriter, r *http.Request, limit int64, stall, whole time.Duration) ([]byte, error) {
 	sr, _ := stallReaders.Get().(*stallReader)
 	if sr == nil {
 		sr = new(stallReader)
 	}
 	*sr = stallReader{body: r.Body, stall: stall}
-	if stall > 0 {
+	if stall > 0 && whole > 0 {
 		sr.conn = readDeadliner(w)
+		sr.end = time.Now().Add(whole)
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, sr, limit))
 	if sr.set {
 		_ = sr.conn.SetReadDeadline(time.Time{})
+	}
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		err = &bodyTimeout{stall: stall, whole: whole, slow: sr.capped}
 	}
 	*sr = stallReader{}
 	stallReaders.Put(sr)
@@ -167,17 +176,23 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int64, stall time.Du
 var stallReaders sync.Pool
 
 // stallReader moves the read deadline of conn (nil for none) stall ahead
-// before each read of body.
+// before each read of body, but not past end; capped says the deadline
+// last set was end.
 type stallReader struct {
-	body  io.ReadCloser
-	conn  readDeadlineSetter
-	stall time.Duration
-	set   bool
+	body        io.ReadCloser
+	conn        readDeadlineSetter
+	stall       time.Duration
+	end         time.Time
+	set, capped bool
 }
 
 func (s *stallReader) Read(p []byte) (int, error) {
 	if s.conn != nil {
-		if err := s.conn.SetReadDeadline(time.Now().Add(s.stall)); err != nil {
+		d := time.Now().Add(s.stall)
+		if s.capped = !d.Before(s.end); s.capped {
+			d = s.end
+		}
+		if err := s.conn.SetReadDeadline(d); err != nil {
 			s.conn = nil
 		} else {
 			s.set = true
@@ -206,14 +221,31 @@ func readDeadliner(w http.ResponseWriter) readDeadlineSetter {
 
 func (s *stallReader) Close() error { return s.body.Close() }
 
-// isStall reports whether err is readBody's for a stalled body.
-func isStall(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }
+// bodyTimeout is readBody's error for a body that stopped arriving (slow
+// false) or took longer than whole.
+type bodyTimeout struct {
+	stall, whole time.Duration
+	slow         bool
+}
 
-// stalledBody is the local server's answer to a request whose body stopped
-// arriving: 408 Request Timeout (RFC 9110 section 15.5.9; API Gateway
-// documents no answer of its own for a client that stops sending).
-func stalledBody(stall time.Duration) *result {
+func (e *bodyTimeout) Error() string {
+	if e.slow {
+		return "the request body did not arrive within " + seconds(e.whole)
+	}
+	return "no byte of the request body arrived for " + seconds(e.stall)
+}
+
+func (e *bodyTimeout) Unwrap() error { return os.ErrDeadlineExceeded }
+
+func seconds(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " s"
+}
+
+// answer is the local server's answer to a body that timed out: 408
+// Request Timeout (RFC 9110 section 15.5.9; API Gateway documents no
+// answer of its own for a client that stops sending).
+func (e *bodyTimeout) answer() *result {
 	return jsonResult(http.StatusRequestTimeout, map[string]string{
-		"message": "Request Timeout: no byte of the request body arrived for " + strconv.FormatFloat(stall.Seconds(), 'f', -1, 64) + " s; send the whole body without pausing",
+		"message": "Request Timeout: " + e.Error() + "; send the whole body without pausing",
 	})
 }

@@ -196,3 +196,24 @@ func TestStalledBodyIsCut(t *testing.T) {
 		t.Errorf("%d bytes of the budget free after every answer, want %d", bodies.free, 2*big)
 	}
 }
+
+// TestTricklingBodyIsCut: a body still not all there once the whole-body
+// time has passed is answered 408 too, however often its bytes came (the
+// pause allowed here is an hour).
+func TestTricklingBodyIsCut(t *testing.T) {
+	h := uploadApp().frontDoorHandler("dev", "").(*localHandler)
+	h.stall, h.slow = time.Hour, 20*time.Millisecond
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c := stalledUpload(t, srv, 100)
+	_ = c.SetReadDeadline(time.Now().Add(30 * time.Second)) // a safety net only
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("no answer to a body over its time: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || !resp.Close || !strings.Contains(string(b), "the request body did not arrive within 0.02 s") {
+		t.Errorf("%d (close %v) %s, want 408 closing the connection", resp.StatusCode, resp.Close, b)
+	}
+}

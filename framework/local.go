@@ -37,7 +37,7 @@ func (a *App) frontDoorHandler(stage, apiType string) http.Handler {
 	if apiType == "rest" {
 		apiType = doorREST
 	}
-	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout,
+	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout, slow: bodyReadTimeout,
 		timeout: integrationTimeout(apiType), maxHeader: maxHeaderFor(apiType)}
 }
 
@@ -45,8 +45,9 @@ type localHandler struct {
 	app   *App
 	stage string
 	door  string // doorREST, doorHTTP or doorFunctionURL
-	// stall is how long a body may pause before it is cut (bodyStallTimeout).
-	stall time.Duration
+	// stall is how long a body may pause before it is cut, slow how long
+	// it may take in all (bodyStallTimeout, bodyReadTimeout).
+	stall, slow time.Duration
 	// timeout is the front door's integration timeout, 0 for none: past
 	// it the client gets the door's answer (timedOut) while the handler
 	// runs on, as Lambda's does.
@@ -87,7 +88,7 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer release()
-		body, err = readBody(w, r, limit, h.stall)
+		body, err = readBody(w, r, limit, h.stall, h.slow)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeResult(w, gateway(tooLarge()))
@@ -99,8 +100,9 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// cannot be trusted to start a request, so close it after the
 			// answer.
 			w.Header().Set("Connection", "close")
-			if isStall(err) {
-				writeResult(w, gateway(stalledBody(h.stall)))
+			var bt *bodyTimeout
+			if errors.As(err, &bt) {
+				writeResult(w, gateway(bt.answer()))
 			} else {
 				writeResult(w, unreadableBody(err))
 			}
@@ -282,7 +284,7 @@ func (a *App) serve(ctx context.Context, l net.Listener, stage string, ready fun
 	srv := &http.Server{
 		Handler:           a.httpHandler(stage),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
+		ReadTimeout:       bodyReadTimeout,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    1 << 20,
