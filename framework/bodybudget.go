@@ -201,6 +201,8 @@ func (s *stallReader) Read(p []byte) (int, error) {
 	return s.body.Read(p)
 }
 
+func (s *stallReader) Close() error { return s.body.Close() }
+
 type readDeadlineSetter interface{ SetReadDeadline(time.Time) error }
 
 // readDeadliner finds what sets the read deadline of w's connection, as
@@ -218,8 +220,6 @@ func readDeadliner(w http.ResponseWriter) readDeadlineSetter {
 		}
 	}
 }
-
-func (s *stallReader) Close() error { return s.body.Close() }
 
 // bodyTimeout is readBody's error for a body that stopped arriving (slow
 // false) or took longer than whole.
