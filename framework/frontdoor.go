@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -58,6 +59,56 @@ func maxBodyFor(door string) int64 {
 		return functionURLMaxBody
 	}
 	return maxBodyBytes
+}
+
+// The front doors' integration timeouts: a REST API ends a request whose
+// integration has not answered after 29 s (its maximum by default), an
+// HTTP API after 30 s. A function URL has none: the function's own
+// timeout (lambda_timeout) ends it.
+const (
+	restIntegrationTimeout = 29 * time.Second
+	httpIntegrationTimeout = 30 * time.Second
+)
+
+// integrationTimeout returns the front door's integration timeout, 0 for none.
+func integrationTimeout(door string) time.Duration {
+	switch door {
+	case doorREST:
+		return restIntegrationTimeout
+	case doorHTTP:
+		return httpIntegrationTimeout
+	}
+	return 0
+}
+
+// timedOut is the front door's answer to a request whose integration
+// timed out: a REST API's INTEGRATION_TIMEOUT gateway response (504),
+// an HTTP API's 503.
+func timedOut(door string) *result {
+	ct := []manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}
+	if door == doorHTTP {
+		return &result{status: 503, headers: ct, body: []byte(`{"message":"Service Unavailable"}`)}
+	}
+	return &result{status: 504, headers: ct, body: []byte(`{"message": "Endpoint request timed out"}`)}
+}
+
+// maxHeaderBytes is API Gateway's quota on the total size of a request's
+// request line and header values, for REST and HTTP APIs alike.
+const maxHeaderBytes = 10240
+
+// maxHeaderFor returns the largest request line and header values the
+// front door accepts, 0 for no limit of its own (a function URL).
+func maxHeaderFor(door string) int {
+	if door == doorFunctionURL {
+		return 0
+	}
+	return maxHeaderBytes
+}
+
+// headersTooLarge is the answer to a request over maxHeaderBytes: 431
+// (RFC 6585), API Gateway documenting the limit but not its answer.
+func headersTooLarge() *result {
+	return jsonResult(431, map[string]string{"message": "Request Header Fields Too Large"})
 }
 
 // notFound is the HTTP API's answer to a request no route matches, which

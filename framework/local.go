@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/framework-dev/framework/manifest"
@@ -33,13 +33,24 @@ func (a *App) frontDoorHandler(stage, apiType string) http.Handler {
 	if apiType == "rest" {
 		apiType = doorREST
 	}
-	return &localHandler{app: a, stage: stage, door: apiType}
+	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout, slow: bodyReadTimeout,
+		timeout: integrationTimeout(apiType), maxHeader: maxHeaderFor(apiType)}
 }
 
 type localHandler struct {
 	app   *App
 	stage string
 	door  string // doorREST, doorHTTP or doorFunctionURL
+	// stall is how long a body may pause before it is cut, slow how long
+	// it may take in all (bodyStallTimeout, bodyReadTimeout).
+	stall, slow time.Duration
+	// timeout is the front door's integration timeout, 0 for none: past
+	// it the client gets the door's answer (timedOut) while the handler
+	// runs on, as Lambda's does.
+	timeout time.Duration
+	// maxHeader bounds the request line and header values, in bytes; 0
+	// for no bound but the server's.
+	maxHeader int
 }
 
 func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -57,6 +68,10 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return res
 	}
+	if h.maxHeader > 0 && headerBytes(r) > h.maxHeader {
+		writeResult(w, gateway(headersTooLarge()))
+		return
+	}
 	if r.ContentLength > limit {
 		writeResult(w, gateway(tooLarge()))
 		return
@@ -69,18 +84,24 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		defer release()
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+		body, err = readBody(w, r, limit, h.stall, h.slow)
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			writeResult(w, gateway(tooLarge()))
 			return
 		}
 		if err != nil {
-			// Malformed or cut short: answering nothing would make net/http
-			// send an empty 200. What follows on the connection cannot be
-			// trusted to start a request, so close it after the answer.
+			// Malformed, cut short or stalled: answering nothing would make
+			// net/http send an empty 200. What follows on the connection
+			// cannot be trusted to start a request, so close it after the
+			// answer.
 			w.Header().Set("Connection", "close")
-			writeResult(w, unreadableBody(err))
+			var bt *bodyTimeout
+			if errors.As(err, &bt) {
+				writeResult(w, gateway(bt.answer()))
+			} else {
+				writeResult(w, unreadableBody(err))
+			}
 			return
 		}
 		if len(body) == 0 {
@@ -106,10 +127,28 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route, box)
+		var late *lateAnswer
+		if h.timeout > 0 {
+			late = startLate(w, h, t)
+			// Should a panic get past the pipeline's recovery, the timer
+			// must not write to w once ServeHTTP has returned.
+			defer func() {
+				if late != nil {
+					late.settle()
+				}
+			}()
+		}
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
 		} else {
 			res = gateway(res)
+		}
+		if late != nil {
+			answered := !late.settle()
+			late = nil
+			if answered {
+				return // the client got the front door's timeout answer
+			}
 		}
 	} else {
 		res = gateway(res)
@@ -118,6 +157,85 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		res = asV2Result(res)
 	}
 	writeResult(w, res)
+}
+
+// lateAnswer gives the front door's answer to a request whose function
+// outlives its integration timeout: the client gets it when the timer
+// fires, and the function's own answer, when it comes, is dropped, as
+// API Gateway drops it. One whose timer was stopped in time is kept in
+// lateAnswers for the next request, its timer reset.
+type lateAnswer struct {
+	timer *time.Timer // runs fire
+
+	mu   sync.Mutex
+	w    http.ResponseWriter
+	h    *localHandler
+	t    *routeTable
+	done bool // one of fire and settle ran
+}
+
+var lateAnswers sync.Pool
+
+// startLate arms a lateAnswer for the request w answers.
+func startLate(w http.ResponseWriter, h *localHandler, t *routeTable) *lateAnswer {
+	l, _ := lateAnswers.Get().(*lateAnswer)
+	if l == nil {
+		l = new(lateAnswer)
+		l.timer = time.AfterFunc(time.Hour, l.fire)
+		l.timer.Stop()
+	}
+	l.mu.Lock()
+	l.w, l.h, l.t, l.done = w, h, t, false
+	l.mu.Unlock()
+	l.timer.Reset(h.timeout)
+	return l
+}
+
+// fire answers the client with the timeout answer, unless the function
+// answered first.
+func (l *lateAnswer) fire() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return
+	}
+	l.done = true
+	res := timedOut(l.h.door)
+	if l.h.door == doorREST {
+		res = l.t.withGatewayCORS(res)
+	}
+	// The connection stays busy until the handler returns: the client
+	// must not wait on it for its next request.
+	l.w.Header().Set("Connection", "close")
+	writeResult(l.w, res)
+	_ = http.NewResponseController(l.w).Flush()
+}
+
+// settle stops the timer once the function answered and reports whether
+// its answer is still to be written (false: fire answered the client).
+func (l *lateAnswer) settle() bool {
+	stopped := l.timer.Stop()
+	l.mu.Lock()
+	fired := l.done
+	l.w, l.h, l.t, l.done = nil, nil, nil, true
+	l.mu.Unlock()
+	if stopped {
+		lateAnswers.Put(l) // fire will not run for this request
+	}
+	return !fired
+}
+
+// headerBytes is what API Gateway's limit on "the request line and header
+// values" counts: the method, target and protocol, and each header's value
+// (the Host header's included).
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + len(r.Host)
+	for _, vs := range r.Header {
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return n
 }
 
 // localContext fills the request context the way API Gateway would.
@@ -160,7 +278,7 @@ func (a *App) serve(ctx context.Context, l net.Listener, stage string, ready fun
 	srv := &http.Server{
 		Handler:           a.httpHandler(stage),
 		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
+		ReadTimeout:       bodyReadTimeout,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    1 << 20,

@@ -5,6 +5,15 @@
 // function do so through it. Start the server, start the binary with
 // AWS_LAMBDA_RUNTIME_API set to Server.Addr, and call Server.Invoke.
 //
+// Only the process given Server.Addr may use the API: the address carries
+// a secret of the server's own as its first path segment
+// (127.0.0.1:PORT/SECRET), which every runtime client, aws-lambda-go's
+// included, puts in front of the paths below since it builds its URLs as
+// "http://" + AWS_LAMBDA_RUNTIME_API + "/2018-06-01/...". A request
+// without the secret (another local process that found the port) is
+// answered 403 {"errorType": "AccessDenied"} and touches no event: a
+// queued event stays queued for the function.
+//
 //	s, err := runtimeapi.New()
 //	if err != nil { ... }
 //	defer s.Close()
@@ -42,6 +51,7 @@ package runtimeapi
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -144,8 +154,9 @@ type Server struct {
 	timeout time.Duration
 	arn     string
 
-	ln   net.Listener
-	http *http.Server
+	ln     net.Listener
+	http   *http.Server
+	secret string // the first path segment of every request
 
 	queue  chan *invocation
 	closed chan struct{}
@@ -191,20 +202,46 @@ func New(opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("runtimeapi: listen on 127.0.0.1: %w", err)
 	}
 	s.ln = ln
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	s.secret = hex.EncodeToString(b[:])
 	mux := http.NewServeMux()
 	prefix := "/" + APIVersion + "/runtime/"
 	mux.HandleFunc("GET "+prefix+"invocation/next", s.next)
 	mux.HandleFunc("POST "+prefix+"invocation/{id}/response", s.response)
 	mux.HandleFunc("POST "+prefix+"invocation/{id}/error", s.invocationError)
 	mux.HandleFunc("POST "+prefix+"init/error", s.initError)
-	s.http = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+	s.http = &http.Server{Handler: s.authorize(mux), ReadHeaderTimeout: 10 * time.Second,
 		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) }}
 	go func() { _ = s.http.Serve(ln) }()
 	return s, nil
 }
 
-// Addr returns the host:port to pass to a function as AWS_LAMBDA_RUNTIME_API.
-func (s *Server) Addr() string { return s.ln.Addr().String() }
+// Addr returns what to pass to the function as AWS_LAMBDA_RUNTIME_API:
+// host:port/secret, the secret admitting its requests (see the package
+// documentation).
+func (s *Server) Addr() string { return s.ln.Addr().String() + "/" + s.secret }
+
+// authorize serves next the requests whose path starts with the server's
+// secret, without it; it answers any other 403 before it can take or
+// answer an event.
+func (s *Server) authorize(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seg, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		if subtle.ConstantTimeCompare([]byte(seg), []byte(s.secret)) != 1 {
+			w.Header().Set("Connection", "close")
+			apiError(w, http.StatusForbidden, "AccessDenied",
+				"this Runtime API serves only the function process it was started for: the request's path must start with the secret in that process's AWS_LAMBDA_RUNTIME_API (host:port/secret)")
+			return
+		}
+		r2 := new(http.Request)
+		*r2 = *r
+		u := *r.URL
+		u.Path, u.RawPath = "/"+rest, ""
+		r2.URL = &u
+		next.ServeHTTP(w, r2)
+	})
+}
 
 // Close stops the server. Invocations still waiting fail with ErrClosed and
 // a runtime blocked in /next sees its connection closed.

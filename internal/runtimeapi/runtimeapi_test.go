@@ -484,11 +484,11 @@ func TestDeadPollerSkipped(t *testing.T) {
 	s := newServer(t, WithTimeout(2*time.Second))
 	path := "/" + APIVersion + "/runtime/invocation/next"
 	for round := range 50 {
-		dead, err := net.Dial("tcp", s.Addr())
+		dead, err := net.Dial("tcp", s.ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fmt.Fprintf(dead, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, s.Addr()); err != nil {
+		if _, err := fmt.Fprintf(dead, "GET /%s%s HTTP/1.1\r\nHost: %s\r\n\r\n", s.secret, path, s.ln.Addr()); err != nil {
 			t.Fatal(err)
 		}
 		// Let the server take the poll before the connection goes.
@@ -531,4 +531,44 @@ func echoOnce(s *Server) error {
 		return fmt.Errorf("POST response = %d", resp.StatusCode)
 	}
 	return nil
+}
+
+// TestForeignClientRefused: another local process that found the Runtime
+// API's port (it has no AWS_LAMBDA_RUNTIME_API of this server) can neither
+// take the queued event nor answer one: it gets 403 AccessDenied, and the
+// event stays queued for the function process, which gets and answers it.
+func TestForeignClientRefused(t *testing.T) {
+	s := newServer(t, WithTimeout(10*time.Second))
+	res := invokeAsync(t, s, t.Context(), `{"op":"echo","value":"for the function"}`)
+
+	client := &http.Client{Timeout: 10 * time.Second} // a runtime API that hands out the event answers at once
+	host := s.ln.Addr().String()
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/" + APIVersion + "/runtime/invocation/next"},
+		{"GET", "/" + strings.Repeat("0", len(s.secret)) + "/" + APIVersion + "/runtime/invocation/next"},
+		{"GET", "/" + s.secret[:len(s.secret)-1] + "/" + APIVersion + "/runtime/invocation/next"},
+		{"POST", "/" + APIVersion + "/runtime/invocation/any-id/response"},
+		{"POST", "/" + APIVersion + "/runtime/init/error"},
+	} {
+		req, _ := http.NewRequest(c.method, "http://"+host+c.path, strings.NewReader("{}"))
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.method, c.path, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), `"errorType":"AccessDenied"`) {
+			t.Errorf("a foreign %s %s = %d %s, want 403 AccessDenied", c.method, c.path, resp.StatusCode, body)
+		}
+	}
+	if ie := s.InitError(); ie != nil {
+		t.Errorf("a foreign init error was recorded: %v", ie)
+	}
+
+	startFunction(t, s) // the real aws-lambda-go runtime, given s.Addr()
+	r := wait(t, res)
+	var got map[string]any
+	if r.err != nil || json.Unmarshal(r.payload, &got) != nil || got["echo"] != "for the function" {
+		t.Fatalf("the function's answer = %s, %v; want its echo of the event", r.payload, r.err)
+	}
 }
