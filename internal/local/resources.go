@@ -150,7 +150,7 @@ func (s *supervisor) delivered(d localres.Delivery) {
 	failed := append([]string{}, d.Failed...)
 	fields := map[string]any{"function": d.Function, "kind": string(d.Kind), "source": d.Source,
 		"messages": d.Messages, "failed": len(d.Failed), "failed_ids": failed, "ok": d.Error == "",
-		"retry": d.Retry, "dropped": d.Dropped, "seconds": d.Duration.Seconds()}
+		"retry": d.Retry, "dropped": d.Dropped, "deferred": d.Deferred, "seconds": d.Duration.Seconds()}
 	if d.Error != "" {
 		fields["error"] = d.Error
 	}
@@ -182,6 +182,9 @@ func (s *supervisor) delivered(d localres.Delivery) {
 		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed))
 	default:
 		line += fmt.Sprintf(", ok in %.2fs", d.Duration.Seconds())
+	}
+	if d.Deferred > 0 {
+		line += fmt.Sprintf("; %d more received with them follow in the next invocation (6 MB payload limit)", d.Deferred)
 	}
 	s.event("delivery", fields, "%s", line)
 }

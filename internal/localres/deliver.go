@@ -1,11 +1,13 @@
 package localres
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -50,6 +53,10 @@ type Delivery struct {
 	// Dropped is true when Failed are given up after MaxRetries retries,
 	// not delivered again.
 	Dropped bool
+	// Deferred, for a queue handler, is how many messages received with
+	// the batch did not fit in the invocation payload limit (6 MB): they
+	// are delivered next.
+	Deferred int
 	// Error is the handler's error, or why the event could not be
 	// delivered; "" when it succeeded.
 	Error string
@@ -111,6 +118,9 @@ type Deliverer struct {
 	// ready, when not nil, is called once every trigger is set up (the
 	// buckets' notifications, the streams' iterators).
 	ready func()
+	// maxEventBytes is the invocation payload limit; 0 means
+	// runtimeapi.MaxEventBytes.
+	maxEventBytes int
 }
 
 // retryDelay is the wait before retry n (1 to MaxRetries).
@@ -143,15 +153,15 @@ func (d *Deliverer) Run(ctx context.Context) {
 			wg.Go(func() { d.fire(ctx, f, sched) })
 		case f.Kind == manifest.KindEventBridge:
 			if u := eventQueues[f.Name]; u != "" {
-				wg.Go(func() { d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverEvents(ctx, f, u, msgs) }) })
+				wg.Go(func() {
+					d.poll(ctx, f, u, func(msgs []sqsMessage) []sqsMessage { d.deliverEvents(ctx, f, u, msgs); return nil })
+				})
 			}
 		case f.SourceResource == "" || !emulated:
 		case f.Kind == manifest.KindSQS:
 			u := d.Resources.Attrs[f.SourceResource][manifest.AttrURL]
 			arn := d.Resources.Attrs[f.SourceResource][manifest.AttrARN]
-			wg.Go(func() {
-				d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverBatch(ctx, f, u, d.sqsEvent(arn, msgs), msgs) })
-			})
+			wg.Go(func() { d.pollQueue(ctx, f, u, arn) })
 		case f.Kind == manifest.KindSNS:
 			u, err := d.subscribe(ctx, f)
 			if err != nil {
@@ -159,15 +169,18 @@ func (d *Deliverer) Run(ctx context.Context) {
 				continue
 			}
 			wg.Go(func() {
-				d.poll(ctx, f, u, func(msgs []sqsMessage) {
+				d.poll(ctx, f, u, func(msgs []sqsMessage) []sqsMessage {
 					for _, m := range msgs {
 						d.deliverAsync(ctx, f, u, m, snsEvent(f, m), 1)
 					}
+					return nil
 				})
 			})
 		case f.Kind == manifest.KindS3:
 			if u := bucketQueues[f.Name]; u != "" {
-				wg.Go(func() { d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverS3(ctx, f, u, msgs) }) })
+				wg.Go(func() {
+					d.poll(ctx, f, u, func(msgs []sqsMessage) []sqsMessage { d.deliverS3(ctx, f, u, msgs); return nil })
+				})
 			}
 		case f.Kind == manifest.KindDynamoDB:
 			r, err := d.openStream(ctx, f)
@@ -240,15 +253,24 @@ type sqsMessage struct {
 }
 
 // poll long-polls the queue at url, which feeds handler f, and hands what
-// arrives to deliver.
-func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, deliver func(msgs []sqsMessage)) {
+// arrives to deliver. What deliver gives back, received but not delivered
+// (the part of a batch over the invocation payload limit), is handed to
+// deliver next, before anything else is received; when ctx ends first, it
+// is made visible on the queue again at once.
+func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, deliver func(msgs []sqsMessage) (rest []sqsMessage)) {
 	c := d.Resources.Client
 	max := 10
 	if f.Kind == manifest.KindSQS && f.BatchSize > 0 && f.BatchSize < 10 {
 		max = f.BatchSize
 	}
+	var rest []sqsMessage
+	defer func() { d.release(ctx, url, rest) }()
 	failures := 0
 	for ctx.Err() == nil {
+		if len(rest) > 0 {
+			rest = deliver(rest)
+			continue
+		}
 		var out struct{ Messages []sqsMessage }
 		err := c.Call(ctx, "sqs", "ReceiveMessage", map[string]any{
 			"QueueUrl": url, "MaxNumberOfMessages": max, "WaitTimeSeconds": 10,
@@ -277,7 +299,25 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 		if f.Kind == manifest.KindSQS && f.MaxBatchingWindowSeconds > 0 {
 			msgs = d.gather(ctx, f, url, msgs)
 		}
-		deliver(msgs)
+		rest = deliver(msgs)
+	}
+}
+
+// release makes msgs, received from the queue at url and not delivered,
+// visible again at once, for the next receive (after a reload, the next
+// Deliverer's).
+func (d *Deliverer) release(ctx context.Context, url string, msgs []sqsMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for start := 0; start < len(msgs); start += 10 {
+		var entries []map[string]any
+		for i, m := range msgs[start:min(start+10, len(msgs))] {
+			entries = append(entries, map[string]any{"Id": strconv.Itoa(i), "ReceiptHandle": m.ReceiptHandle, "VisibilityTimeout": 0})
+		}
+		_ = d.Resources.Client.Call(ctx, "sqs", "ChangeMessageVisibilityBatch", map[string]any{"QueueUrl": url, "Entries": entries}, nil)
 	}
 }
 
@@ -334,15 +374,51 @@ func outcomeError(out *Outcome, err error) string {
 	return out.Error
 }
 
-// deliverBatch invokes f with ev, made of msgs, and deletes from the queue
-// what it processed.
-func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url string, ev []byte, msgs []sqsMessage) {
+// maxEvent is the largest event a handler is invoked with.
+func (d *Deliverer) maxEvent() int {
+	if d.maxEventBytes > 0 {
+		return d.maxEventBytes
+	}
+	return runtimeapi.MaxEventBytes
+}
+
+// pollQueue feeds queue handler f with the declared queue at url, whose
+// ARN is arn.
+func (d *Deliverer) pollQueue(ctx context.Context, f *manifest.Function, url, arn string) {
+	d.poll(ctx, f, url, func(msgs []sqsMessage) []sqsMessage { return d.deliverBatch(ctx, f, url, arn, msgs) })
+}
+
+// deliverBatch invokes f with the SQS event of msgs, received from the
+// queue at url whose ARN is arn, and deletes from the queue what it
+// processed. As Lambda's event source mapping, it stops the batch at the
+// invocation payload limit (6 MB): the messages after it are returned, to
+// be delivered next, neither failed nor received again (which would count
+// against the queue's maxReceiveCount). A first message that alone makes an
+// event over the limit fails without an invocation and stays on the queue,
+// to come back after the visibility timeout and, with a redrive policy,
+// end in the dead-letter queue (SQS refuses a message over 1 MiB, so a
+// deployed queue never holds one).
+func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url, arn string, msgs []sqsMessage) (rest []sqsMessage) {
+	recs := d.sqsRecords(arn, msgs)
+	n, size := 0, len(`{"Records":[]}`)
+	for n < len(recs) && size+len(recs[n])+min(n, 1) <= d.maxEvent() {
+		size += len(recs[n]) + min(n, 1)
+		n++
+	}
+	if n == 0 {
+		d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: 1, Failed: []string{msgs[0].MessageId},
+			Error: fmt.Sprintf("message %s alone makes an event of %d bytes, over Lambda's 6 MB invocation payload limit (%d bytes); the handler is not invoked",
+				msgs[0].MessageId, len(`{"Records":[]}`)+len(recs[0]), d.maxEvent())})
+		return msgs[1:]
+	}
+	msgs, rest = msgs[:n], msgs[n:]
+	ev := slices.Concat([]byte(`{"Records":[`), bytes.Join(recs[:n], []byte(",")), []byte(`]}`))
 	start := time.Now()
 	out, err := d.Invoke(ctx, f, ev)
 	if ctx.Err() != nil {
-		return
+		return rest
 	}
-	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(msgs), Duration: time.Since(start)}
+	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(msgs), Deferred: len(rest), Duration: time.Since(start)}
 	keep := map[string]bool{}
 	del.Error = outcomeError(out, err)
 	switch {
@@ -354,7 +430,13 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url 
 				del.Error = "the handler's answer is not a batch item failures response: " + err.Error()
 			}
 		}
+		// An item that is not a message of the batch fails the whole
+		// batch, as with Lambda.
 		for _, it := range resp.BatchItemFailures {
+			if !slices.ContainsFunc(msgs, func(m sqsMessage) bool { return m.MessageId == it.ItemIdentifier }) {
+				del.Error = fmt.Sprintf("the handler reported item %q as failed, which is not the ID of a message of the batch: the whole batch counts as failed, as with Lambda", it.ItemIdentifier)
+				break
+			}
 			keep[it.ItemIdentifier] = true
 		}
 	}
@@ -370,6 +452,7 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url 
 		del.Error = "delete the processed messages: " + err.Error()
 	}
 	d.report(del)
+	return rest
 }
 
 // deleteMessages deletes msgs from the queue at url.
@@ -405,10 +488,12 @@ func (d *Deliverer) report(del Delivery) {
 	}
 }
 
-// sqsEvent is the one SQS event of a batch of the queue arn, as Lambda's
-// event source mapping sends it.
-func (d *Deliverer) sqsEvent(arn string, msgs []sqsMessage) []byte {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
+// sqsRecords are the records of the SQS event of a batch of the queue arn,
+// as Lambda's event source mapping sends it, each encoded in JSON as Lambda
+// does (without escaping '<', '>' and '&', which would count against the
+// payload limit): the event is {"Records":[...]} of them, comma-separated.
+func (d *Deliverer) sqsRecords(arn string, msgs []sqsMessage) [][]byte {
+	recs := make([][]byte, len(msgs))
 	for i, m := range msgs {
 		attrs := map[string]events.SQSMessageAttribute{}
 		for k, a := range m.MessageAttributes {
@@ -418,14 +503,17 @@ func (d *Deliverer) sqsEvent(arn string, msgs []sqsMessage) []byte {
 			}
 			attrs[k] = v
 		}
-		ev.Records[i] = events.SQSMessage{
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(events.SQSMessage{
 			MessageId: m.MessageId, ReceiptHandle: m.ReceiptHandle, Body: m.Body, Md5OfBody: m.MD5OfBody,
 			Attributes: m.Attributes, MessageAttributes: attrs,
 			EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: d.Resources.Client.Region(),
-		}
+		})
+		recs[i] = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	}
-	b, _ := json.Marshal(ev)
-	return b
+	return recs
 }
 
 // snsEvent is the SNS event of handler f for the notification m a
