@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
@@ -100,6 +101,8 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 			s.event("delivery_setup_failed", map[string]any{"error": err.Error()}, "%v", err)
 		},
 	}
+	ready := make(chan struct{})
+	d.Ready = func() { close(ready) }
 	dctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.res.stop, s.res.done = cancel, done
@@ -107,7 +110,24 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		defer close(done)
 		d.Run(dctx)
 	}()
+	// The app serves once its handlers' triggers are set up: an object
+	// written, a message published or a record changed by the first
+	// requests then reaches its handler (S3 notifies only the objects
+	// written after a bucket's notification configuration, a stream is
+	// read from its latest records).
+	select {
+	case <-ready:
+	case <-done:
+	case <-ctx.Done():
+	case <-time.After(triggersWait):
+		s.event("delivery_setup_slow", map[string]any{"seconds": triggersWait.Seconds()},
+			"Setting up what feeds the event handlers takes over %.0fs: serving anyway; events sent before it completes may not reach their handlers.", triggersWait.Seconds())
+	}
 }
+
+// triggersWait bounds how long the app waits for its event handlers'
+// triggers to be set up before it serves.
+const triggersWait = 20 * time.Second
 
 // stopDeliverer stops feeding the event handlers and waits for the
 // deliveries in flight.

@@ -106,6 +106,13 @@ type Deliverer struct {
 	Invoke func(ctx context.Context, fn *manifest.Function, event []byte) (*Outcome, error)
 	// Report receives each delivery.
 	Report func(Delivery)
+	// Ready, when not nil, is called once every trigger is set up (the
+	// buckets' notification configurations, the topics' subscriptions, the
+	// rules, the streams' iterators): an event sent after it reaches its
+	// handler, one sent before may not (S3 notifies only the objects
+	// written after the configuration, a stream is read from its latest
+	// records).
+	Ready func()
 	// Problems, when not nil, receives one error per handler that cannot
 	// be fed (a schedule local timers cannot fire, a topic that cannot be
 	// subscribed to, a bucket whose events cannot be sent to a queue, a
@@ -115,9 +122,6 @@ type Deliverer struct {
 	// retryWait is the wait before the first retry of a topic, bucket or bus event or
 	// stream batch, doubled at each retry; 0 means 1 s.
 	retryWait time.Duration
-	// ready, when not nil, is called once every trigger is set up (the
-	// buckets' notifications, the streams' iterators).
-	ready func()
 	// maxEventBytes is the invocation payload limit; 0 means
 	// runtimeapi.MaxEventBytes.
 	maxEventBytes int
@@ -193,8 +197,8 @@ func (d *Deliverer) Run(ctx context.Context) {
 			}
 		}
 	}
-	if d.ready != nil {
-		d.ready()
+	if d.Ready != nil {
+		d.Ready()
 	}
 	wg.Wait()
 }
