@@ -28,6 +28,8 @@ type resources struct {
 	// positions is where the stream handlers got to, kept across the
 	// deliverers of the session.
 	positions localres.StreamPositions
+	// deliverer is the running one.
+	deliverer *localres.Deliverer
 	stop      context.CancelFunc
 	done      chan struct{}
 }
@@ -86,6 +88,12 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	}
 	key, _ := json.Marshal([]any{m.Functions, m.Resources, res.Attrs})
 	if string(key) == s.res.key {
+		// The same handlers and resources: the emulator may have lost them
+		// (restarted) since they were set up; what is missing is created
+		// again, and a line says so.
+		if s.res.deliverer != nil {
+			_ = s.res.deliverer.Recreate(ctx)
+		}
 		return
 	}
 	s.stopDeliverer()
@@ -100,7 +108,18 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		Problems: func(err error) {
 			s.event("delivery_setup_failed", map[string]any{"error": err.Error()}, "%v", err)
 		},
+		Notices: func(n localres.Notice) {
+			fields := map[string]any{"endpoint": n.Endpoint}
+			if n.Error != "" {
+				fields["error"] = n.Error
+			}
+			if len(n.Recreated) > 0 {
+				fields["recreated"] = n.Recreated
+			}
+			s.event(n.Kind, fields, "%s", n.Line)
+		},
 	}
+	s.res.deliverer = d
 	ready := make(chan struct{})
 	d.Ready = func() { close(ready) }
 	dctx, cancel := context.WithCancel(context.Background())
@@ -135,7 +154,7 @@ func (s *supervisor) stopDeliverer() {
 	if s.res.stop != nil {
 		s.res.stop()
 		<-s.res.done
-		s.res.stop = nil
+		s.res.stop, s.res.deliverer = nil, nil
 	}
 }
 

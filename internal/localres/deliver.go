@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/runtimeapi"
@@ -122,9 +124,50 @@ type Deliverer struct {
 	// retryWait is the wait before the first retry of a topic, bucket or bus event or
 	// stream batch, doubled at each retry; 0 means 1 s.
 	retryWait time.Duration
+	// Notices, when not nil, receives what the Deliverer says about the
+	// emulator: that it does not answer (at once, then every 30 s while it
+	// lasts), that it answers again, that what was set up there is missing
+	// and was created again.
+	Notices func(Notice)
+
 	// maxEventBytes is the invocation payload limit; 0 means
 	// runtimeapi.MaxEventBytes.
 	maxEventBytes int
+	// downEvery is how often a notice repeats that the emulator does not
+	// answer; 0 means 30 s.
+	downEvery time.Duration
+
+	// setupMu serialises setting up the triggers (Run, restore).
+	setupMu sync.Mutex
+	// streams are the stream ARNs of the tables restore created again, by
+	// declared name.
+	streamsMu sync.Mutex
+	streams   map[string]string
+	health    health
+}
+
+// Notice is what a Deliverer says about the emulator.
+type Notice struct {
+	// Kind is emulator_unreachable, emulator_answers or
+	// resources_recreated.
+	Kind string
+	// Endpoint is the emulator's URL.
+	Endpoint string
+	// Error is why the emulator is deemed unreachable, or what could not
+	// be created again.
+	Error string
+	// Recreated names what was created again, missing at the emulator.
+	Recreated []string
+	// Line is the notice in words.
+	Line string
+}
+
+// health is whether the emulator answers, as the Deliverer's calls found.
+type health struct {
+	mu    sync.Mutex
+	down  bool
+	since time.Time
+	stop  chan struct{} // closed when it answers again
 }
 
 // retryDelay is the wait before retry n (1 to MaxRetries).
@@ -139,7 +182,8 @@ func (d *Deliverer) retryDelay(n int) time.Duration {
 // Run feeds the handlers until ctx is done.
 func (d *Deliverer) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	emulated := d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
+	emulated := d.emulated()
+	d.setupMu.Lock()
 	var bucketQueues, eventQueues map[string]string
 	if emulated {
 		bucketQueues = d.routeBuckets(ctx)
@@ -197,10 +241,170 @@ func (d *Deliverer) Run(ctx context.Context) {
 			}
 		}
 	}
+	d.setupMu.Unlock()
 	if d.Ready != nil {
 		d.Ready()
 	}
 	wg.Wait()
+}
+
+// emulated reports whether the resources are at an emulator.
+func (d *Deliverer) emulated() bool {
+	return d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
+}
+
+// restore creates again, at the emulator, what Resolve and the Deliverer
+// set up there and is missing, as after the emulator restarted with its
+// state gone: the declared resources, the handlers' queues, the topics'
+// subscriptions, the buckets' notification configurations and the rules.
+// It returns what it created; the stream readers of a table created again
+// go on with its new stream, from its start.
+func (d *Deliverer) restore(ctx context.Context) ([]string, error) {
+	if !d.emulated() {
+		return nil, nil
+	}
+	d.setupMu.Lock()
+	defer d.setupMu.Unlock()
+	ctx, made := withCreated(ctx)
+	var errs []error
+	for i := range d.Manifest.Resources {
+		r := &d.Manifest.Resources[i]
+		if d.Resources.Attrs[r.Name] == nil {
+			continue // not created at the start either: that was said
+		}
+		attrs, err := d.Resources.Client.ensure(ctx, PhysicalName(d.App, d.Stage, r), r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("create %s: %w", r.Label(), err))
+			continue
+		}
+		if a := attrs[manifest.AttrStreamARN]; a != "" && a != d.streamARN(r.Name) {
+			d.streamsMu.Lock()
+			if d.streams == nil {
+				d.streams = map[string]string{}
+			}
+			d.streams[r.Name] = a
+			d.streamsMu.Unlock()
+		}
+	}
+	d.routeBuckets(ctx)
+	d.routeEvents(ctx)
+	for i := range d.Manifest.Functions {
+		f := &d.Manifest.Functions[i]
+		if f.Kind == manifest.KindSNS && d.Resources.Attrs[f.SourceResource] != nil {
+			if _, err := d.subscribe(ctx, f); err != nil {
+				errs = append(errs, fmt.Errorf("subscribe %s to topic %q: %w", f.Label(), f.SourceResource, err))
+			}
+		}
+	}
+	return made.list(), errors.Join(errs...)
+}
+
+// streamARN is the ARN of the stream of declared table name.
+func (d *Deliverer) streamARN(name string) string {
+	d.streamsMu.Lock()
+	defer d.streamsMu.Unlock()
+	if a := d.streams[name]; a != "" {
+		return a
+	}
+	return d.Resources.Attrs[name][manifest.AttrStreamARN]
+}
+
+func (d *Deliverer) notice(n Notice) {
+	if d.Notices != nil {
+		n.Endpoint = d.Resources.Client.endpoint
+		d.Notices(n)
+	}
+}
+
+// unanswered reports whether err is a call's that got no answer from the
+// emulator (refused, reset, timed out), not an error it answered.
+func unanswered(err error) bool {
+	var ae *awscall.Error
+	return err != nil && !errors.As(err, &ae) && !errors.Is(err, context.Canceled)
+}
+
+// unreachable notes that a call to the emulator got no answer (err): a
+// notice says so at once, and again every downEvery until it answers.
+func (d *Deliverer) unreachable(ctx context.Context, err error) {
+	h := &d.health
+	h.mu.Lock()
+	if h.down {
+		h.mu.Unlock()
+		return
+	}
+	h.down, h.since, h.stop = true, time.Now(), make(chan struct{})
+	since, stop := h.since, h.stop
+	h.mu.Unlock()
+	ep := d.Resources.Client.endpoint
+	d.notice(Notice{Kind: "emulator_unreachable", Error: err.Error(),
+		Line: fmt.Sprintf("The emulator at %s does not answer (%v): the event handlers get nothing until it does; framework local tries again every few seconds.", ep, err)})
+	every := d.downEvery
+	if every == 0 {
+		every = 30 * time.Second
+	}
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			case <-t.C:
+				// Under the lock: no such notice follows answered's.
+				h.mu.Lock()
+				if h.stop == stop && h.down {
+					d.notice(Notice{Kind: "emulator_unreachable", Error: err.Error(),
+						Line: fmt.Sprintf("The emulator at %s has not answered for %s (%v): the event handlers get nothing until it does.", ep, time.Since(since).Round(time.Second), err)})
+				}
+				h.mu.Unlock()
+			}
+		}
+	}()
+}
+
+// answered notes that the emulator answered a call. After it did not, it
+// creates again what is missing there (restore) and says so in one notice.
+func (d *Deliverer) answered(ctx context.Context) {
+	h := &d.health
+	h.mu.Lock()
+	if !h.down {
+		h.mu.Unlock()
+		return
+	}
+	h.down = false
+	close(h.stop)
+	h.mu.Unlock()
+	made, err := d.restore(ctx)
+	n := Notice{Kind: "emulator_answers", Recreated: made}
+	n.Line = fmt.Sprintf("The emulator at %s answers again", d.Resources.Client.endpoint)
+	if len(made) > 0 {
+		n.Line += "; it had lost what framework local set up there, created again: " + strings.Join(made, ", ")
+	}
+	n.Line += "; delivery resumes."
+	if err != nil {
+		n.Error = err.Error()
+		n.Line += " Not created again: " + n.Error
+	}
+	d.notice(n)
+}
+
+// Recreate creates again what was set up at the emulator and is missing
+// (after the emulator restarted, its state gone; see restore), and says so
+// in one notice when it created anything.
+func (d *Deliverer) Recreate(ctx context.Context) error {
+	made, err := d.restore(ctx)
+	if len(made) > 0 {
+		line := fmt.Sprintf("The emulator at %s had lost what framework local set up there (restarted?), created again: %s; delivery resumes.", d.Resources.Client.endpoint, strings.Join(made, ", "))
+		n := Notice{Kind: "resources_recreated", Recreated: made, Line: line}
+		if err != nil {
+			n.Error = err.Error()
+			n.Line += " Not created again: " + n.Error
+		}
+		d.notice(n)
+	}
+	return err
 }
 
 func (d *Deliverer) problem(err error) {
@@ -285,8 +489,19 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 				return
 			}
 			failures++
-			if failures == 1 {
-				d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Error: "receive from the queue: " + err.Error()})
+			switch {
+			case unanswered(err):
+				d.unreachable(ctx, err)
+			case missingQueue(err):
+				d.answered(ctx)
+				if err := d.Recreate(ctx); err != nil && failures == 1 {
+					d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Error: "create the queue again: " + err.Error()})
+				}
+			default:
+				d.answered(ctx)
+				if failures == 1 {
+					d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Error: "receive from the queue: " + err.Error()})
+				}
 			}
 			select {
 			case <-ctx.Done():
@@ -296,6 +511,7 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 			continue
 		}
 		failures = 0
+		d.answered(ctx)
 		if len(out.Messages) == 0 {
 			continue
 		}

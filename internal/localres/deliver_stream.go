@@ -193,8 +193,12 @@ func (r *streamReader) run(ctx context.Context) {
 		}
 		r.shards = open
 		if ctx.Err() == nil && (ended || polls%20 == 0) {
-			if err := r.discover(ctx, "TRIM_HORIZON"); err != nil && ctx.Err() == nil {
-				r.failed("describe the stream: ", err)
+			err := r.discover(ctx, "TRIM_HORIZON")
+			if awscall.IsCode(err, "ResourceNotFoundException") {
+				err = r.reopen(ctx)
+			}
+			if err != nil && ctx.Err() == nil {
+				r.failed(ctx, "describe the stream: ", err)
 			}
 		}
 		wait := streamPoll
@@ -210,10 +214,30 @@ func (r *streamReader) run(ctx context.Context) {
 	}
 }
 
+// reopen goes on with the stream of the handler's table created again at
+// the emulator (Recreate), from its start, when its stream is gone.
+func (r *streamReader) reopen(ctx context.Context) error {
+	r.d.answered(ctx)
+	if err := r.d.Recreate(ctx); err != nil {
+		return err
+	}
+	arn := r.d.streamARN(r.f.SourceResource)
+	if arn == r.arn {
+		return fmt.Errorf("the stream %s is gone and its table has no other", arn)
+	}
+	r.arn, r.shards, r.known = arn, nil, map[string]bool{}
+	return r.discover(ctx, "TRIM_HORIZON")
+}
+
 // failed counts a failed call to the stream and reports the first of a
-// row.
-func (r *streamReader) failed(what string, err error) {
+// row; a call the emulator did not answer is said once for all handlers.
+func (r *streamReader) failed(ctx context.Context, what string, err error) {
 	r.failures++
+	if unanswered(err) {
+		r.d.unreachable(ctx, err)
+		return
+	}
+	r.d.answered(ctx)
 	if r.failures == 1 {
 		r.d.report(Delivery{Function: r.f.Name, Kind: r.f.Kind, Source: r.f.SourceResource, Error: what + err.Error()})
 	}
@@ -233,7 +257,7 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 			if ctx.Err() != nil {
 				return false
 			}
-			r.failed("read the stream: ", err)
+			r.failed(ctx, "read the stream: ", err)
 			// Go on after the last record read with a new iterator (one
 			// expires after 15 minutes).
 			typ := "LATEST"
@@ -250,6 +274,7 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 			return false
 		}
 		r.failures = 0
+		r.d.answered(ctx)
 		for _, raw := range out.Records {
 			var rec events.DynamoDBEventRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {
