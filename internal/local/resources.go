@@ -92,7 +92,9 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		// (restarted) since they were set up; what is missing is created
 		// again, and a line says so.
 		if s.res.deliverer != nil {
-			_ = s.res.deliverer.Recreate(ctx)
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_ = s.res.deliverer.Recreate(rctx)
+			cancel()
 		}
 		return
 	}

@@ -334,10 +334,10 @@ func (d *Deliverer) unreachable(ctx context.Context, err error) {
 	}
 	h.down, h.since, h.stop = true, time.Now(), make(chan struct{})
 	since, stop := h.since, h.stop
-	h.mu.Unlock()
 	ep := d.Resources.Client.endpoint
 	d.notice(Notice{Kind: "emulator_unreachable", Error: err.Error(),
 		Line: fmt.Sprintf("The emulator at %s does not answer (%v): the event handlers get nothing until it does; framework local tries again every few seconds.", ep, err)})
+	h.mu.Unlock()
 	every := d.downEvery
 	if every == 0 {
 		every = 30 * time.Second
