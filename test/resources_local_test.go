@@ -339,6 +339,35 @@ func TestSecretSetParameterAtEmulator(t *testing.T) {
 	}
 }
 
+// After the emulator restarted, its state gone, a reload of framework local
+// creates again the declared resources it lost, and one line says so (the
+// app has no handler polling the emulator, which would find it first).
+func TestLocalReloadRecreatesWhatTheEmulatorLost(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := newProject(t, env, "shop")
+	main := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(main, []byte(paramApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
+	moto.Kill(t)
+	moto.Restart(t)
+	edited := strings.Replace(paramApp, `return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil`, `return "uri " + os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil`, 1)
+	if err := os.WriteFile(main, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.waitEvent(t, "resources_recreated", 3*time.Minute)
+	if fmt.Sprint(ev["recreated"]) != "[parameter shop-dev-flags (without its value: set it again with `framework secret set`)]" || ev["endpoint"] != moto.URL {
+		t.Errorf("resources_recreated %v: want the parameter named", ev)
+	}
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	if err := cfg.Call(context.Background(), "ssm", "GetParameter", map[string]any{"Name": "shop-dev-flags"}, nil); err != nil {
+		t.Errorf("the parameter after the reload: %v", err)
+	}
+	s.stop(t)
+}
+
 // Without --aws-endpoint, `framework local` gives the app the deployed
 // stage's resources, from its stack's outputs.
 func TestLocalWithDeployedStageResources(t *testing.T) {
