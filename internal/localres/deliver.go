@@ -494,8 +494,12 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 				d.unreachable(ctx, err)
 			case missingQueue(err):
 				d.answered(ctx)
-				if err := d.Recreate(ctx); err != nil && failures == 1 {
-					d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Error: "create the queue again: " + err.Error()})
+				if err := d.Recreate(ctx); err != nil {
+					if failures == 1 {
+						d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Error: "create the queue again: " + err.Error()})
+					}
+				} else {
+					failures = 1 // created again: receive after 1 s, not after the backoff of the outage
 				}
 			default:
 				d.answered(ctx)

@@ -179,6 +179,13 @@ func (r *streamReader) iterator(ctx context.Context, id, typ, seq string) (strin
 // when a shard closes) it looks for new shards.
 func (r *streamReader) run(ctx context.Context) {
 	for polls := 1; ctx.Err() == nil; polls++ {
+		// The table was created again at the emulator (Recreate, by
+		// whichever handler found it missing): go on with its stream.
+		if a := r.d.streamARN(r.f.SourceResource); a != r.arn {
+			if err := r.follow(ctx, a); err != nil && ctx.Err() == nil {
+				r.failed(ctx, "read the new stream: ", err)
+			}
+		}
 		busy, ended := false, false
 		for _, s := range r.shards {
 			busy = r.read(ctx, s) || busy
@@ -192,7 +199,7 @@ func (r *streamReader) run(ctx context.Context) {
 			open = append(open, s)
 		}
 		r.shards = open
-		if ctx.Err() == nil && (ended || polls%20 == 0) {
+		if ctx.Err() == nil && (ended || len(r.shards) == 0 || polls%20 == 0) {
 			err := r.discover(ctx, "TRIM_HORIZON")
 			if awscall.IsCode(err, "ResourceNotFoundException") {
 				err = r.reopen(ctx)
@@ -225,8 +232,18 @@ func (r *streamReader) reopen(ctx context.Context) error {
 	if arn == r.arn {
 		return fmt.Errorf("the stream %s is gone and its table has no other", arn)
 	}
+	return r.follow(ctx, arn)
+}
+
+// follow goes on with stream arn, the new stream of the handler's table
+// created again, from its start.
+func (r *streamReader) follow(ctx context.Context, arn string) error {
 	r.arn, r.shards, r.known = arn, nil, map[string]bool{}
-	return r.discover(ctx, "TRIM_HORIZON")
+	if err := r.discover(ctx, "TRIM_HORIZON"); err != nil {
+		return err
+	}
+	r.failures = 0 // read the new stream at once, not after the backoff of the outage
+	return nil
 }
 
 // failed counts a failed call to the stream and reports the first of a
