@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -170,8 +173,41 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	if ev := s.waitDelivery(t, "attachments", 10*time.Second); ev["kind"] != "s3" || ev["source"] != "files" || ev["ok"] != true || ev["messages"] != 1.0 {
 		t.Errorf("the bucket's delivery: %v", ev)
 	}
-	if !strings.Contains(s.stderr.String(), "(5 bytes) in todo-dev-files") {
-		t.Errorf("the bucket's handler did not log the object:\n%s", s.stderr.String())
+	// The handler's log line reaches stderr through its own pipe, after
+	// or before the delivery event: wait for it.
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if out, ok := s.stderr.Wait(wctx, func(w string) bool { return strings.Contains(w, "(5 bytes) in todo-dev-files") }); !ok {
+		t.Errorf("the bucket's handler did not log the object:\n%s", out)
+	}
+	s.stop(t)
+}
+
+// framework local serves once the event handlers' triggers are set up: an
+// object put as soon as it serves reaches the bucket's handler, though the
+// emulator is slow to take the bucket's notification configuration (S3
+// notifies only the objects written after it). It served before, and the
+// object's event was lost.
+func TestLocalServesOnceTriggersAreSetUp(t *testing.T) {
+	moto := mototest.Start(t)
+	target, _ := neturl.Parse(moto.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && r.URL.Query().Has("notification") {
+			time.Sleep(3 * time.Second) // a slow emulator, not a synchronisation
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(slow.Close) // after framework local stops: Close waits for its requests
+	env := motoEnv(t, moto)
+	dir := filepath.Join(testutil.RepoRoot(t), "examples", "todo")
+	s := startLocal(t, dir, env, "--aws-endpoint", slow.URL, "--no-schedules")
+	files := s3.NewFromConfig(moto.Config(), func(o *s3.Options) { o.UsePathStyle = true })
+	if _, err := files.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String("todo-dev-files"), Key: aws.String("attachments/first.txt"), Body: strings.NewReader("first")}); err != nil {
+		t.Fatal(err)
+	}
+	if ev := s.waitDelivery(t, "attachments", 30*time.Second); ev["kind"] != "s3" || ev["ok"] != true || ev["messages"] != 1.0 {
+		t.Errorf("the bucket's delivery: %v", ev)
 	}
 	s.stop(t)
 }
@@ -301,6 +337,35 @@ func TestSecretSetParameterAtEmulator(t *testing.T) {
 	if out = run(0, "invoke", "read", "--local", "--aws-endpoint", moto.URL); !strings.Contains(out, `"beta=on"`) {
 		t.Errorf("the app's Parameter.Value after secret set:\n%s", out)
 	}
+}
+
+// After the emulator restarted, its state gone, a reload of framework local
+// creates again the declared resources it lost, and one line says so (the
+// app has no handler polling the emulator, which would find it first).
+func TestLocalReloadRecreatesWhatTheEmulatorLost(t *testing.T) {
+	moto := mototest.Start(t)
+	env := motoEnv(t, moto)
+	dir := newProject(t, env, "shop")
+	main := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(main, []byte(paramApp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
+	moto.Kill(t)
+	moto.Restart(t)
+	edited := strings.Replace(paramApp, `return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil`, `return "uri " + os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil`, 1)
+	if err := os.WriteFile(main, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := s.waitEvent(t, "resources_recreated", 3*time.Minute)
+	if fmt.Sprint(ev["recreated"]) != "[parameter shop-dev-flags (without its value: set it again with `framework secret set`)]" || ev["endpoint"] != moto.URL {
+		t.Errorf("resources_recreated %v: want the parameter named", ev)
+	}
+	cfg := awscall.Config{Region: mototest.Region, Endpoint: moto.URL, Credentials: awscall.Credentials{AccessKeyID: "a", SecretAccessKey: "b"}}
+	if err := cfg.Call(context.Background(), "ssm", "GetParameter", map[string]any{"Name": "shop-dev-flags"}, nil); err != nil {
+		t.Errorf("the parameter after the reload: %v", err)
+	}
+	s.stop(t)
 }
 
 // Without --aws-endpoint, `framework local` gives the app the deployed

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
@@ -27,6 +28,8 @@ type resources struct {
 	// positions is where the stream handlers got to, kept across the
 	// deliverers of the session.
 	positions localres.StreamPositions
+	// deliverer is the running one.
+	deliverer *localres.Deliverer
 	stop      context.CancelFunc
 	done      chan struct{}
 }
@@ -85,6 +88,14 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	}
 	key, _ := json.Marshal([]any{m.Functions, m.Resources, res.Attrs})
 	if string(key) == s.res.key {
+		// The same handlers and resources: the emulator may have lost them
+		// (restarted) since they were set up; what is missing is created
+		// again, and a line says so.
+		if s.res.deliverer != nil {
+			rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			_ = s.res.deliverer.Recreate(rctx)
+			cancel()
+		}
 		return
 	}
 	s.stopDeliverer()
@@ -99,7 +110,20 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		Problems: func(err error) {
 			s.event("delivery_setup_failed", map[string]any{"error": err.Error()}, "%v", err)
 		},
+		Notices: func(n localres.Notice) {
+			fields := map[string]any{"endpoint": n.Endpoint}
+			if n.Error != "" {
+				fields["error"] = n.Error
+			}
+			if len(n.Recreated) > 0 {
+				fields["recreated"] = n.Recreated
+			}
+			s.event(n.Kind, fields, "%s", n.Line)
+		},
 	}
+	s.res.deliverer = d
+	ready := make(chan struct{})
+	d.Ready = func() { close(ready) }
 	dctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	s.res.stop, s.res.done = cancel, done
@@ -107,7 +131,24 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		defer close(done)
 		d.Run(dctx)
 	}()
+	// The app serves once its handlers' triggers are set up: an object
+	// written, a message published or a record changed by the first
+	// requests then reaches its handler (S3 notifies only the objects
+	// written after a bucket's notification configuration, a stream is
+	// read from its latest records).
+	select {
+	case <-ready:
+	case <-done:
+	case <-ctx.Done():
+	case <-time.After(triggersWait):
+		s.event("delivery_setup_slow", map[string]any{"seconds": triggersWait.Seconds()},
+			"Setting up what feeds the event handlers takes over %.0fs: serving anyway; events sent before it completes may not reach their handlers.", triggersWait.Seconds())
+	}
 }
+
+// triggersWait bounds how long the app waits for its event handlers'
+// triggers to be set up before it serves.
+const triggersWait = 20 * time.Second
 
 // stopDeliverer stops feeding the event handlers and waits for the
 // deliveries in flight.
@@ -115,7 +156,7 @@ func (s *supervisor) stopDeliverer() {
 	if s.res.stop != nil {
 		s.res.stop()
 		<-s.res.done
-		s.res.stop = nil
+		s.res.stop, s.res.deliverer = nil, nil
 	}
 }
 
@@ -150,7 +191,7 @@ func (s *supervisor) delivered(d localres.Delivery) {
 	failed := append([]string{}, d.Failed...)
 	fields := map[string]any{"function": d.Function, "kind": string(d.Kind), "source": d.Source,
 		"messages": d.Messages, "failed": len(d.Failed), "failed_ids": failed, "ok": d.Error == "",
-		"retry": d.Retry, "dropped": d.Dropped, "seconds": d.Duration.Seconds()}
+		"retry": d.Retry, "dropped": d.Dropped, "deferred": d.Deferred, "seconds": d.Duration.Seconds()}
 	if d.Error != "" {
 		fields["error"] = d.Error
 	}
@@ -182,6 +223,9 @@ func (s *supervisor) delivered(d localres.Delivery) {
 		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed))
 	default:
 		line += fmt.Sprintf(", ok in %.2fs", d.Duration.Seconds())
+	}
+	if d.Deferred > 0 {
+		line += fmt.Sprintf("; %d more received with them follow in the next invocation (6 MB payload limit)", d.Deferred)
 	}
 	s.event("delivery", fields, "%s", line)
 }

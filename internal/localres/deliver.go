@@ -1,11 +1,14 @@
 package localres
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,8 +16,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -50,6 +55,10 @@ type Delivery struct {
 	// Dropped is true when Failed are given up after MaxRetries retries,
 	// not delivered again.
 	Dropped bool
+	// Deferred, for a queue handler, is how many messages received with
+	// the batch did not fit in the invocation payload limit (6 MB): they
+	// are delivered next.
+	Deferred int
 	// Error is the handler's error, or why the event could not be
 	// delivered; "" when it succeeded.
 	Error string
@@ -99,6 +108,13 @@ type Deliverer struct {
 	Invoke func(ctx context.Context, fn *manifest.Function, event []byte) (*Outcome, error)
 	// Report receives each delivery.
 	Report func(Delivery)
+	// Ready, when not nil, is called once every trigger is set up (the
+	// buckets' notification configurations, the topics' subscriptions, the
+	// rules, the streams' iterators): an event sent after it reaches its
+	// handler, one sent before may not (S3 notifies only the objects
+	// written after the configuration, a stream is read from its latest
+	// records).
+	Ready func()
 	// Problems, when not nil, receives one error per handler that cannot
 	// be fed (a schedule local timers cannot fire, a topic that cannot be
 	// subscribed to, a bucket whose events cannot be sent to a queue, a
@@ -108,9 +124,50 @@ type Deliverer struct {
 	// retryWait is the wait before the first retry of a topic, bucket or bus event or
 	// stream batch, doubled at each retry; 0 means 1 s.
 	retryWait time.Duration
-	// ready, when not nil, is called once every trigger is set up (the
-	// buckets' notifications, the streams' iterators).
-	ready func()
+	// Notices, when not nil, receives what the Deliverer says about the
+	// emulator: that it does not answer (at once, then every 30 s while it
+	// lasts), that it answers again, that what was set up there is missing
+	// and was created again.
+	Notices func(Notice)
+
+	// maxEventBytes is the invocation payload limit; 0 means
+	// runtimeapi.MaxEventBytes.
+	maxEventBytes int
+	// downEvery is how often a notice repeats that the emulator does not
+	// answer; 0 means 30 s.
+	downEvery time.Duration
+
+	// setupMu serialises setting up the triggers (Run, restore).
+	setupMu sync.Mutex
+	// streams are the stream ARNs of the tables restore created again, by
+	// declared name.
+	streamsMu sync.Mutex
+	streams   map[string]string
+	health    health
+}
+
+// Notice is what a Deliverer says about the emulator.
+type Notice struct {
+	// Kind is emulator_unreachable, emulator_answers or
+	// resources_recreated.
+	Kind string
+	// Endpoint is the emulator's URL.
+	Endpoint string
+	// Error is why the emulator is deemed unreachable, or what could not
+	// be created again.
+	Error string
+	// Recreated names what was created again, missing at the emulator.
+	Recreated []string
+	// Line is the notice in words.
+	Line string
+}
+
+// health is whether the emulator answers, as the Deliverer's calls found.
+type health struct {
+	mu    sync.Mutex
+	down  bool
+	since time.Time
+	stop  chan struct{} // closed when it answers again
 }
 
 // retryDelay is the wait before retry n (1 to MaxRetries).
@@ -125,7 +182,8 @@ func (d *Deliverer) retryDelay(n int) time.Duration {
 // Run feeds the handlers until ctx is done.
 func (d *Deliverer) Run(ctx context.Context) {
 	var wg sync.WaitGroup
-	emulated := d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
+	emulated := d.emulated()
+	d.setupMu.Lock()
 	var bucketQueues, eventQueues map[string]string
 	if emulated {
 		bucketQueues = d.routeBuckets(ctx)
@@ -143,15 +201,15 @@ func (d *Deliverer) Run(ctx context.Context) {
 			wg.Go(func() { d.fire(ctx, f, sched) })
 		case f.Kind == manifest.KindEventBridge:
 			if u := eventQueues[f.Name]; u != "" {
-				wg.Go(func() { d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverEvents(ctx, f, u, msgs) }) })
+				wg.Go(func() {
+					d.poll(ctx, f, u, func(msgs []sqsMessage) []sqsMessage { d.deliverEvents(ctx, f, u, msgs); return nil })
+				})
 			}
 		case f.SourceResource == "" || !emulated:
 		case f.Kind == manifest.KindSQS:
 			u := d.Resources.Attrs[f.SourceResource][manifest.AttrURL]
 			arn := d.Resources.Attrs[f.SourceResource][manifest.AttrARN]
-			wg.Go(func() {
-				d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverBatch(ctx, f, u, d.sqsEvent(arn, msgs), msgs) })
-			})
+			wg.Go(func() { d.pollQueue(ctx, f, u, arn) })
 		case f.Kind == manifest.KindSNS:
 			u, err := d.subscribe(ctx, f)
 			if err != nil {
@@ -159,15 +217,18 @@ func (d *Deliverer) Run(ctx context.Context) {
 				continue
 			}
 			wg.Go(func() {
-				d.poll(ctx, f, u, func(msgs []sqsMessage) {
+				d.poll(ctx, f, u, func(msgs []sqsMessage) []sqsMessage {
 					for _, m := range msgs {
 						d.deliverAsync(ctx, f, u, m, snsEvent(f, m), 1)
 					}
+					return nil
 				})
 			})
 		case f.Kind == manifest.KindS3:
 			if u := bucketQueues[f.Name]; u != "" {
-				wg.Go(func() { d.poll(ctx, f, u, func(msgs []sqsMessage) { d.deliverS3(ctx, f, u, msgs) }) })
+				wg.Go(func() {
+					d.poll(ctx, f, u, func(msgs []sqsMessage) []sqsMessage { d.deliverS3(ctx, f, u, msgs); return nil })
+				})
 			}
 		case f.Kind == manifest.KindDynamoDB:
 			r, err := d.openStream(ctx, f)
@@ -180,10 +241,170 @@ func (d *Deliverer) Run(ctx context.Context) {
 			}
 		}
 	}
-	if d.ready != nil {
-		d.ready()
+	d.setupMu.Unlock()
+	if d.Ready != nil {
+		d.Ready()
 	}
 	wg.Wait()
+}
+
+// emulated reports whether the resources are at an emulator.
+func (d *Deliverer) emulated() bool {
+	return d.Resources != nil && d.Resources.Client != nil && d.Resources.Client.endpoint != ""
+}
+
+// restore creates again, at the emulator, what Resolve and the Deliverer
+// set up there and is missing, as after the emulator restarted with its
+// state gone: the declared resources, the handlers' queues, the topics'
+// subscriptions, the buckets' notification configurations and the rules.
+// It returns what it created; the stream readers of a table created again
+// go on with its new stream, from its start.
+func (d *Deliverer) restore(ctx context.Context) ([]string, error) {
+	if !d.emulated() {
+		return nil, nil
+	}
+	d.setupMu.Lock()
+	defer d.setupMu.Unlock()
+	ctx, made := withCreated(ctx)
+	var errs []error
+	for i := range d.Manifest.Resources {
+		r := &d.Manifest.Resources[i]
+		if d.Resources.Attrs[r.Name] == nil {
+			continue // not created at the start either: that was said
+		}
+		attrs, err := d.Resources.Client.ensure(ctx, PhysicalName(d.App, d.Stage, r), r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("create %s: %w", r.Label(), err))
+			continue
+		}
+		if a := attrs[manifest.AttrStreamARN]; a != "" && a != d.streamARN(r.Name) {
+			d.streamsMu.Lock()
+			if d.streams == nil {
+				d.streams = map[string]string{}
+			}
+			d.streams[r.Name] = a
+			d.streamsMu.Unlock()
+		}
+	}
+	d.routeBuckets(ctx)
+	d.routeEvents(ctx)
+	for i := range d.Manifest.Functions {
+		f := &d.Manifest.Functions[i]
+		if f.Kind == manifest.KindSNS && d.Resources.Attrs[f.SourceResource] != nil {
+			if _, err := d.subscribe(ctx, f); err != nil {
+				errs = append(errs, fmt.Errorf("subscribe %s to topic %q: %w", f.Label(), f.SourceResource, err))
+			}
+		}
+	}
+	return made.list(), errors.Join(errs...)
+}
+
+// streamARN is the ARN of the stream of declared table name.
+func (d *Deliverer) streamARN(name string) string {
+	d.streamsMu.Lock()
+	defer d.streamsMu.Unlock()
+	if a := d.streams[name]; a != "" {
+		return a
+	}
+	return d.Resources.Attrs[name][manifest.AttrStreamARN]
+}
+
+func (d *Deliverer) notice(n Notice) {
+	if d.Notices != nil {
+		n.Endpoint = d.Resources.Client.endpoint
+		d.Notices(n)
+	}
+}
+
+// unanswered reports whether err is a call's that got no answer from the
+// emulator (refused, reset, timed out), not an error it answered.
+func unanswered(err error) bool {
+	var ae *awscall.Error
+	return err != nil && !errors.As(err, &ae) && !errors.Is(err, context.Canceled)
+}
+
+// unreachable notes that a call to the emulator got no answer (err): a
+// notice says so at once, and again every downEvery until it answers.
+func (d *Deliverer) unreachable(ctx context.Context, err error) {
+	h := &d.health
+	h.mu.Lock()
+	if h.down {
+		h.mu.Unlock()
+		return
+	}
+	h.down, h.since, h.stop = true, time.Now(), make(chan struct{})
+	since, stop := h.since, h.stop
+	ep := d.Resources.Client.endpoint
+	d.notice(Notice{Kind: "emulator_unreachable", Error: err.Error(),
+		Line: fmt.Sprintf("The emulator at %s does not answer (%v): the event handlers get nothing until it does; framework local tries again every few seconds.", ep, err)})
+	h.mu.Unlock()
+	every := d.downEvery
+	if every == 0 {
+		every = 30 * time.Second
+	}
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-stop:
+				return
+			case <-t.C:
+				// Under the lock: no such notice follows answered's.
+				h.mu.Lock()
+				if h.stop == stop && h.down {
+					d.notice(Notice{Kind: "emulator_unreachable", Error: err.Error(),
+						Line: fmt.Sprintf("The emulator at %s has not answered for %s (%v): the event handlers get nothing until it does.", ep, time.Since(since).Round(time.Second), err)})
+				}
+				h.mu.Unlock()
+			}
+		}
+	}()
+}
+
+// answered notes that the emulator answered a call. After it did not, it
+// creates again what is missing there (restore) and says so in one notice.
+func (d *Deliverer) answered(ctx context.Context) {
+	h := &d.health
+	h.mu.Lock()
+	if !h.down {
+		h.mu.Unlock()
+		return
+	}
+	h.down = false
+	close(h.stop)
+	h.mu.Unlock()
+	made, err := d.restore(ctx)
+	n := Notice{Kind: "emulator_answers", Recreated: made}
+	n.Line = fmt.Sprintf("The emulator at %s answers again", d.Resources.Client.endpoint)
+	if len(made) > 0 {
+		n.Line += "; it had lost what framework local set up there, created again: " + strings.Join(made, ", ")
+	}
+	n.Line += "; delivery resumes."
+	if err != nil {
+		n.Error = err.Error()
+		n.Line += " Not created again: " + n.Error
+	}
+	d.notice(n)
+}
+
+// Recreate creates again what was set up at the emulator and is missing
+// (after the emulator restarted, its state gone; see restore), and says so
+// in one notice when it created anything.
+func (d *Deliverer) Recreate(ctx context.Context) error {
+	made, err := d.restore(ctx)
+	if len(made) > 0 {
+		line := fmt.Sprintf("The emulator at %s had lost what framework local set up there (restarted?), created again: %s; delivery resumes.", d.Resources.Client.endpoint, strings.Join(made, ", "))
+		n := Notice{Kind: "resources_recreated", Recreated: made, Line: line}
+		if err != nil {
+			n.Error = err.Error()
+			n.Line += " Not created again: " + n.Error
+		}
+		d.notice(n)
+	}
+	return err
 }
 
 func (d *Deliverer) problem(err error) {
@@ -240,15 +461,24 @@ type sqsMessage struct {
 }
 
 // poll long-polls the queue at url, which feeds handler f, and hands what
-// arrives to deliver.
-func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, deliver func(msgs []sqsMessage)) {
+// arrives to deliver. What deliver gives back, received but not delivered
+// (the part of a batch over the invocation payload limit), is handed to
+// deliver next, before anything else is received; when ctx ends first, it
+// is made visible on the queue again at once.
+func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, deliver func(msgs []sqsMessage) (rest []sqsMessage)) {
 	c := d.Resources.Client
 	max := 10
 	if f.Kind == manifest.KindSQS && f.BatchSize > 0 && f.BatchSize < 10 {
 		max = f.BatchSize
 	}
+	var rest []sqsMessage
+	defer func() { d.release(ctx, url, rest) }()
 	failures := 0
 	for ctx.Err() == nil {
+		if len(rest) > 0 {
+			rest = deliver(rest)
+			continue
+		}
 		var out struct{ Messages []sqsMessage }
 		err := c.Call(ctx, "sqs", "ReceiveMessage", map[string]any{
 			"QueueUrl": url, "MaxNumberOfMessages": max, "WaitTimeSeconds": 10,
@@ -259,8 +489,23 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 				return
 			}
 			failures++
-			if failures == 1 {
-				d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Error: "receive from the queue: " + err.Error()})
+			switch {
+			case unanswered(err):
+				d.unreachable(ctx, err)
+			case missingQueue(err):
+				d.answered(ctx)
+				if err := d.Recreate(ctx); err != nil {
+					if failures == 1 {
+						d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Error: "create the queue again: " + err.Error()})
+					}
+				} else {
+					failures = 1 // created again: receive after 1 s, not after the backoff of the outage
+				}
+			default:
+				d.answered(ctx)
+				if failures == 1 {
+					d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: sourceOf(f), Error: "receive from the queue: " + err.Error()})
+				}
 			}
 			select {
 			case <-ctx.Done():
@@ -270,6 +515,7 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 			continue
 		}
 		failures = 0
+		d.answered(ctx)
 		if len(out.Messages) == 0 {
 			continue
 		}
@@ -277,7 +523,25 @@ func (d *Deliverer) poll(ctx context.Context, f *manifest.Function, url string, 
 		if f.Kind == manifest.KindSQS && f.MaxBatchingWindowSeconds > 0 {
 			msgs = d.gather(ctx, f, url, msgs)
 		}
-		deliver(msgs)
+		rest = deliver(msgs)
+	}
+}
+
+// release makes msgs, received from the queue at url and not delivered,
+// visible again at once, for the next receive (after a reload, the next
+// Deliverer's).
+func (d *Deliverer) release(ctx context.Context, url string, msgs []sqsMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for start := 0; start < len(msgs); start += 10 {
+		var entries []map[string]any
+		for i, m := range msgs[start:min(start+10, len(msgs))] {
+			entries = append(entries, map[string]any{"Id": strconv.Itoa(i), "ReceiptHandle": m.ReceiptHandle, "VisibilityTimeout": 0})
+		}
+		_ = d.Resources.Client.Call(ctx, "sqs", "ChangeMessageVisibilityBatch", map[string]any{"QueueUrl": url, "Entries": entries}, nil)
 	}
 }
 
@@ -334,15 +598,51 @@ func outcomeError(out *Outcome, err error) string {
 	return out.Error
 }
 
-// deliverBatch invokes f with ev, made of msgs, and deletes from the queue
-// what it processed.
-func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url string, ev []byte, msgs []sqsMessage) {
+// maxEvent is the largest event a handler is invoked with.
+func (d *Deliverer) maxEvent() int {
+	if d.maxEventBytes > 0 {
+		return d.maxEventBytes
+	}
+	return runtimeapi.MaxEventBytes
+}
+
+// pollQueue feeds queue handler f with the declared queue at url, whose
+// ARN is arn.
+func (d *Deliverer) pollQueue(ctx context.Context, f *manifest.Function, url, arn string) {
+	d.poll(ctx, f, url, func(msgs []sqsMessage) []sqsMessage { return d.deliverBatch(ctx, f, url, arn, msgs) })
+}
+
+// deliverBatch invokes f with the SQS event of msgs, received from the
+// queue at url whose ARN is arn, and deletes from the queue what it
+// processed. As Lambda's event source mapping, it stops the batch at the
+// invocation payload limit (6 MB): the messages after it are returned, to
+// be delivered next, neither failed nor received again (which would count
+// against the queue's maxReceiveCount). A first message that alone makes an
+// event over the limit fails without an invocation and stays on the queue,
+// to come back after the visibility timeout and, with a redrive policy,
+// end in the dead-letter queue (SQS refuses a message over 1 MiB, so a
+// deployed queue never holds one).
+func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url, arn string, msgs []sqsMessage) (rest []sqsMessage) {
+	recs := d.sqsRecords(arn, msgs)
+	n, size := 0, len(`{"Records":[]}`)
+	for n < len(recs) && size+len(recs[n])+min(n, 1) <= d.maxEvent() {
+		size += len(recs[n]) + min(n, 1)
+		n++
+	}
+	if n == 0 {
+		d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: 1, Failed: []string{msgs[0].MessageId},
+			Error: fmt.Sprintf("message %s alone makes an event of %d bytes, over Lambda's 6 MB invocation payload limit (%d bytes); the handler is not invoked",
+				msgs[0].MessageId, len(`{"Records":[]}`)+len(recs[0]), d.maxEvent())})
+		return msgs[1:]
+	}
+	msgs, rest = msgs[:n], msgs[n:]
+	ev := slices.Concat([]byte(`{"Records":[`), bytes.Join(recs[:n], []byte(",")), []byte(`]}`))
 	start := time.Now()
 	out, err := d.Invoke(ctx, f, ev)
 	if ctx.Err() != nil {
-		return
+		return rest
 	}
-	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(msgs), Duration: time.Since(start)}
+	del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(msgs), Deferred: len(rest), Duration: time.Since(start)}
 	keep := map[string]bool{}
 	del.Error = outcomeError(out, err)
 	switch {
@@ -354,7 +654,13 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url 
 				del.Error = "the handler's answer is not a batch item failures response: " + err.Error()
 			}
 		}
+		// An item that is not a message of the batch fails the whole
+		// batch, as with Lambda.
 		for _, it := range resp.BatchItemFailures {
+			if !slices.ContainsFunc(msgs, func(m sqsMessage) bool { return m.MessageId == it.ItemIdentifier }) {
+				del.Error = fmt.Sprintf("the handler reported item %q as failed, which is not the ID of a message of the batch: the whole batch counts as failed, as with Lambda", it.ItemIdentifier)
+				break
+			}
 			keep[it.ItemIdentifier] = true
 		}
 	}
@@ -370,6 +676,7 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url 
 		del.Error = "delete the processed messages: " + err.Error()
 	}
 	d.report(del)
+	return rest
 }
 
 // deleteMessages deletes msgs from the queue at url.
@@ -405,10 +712,12 @@ func (d *Deliverer) report(del Delivery) {
 	}
 }
 
-// sqsEvent is the one SQS event of a batch of the queue arn, as Lambda's
-// event source mapping sends it.
-func (d *Deliverer) sqsEvent(arn string, msgs []sqsMessage) []byte {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, len(msgs))}
+// sqsRecords are the records of the SQS event of a batch of the queue arn,
+// as Lambda's event source mapping sends it, each encoded in JSON as Lambda
+// does (without escaping '<', '>' and '&', which would count against the
+// payload limit): the event is {"Records":[...]} of them, comma-separated.
+func (d *Deliverer) sqsRecords(arn string, msgs []sqsMessage) [][]byte {
+	recs := make([][]byte, len(msgs))
 	for i, m := range msgs {
 		attrs := map[string]events.SQSMessageAttribute{}
 		for k, a := range m.MessageAttributes {
@@ -418,14 +727,17 @@ func (d *Deliverer) sqsEvent(arn string, msgs []sqsMessage) []byte {
 			}
 			attrs[k] = v
 		}
-		ev.Records[i] = events.SQSMessage{
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(events.SQSMessage{
 			MessageId: m.MessageId, ReceiptHandle: m.ReceiptHandle, Body: m.Body, Md5OfBody: m.MD5OfBody,
 			Attributes: m.Attributes, MessageAttributes: attrs,
 			EventSource: "aws:sqs", EventSourceARN: arn, AWSRegion: d.Resources.Client.Region(),
-		}
+		})
+		recs[i] = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 	}
-	b, _ := json.Marshal(ev)
-	return b
+	return recs
 }
 
 // snsEvent is the SNS event of handler f for the notification m a

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -44,6 +45,11 @@ func (d *Deliverer) routeEvents(ctx context.Context) map[string]string {
 		rule := d.ruleName(f.Name)
 		wanted[rule] = true
 		u, arn, err := d.handlerQueue(ctx, f)
+		if err == nil && noting(ctx) {
+			if awscall.IsCode(c.Call(ctx, "events", "DescribeRule", map[string]any{"Name": rule}, nil), "ResourceNotFoundException") {
+				noteCreated(ctx, "rule "+rule)
+			}
+		}
 		if err == nil {
 			err = c.Call(ctx, "events", "PutRule", map[string]any{"Name": rule, "EventPattern": string(f.EventPattern), "State": "ENABLED",
 				"Description": d.ruleOwner() + f.Name}, nil)

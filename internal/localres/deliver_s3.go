@@ -106,6 +106,7 @@ func (d *Deliverer) routeBucket(ctx context.Context, bucket string, fns []*manif
 	if slices.Equal(queueConfigKeys(had), queueConfigKeys(want)) {
 		return nil
 	}
+	noteCreated(ctx, "the notification configuration of bucket "+bucket)
 	_, err = s.PutBucketNotificationConfiguration(ctx, &s3.PutBucketNotificationConfigurationInput{
 		Bucket: aws.String(bucket),
 		NotificationConfiguration: &s3types.NotificationConfiguration{

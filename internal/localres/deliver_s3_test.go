@@ -39,7 +39,7 @@ func feed(t *testing.T, m *manifest.Manifest, r *Resources, handle func(fn strin
 	}
 	ready := make(chan struct{})
 	d := &Deliverer{Manifest: m, Resources: r, App: m.App, Stage: "dev", retryWait: time.Millisecond,
-		ready:  func() { close(ready) },
+		Ready:  func() { close(ready) },
 		Report: func(del Delivery) { fd.delivered[del.Function] <- del },
 		Problems: func(err error) {
 			fd.mu.Lock()

@@ -179,6 +179,13 @@ func (r *streamReader) iterator(ctx context.Context, id, typ, seq string) (strin
 // when a shard closes) it looks for new shards.
 func (r *streamReader) run(ctx context.Context) {
 	for polls := 1; ctx.Err() == nil; polls++ {
+		// The table was created again at the emulator (Recreate, by
+		// whichever handler found it missing): go on with its stream.
+		if a := r.d.streamARN(r.f.SourceResource); a != r.arn {
+			if err := r.follow(ctx, a); err != nil && ctx.Err() == nil {
+				r.failed(ctx, "read the new stream: ", err)
+			}
+		}
 		busy, ended := false, false
 		for _, s := range r.shards {
 			busy = r.read(ctx, s) || busy
@@ -192,9 +199,13 @@ func (r *streamReader) run(ctx context.Context) {
 			open = append(open, s)
 		}
 		r.shards = open
-		if ctx.Err() == nil && (ended || polls%20 == 0) {
-			if err := r.discover(ctx, "TRIM_HORIZON"); err != nil && ctx.Err() == nil {
-				r.failed("describe the stream: ", err)
+		if ctx.Err() == nil && (ended || len(r.shards) == 0 || polls%20 == 0) {
+			err := r.discover(ctx, "TRIM_HORIZON")
+			if awscall.IsCode(err, "ResourceNotFoundException") {
+				err = r.reopen(ctx)
+			}
+			if err != nil && ctx.Err() == nil {
+				r.failed(ctx, "describe the stream: ", err)
 			}
 		}
 		wait := streamPoll
@@ -210,10 +221,40 @@ func (r *streamReader) run(ctx context.Context) {
 	}
 }
 
+// reopen goes on with the stream of the handler's table created again at
+// the emulator (Recreate), from its start, when its stream is gone.
+func (r *streamReader) reopen(ctx context.Context) error {
+	r.d.answered(ctx)
+	if err := r.d.Recreate(ctx); err != nil {
+		return err
+	}
+	arn := r.d.streamARN(r.f.SourceResource)
+	if arn == r.arn {
+		return fmt.Errorf("the stream %s is gone and its table has no other", arn)
+	}
+	return r.follow(ctx, arn)
+}
+
+// follow goes on with stream arn, the new stream of the handler's table
+// created again, from its start.
+func (r *streamReader) follow(ctx context.Context, arn string) error {
+	r.arn, r.shards, r.known = arn, nil, map[string]bool{}
+	if err := r.discover(ctx, "TRIM_HORIZON"); err != nil {
+		return err
+	}
+	r.failures = 0 // read the new stream at once, not after the backoff of the outage
+	return nil
+}
+
 // failed counts a failed call to the stream and reports the first of a
-// row.
-func (r *streamReader) failed(what string, err error) {
+// row; a call the emulator did not answer is said once for all handlers.
+func (r *streamReader) failed(ctx context.Context, what string, err error) {
 	r.failures++
+	if unanswered(err) {
+		r.d.unreachable(ctx, err)
+		return
+	}
+	r.d.answered(ctx)
 	if r.failures == 1 {
 		r.d.report(Delivery{Function: r.f.Name, Kind: r.f.Kind, Source: r.f.SourceResource, Error: what + err.Error()})
 	}
@@ -233,7 +274,7 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 			if ctx.Err() != nil {
 				return false
 			}
-			r.failed("read the stream: ", err)
+			r.failed(ctx, "read the stream: ", err)
 			// Go on after the last record read with a new iterator (one
 			// expires after 15 minutes).
 			typ := "LATEST"
@@ -250,6 +291,7 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 			return false
 		}
 		r.failures = 0
+		r.d.answered(ctx)
 		for _, raw := range out.Records {
 			var rec events.DynamoDBEventRecord
 			if err := json.Unmarshal(raw, &rec); err != nil {

@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,6 +34,9 @@ func (c *Client) ensure(ctx context.Context, physical string, d *manifest.Resour
 	case manifest.ResourceQueue:
 		return c.ensureQueue(ctx, physical, d)
 	case manifest.ResourceTopic:
+		if noting(ctx) && !c.topicExists(ctx, physical) {
+			noteCreated(ctx, "topic "+physical)
+		}
 		arn, err := c.CreateTopic(ctx, physical)
 		return map[string]string{manifest.AttrName: physical, manifest.AttrARN: arn}, err
 	case manifest.ResourceBucket:
@@ -61,6 +66,7 @@ func (c *Client) ensureTable(ctx context.Context, name string, d *manifest.Resou
 	err := c.Call(ctx, "dynamodb", "DescribeTable", map[string]any{"TableName": name}, &out)
 	arn, stream := out.Table.TableArn, out.Table.LatestStreamArn
 	if awscall.IsCode(err, "ResourceNotFoundException") {
+		noteCreated(ctx, "table "+name)
 		keys := []map[string]string{{"AttributeName": d.PartitionKey.Name, "KeyType": "HASH"}}
 		defs := []map[string]string{{"AttributeName": d.PartitionKey.Name, "AttributeType": d.PartitionKey.Type}}
 		if d.SortKey != nil {
@@ -132,8 +138,8 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 func (c *Client) queueURL(ctx context.Context, name string, attrs map[string]string) (string, error) {
 	var out struct{ QueueUrl string }
 	err := c.Call(ctx, "sqs", "GetQueueUrl", map[string]any{"QueueName": name}, &out)
-	var ae *awscall.Error
-	if errors.As(err, &ae) && (ae.Code == "QueueDoesNotExist" || strings.HasSuffix(ae.Code, "NonExistentQueue")) {
+	if missingQueue(err) {
+		noteCreated(ctx, "queue "+name)
 		for k, v := range attrs {
 			if v == "" {
 				delete(attrs, k)
@@ -142,6 +148,75 @@ func (c *Client) queueURL(ctx context.Context, name string, attrs map[string]str
 		err = c.Call(ctx, "sqs", "CreateQueue", map[string]any{"QueueName": name, "Attributes": attrs}, &out)
 	}
 	return out.QueueUrl, err
+}
+
+// missingQueue reports whether err says the queue called does not exist.
+func missingQueue(err error) bool {
+	var ae *awscall.Error
+	return errors.As(err, &ae) && (ae.Code == "QueueDoesNotExist" || strings.HasSuffix(ae.Code, "NonExistentQueue"))
+}
+
+// createdKey is the context key of a createdList.
+type createdKey struct{}
+
+// createdList collects what the calls made with its context created
+// because it was missing.
+type createdList struct {
+	mu   sync.Mutex
+	what []string
+}
+
+// noting reports whether ctx collects what its calls create.
+func noting(ctx context.Context) bool {
+	_, ok := ctx.Value(createdKey{}).(*createdList)
+	return ok
+}
+
+// withCreated returns a context whose calls note in the returned list
+// what they create because it was missing.
+func withCreated(ctx context.Context) (context.Context, *createdList) {
+	l := &createdList{}
+	return context.WithValue(ctx, createdKey{}, l), l
+}
+
+// noteCreated notes, when ctx collects them, that what was created.
+func noteCreated(ctx context.Context, what string) {
+	if l, ok := ctx.Value(createdKey{}).(*createdList); ok {
+		l.mu.Lock()
+		l.what = append(l.what, what)
+		l.mu.Unlock()
+	}
+}
+
+// list is what was created, in order.
+func (l *createdList) list() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.what)
+}
+
+// topicExists reports whether the emulator has the topic named name (and
+// false when it cannot say).
+func (c *Client) topicExists(ctx context.Context, name string) bool {
+	form := url.Values{"Action": {"ListTopics"}}
+	for {
+		var out struct {
+			ARNs []string `xml:"ListTopicsResult>Topics>member>TopicArn"`
+			Next string   `xml:"ListTopicsResult>NextToken"`
+		}
+		if err := c.sns(ctx, form, &out); err != nil {
+			return false
+		}
+		for _, a := range out.ARNs {
+			if strings.HasSuffix(a, ":"+name) {
+				return true
+			}
+		}
+		if out.Next == "" {
+			return false
+		}
+		form = url.Values{"Action": {"ListTopics"}, "NextToken": {out.Next}}
+	}
 }
 
 // QueueARN returns the ARN of the queue at url.
@@ -161,6 +236,7 @@ func (c *Client) ensureBucket(ctx context.Context, name string) (map[string]stri
 	s := c.s3Client()
 	_, err := s.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(name)})
 	if err != nil {
+		noteCreated(ctx, "bucket "+name)
 		_, err = s.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)})
 		var ae smithy.APIError
 		if errors.As(err, &ae) && (ae.ErrorCode() == "BucketAlreadyOwnedByYou") {
@@ -177,6 +253,7 @@ func (c *Client) ensureSecret(ctx context.Context, name string) (map[string]stri
 	var out struct{ ARN, Name string }
 	err := c.Call(ctx, "secretsmanager", "DescribeSecret", map[string]any{"SecretId": name}, &out)
 	if awscall.IsCode(err, "ResourceNotFoundException") {
+		noteCreated(ctx, "secret "+name+" (without its value: set it again with `framework secret set`)")
 		err = c.Call(ctx, "secretsmanager", "CreateSecret", map[string]any{"Name": name, "SecretString": manifest.UnsetValue}, &out)
 	}
 	if err != nil {
@@ -189,6 +266,7 @@ func (c *Client) ensureParameter(ctx context.Context, name string) (map[string]s
 	var out struct{ Parameter struct{ ARN string } }
 	err := c.Call(ctx, "ssm", "GetParameter", map[string]any{"Name": name}, &out)
 	if awscall.IsCode(err, "ParameterNotFound") {
+		noteCreated(ctx, "parameter "+name+" (without its value: set it again with `framework secret set`)")
 		if err = c.Call(ctx, "ssm", "PutParameter", map[string]any{"Name": name, "Value": manifest.UnsetValue, "Type": "String"}, nil); err == nil {
 			err = c.Call(ctx, "ssm", "GetParameter", map[string]any{"Name": name}, &out)
 		}

@@ -53,8 +53,10 @@ type Server struct {
 	// URL is the server's endpoint, http://127.0.0.1:PORT.
 	URL string
 
-	cmd *exec.Cmd
-	log *lockedbuf.Buffer
+	cmd    *exec.Cmd
+	log    *lockedbuf.Buffer
+	port   int
+	exited chan error // receives cmd's exit
 }
 
 // command returns how to start moto's server on this machine, or an error
@@ -148,20 +150,26 @@ func startOn(port int) (*Server, error) {
 	}
 	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
+	defer portMu.Unlock()
+	return startOn(port, append(os.Environ(), "PYTHONUNBUFFERED=1"))
+}
+
+// startOn starts moto on port with the environment env and waits until it
+// answers.
+func startOn(port int, env []string) (*Server, error) {
 	cmd, err := command(port)
-	portMu.Unlock()
 	if err != nil {
 		return nil, installError{err}
 	}
 	log := &lockedbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Env = append(os.Environ(), "PYTHONUNBUFFERED=1")
+	cmd.Env = env
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: log}
 	exited := make(chan error, 1)
+	s := &Server{URL: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, log: log, port: port, exited: exited}
 	go func() { exited <- cmd.Wait() }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -188,6 +196,34 @@ func (s *Server) stop() {
 	if s.cmd.Process != nil {
 		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
 	}
+}
+
+// Kill kills the server, as a crash would, and waits until it has exited:
+// its port then refuses connections. Restart starts it again.
+func (s *Server) Kill(t testing.TB) {
+	t.Helper()
+	s.stop()
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("mototest: the server on port %d did not exit within 30s of SIGKILL", s.port)
+	}
+}
+
+// Restart starts a killed server again on the same port, with none of its
+// former state (as an emulator restarted) and the environment it first
+// had (not the test's since), and waits until it answers.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	var err error
+	for try := 0; try < 3; try++ {
+		var n *Server
+		if n, err = startOn(s.port, s.cmd.Env); err == nil {
+			s.cmd, s.log, s.exited = n.cmd, n.log, n.exited
+			return
+		}
+	}
+	t.Fatalf("mototest: restart on port %d: %v", s.port, err)
 }
 
 func (s *Server) output() string {
