@@ -151,12 +151,12 @@ func startOn(port int) (*Server, error) {
 	port = ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	defer portMu.Unlock()
-	return startOn(port, append(os.Environ(), "PYTHONUNBUFFERED=1"))
+	return runOn(port, append(os.Environ(), "PYTHONUNBUFFERED=1"))
 }
 
-// startOn starts moto on port with the environment env and waits until it
+// runOn starts moto on port with the environment env and waits until it
 // answers.
-func startOn(port int, env []string) (*Server, error) {
+func runOn(port int, env []string) (*Server, error) {
 	cmd, err := command(port)
 	if err != nil {
 		return nil, installError{err}
@@ -218,7 +218,7 @@ func (s *Server) Restart(t testing.TB) {
 	var err error
 	for try := 0; try < 3; try++ {
 		var n *Server
-		if n, err = startOn(s.port, s.cmd.Env); err == nil {
+		if n, err = runOn(s.port, s.cmd.Env); err == nil {
 			s.cmd, s.log, s.exited = n.cmd, n.log, n.exited
 			return
 		}
