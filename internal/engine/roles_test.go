@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -173,4 +174,49 @@ func strs(v any) []string {
 		return out
 	}
 	return nil
+}
+
+// TestSynth40Functions: an app of 40 functions (the API's and 39 event
+// handlers: schedules, queue consumers and topic subscribers on declared
+// resources, each reading a declared table) has one role per function,
+// their policies inline, and stays far within CloudFormation's 500
+// resources per stack. The counts are logged for the README.
+func TestSynth40Functions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("synthesizes a 40-function stack")
+	}
+	m := &manifest.Manifest{Version: manifest.Version, App: "many", Routes: []manifest.Route{route("/", "GET")},
+		Resources: []manifest.Resource{{Name: "items", Kind: manifest.ResourceTable, PartitionKey: &manifest.KeyAttr{Name: "id", Type: "S"}},
+			{Name: "jobs", Kind: manifest.ResourceQueue}, {Name: "news", Kind: manifest.ResourceTopic}},
+		Grants: []manifest.Grant{{Resource: "items", Access: manifest.AccessRead}}}
+	for i := range 39 {
+		f := manifest.Function{Name: fmt.Sprintf("h%02d", i)}
+		switch i % 3 {
+		case 0:
+			f.Kind, f.Schedule = manifest.KindSchedule, "rate(1 hour)"
+		case 1:
+			f.Kind, f.SourceResource = manifest.KindSQS, "jobs"
+		case 2:
+			f.Kind, f.SourceResource = manifest.KindSNS, "news"
+		}
+		m.Functions = append(m.Functions, f)
+	}
+	res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := readTemplate(t, res.TemplatePath)
+	roles, policies, fns := len(tpl.ofType("AWS::IAM::Role")), len(tpl.ofType("AWS::IAM::Policy")), 0
+	for _, r := range tpl.ofType("AWS::Lambda::Function") {
+		if r.Properties["Runtime"] == "provided.al2023" {
+			fns++
+		}
+	}
+	t.Logf("40 functions: %d resources, %d roles, %d IAM policies", res.ResourceCount, roles, policies)
+	if fns != 40 || roles != 40 || policies != 0 {
+		t.Errorf("%d functions, %d roles, %d policies: want 40, 40 and 0 (each role's policy inline)", fns, roles, policies)
+	}
+	if res.ResourceCount > 250 {
+		t.Errorf("%d resources for 40 functions: want well within CloudFormation's 500", res.ResourceCount)
+	}
 }
