@@ -227,7 +227,7 @@ func Compute(in Input) (*Policies, error) {
 		f.access = map[string]map[manifest.Access]int{}
 		f.scan = map[string]int{}
 		byName[f.pol.Function] = f
-		f.add(Statement{Sid: "Logging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{ARN: policy.LoggingResource}},
+		f.add(Statement{Sid: "AllowLogging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{ARN: policy.LoggingResource}},
 			Reasons: []Reason{{Kind: ReasonLogging, Detail: "its log group in CloudWatch Logs"}}})
 	}
 
@@ -543,7 +543,7 @@ func appendReason(reasons []Reason, r Reason) []Reason {
 func (f *fnState) wide(prefix, action string, why Reason) {
 	i, ok := f.scan[prefix]
 	if !ok {
-		i = f.add(Statement{Sid: sid("Scan", prefix), Resources: []Resource{{ARN: "*"}}})
+		i = f.add(Statement{Sid: sid("Allow", prefix), Resources: []Resource{{ARN: "*"}}})
 		f.scan[prefix] = i
 	}
 	s := &f.pol.Statements[i]
