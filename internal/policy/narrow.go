@@ -132,6 +132,10 @@ func Narrow(calls []Call, m *manifest.Manifest) (*Document, []Unscoped) {
 	for _, c := range calls {
 		svc := strings.TrimPrefix(c.Package, sdkServicePrefix)
 		for _, a := range c.Actions {
+			if c.Via == "handle" { // a resource handle's own call: the service's
+				prefix, _, _ := strings.Cut(a, ":")
+				svc = scopes[prefix].pkg
+			}
 			if fromPkg[a] == nil {
 				fromPkg[a] = map[string]bool{}
 			}
