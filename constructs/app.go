@@ -1,6 +1,7 @@
 // Package constructs is the framework's AWS CDK construct: one app's REST
-// API (API Gateway), its Lambda function and the function's execution role,
-// ready to embed in any CDK app written in Go.
+// API (API Gateway), its Lambda functions and their execution roles (one
+// per function, each holding exactly that function's policy, computed by
+// package perms), ready to embed in any CDK app written in Go.
 //
 // The construct takes the app either as a project directory, which it
 // builds (route manifest, Linux bootstrap zip, IAM policy from the source),
@@ -16,7 +17,7 @@
 //
 //	api, err := constructs.NewApp(stack, "Shop", &constructs.AppProps{ProjectDir: "./shop", Stage: "prod"})
 //	if err != nil { ... }
-//	table.GrantReadWriteData(api.Function)
+//	table.GrantReadWriteData(api.Function) // the API's function's role only
 //	api.Function.AddEnvironment(jsii.String("TABLE"), table.TableName(), nil)
 //
 // Building from a project directory needs the Go toolchain; synthesis needs
