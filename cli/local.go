@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/local"
+	"github.com/framework-dev/framework/internal/policy"
 )
 
 // LocalCmd serves the app on a local HTTP server and, unless
@@ -54,6 +56,7 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
 		Stdout: env.Stdout, Stderr: env.Stderr,
+		Scan: localScan,
 	})
 }
 
@@ -65,6 +68,19 @@ func exposed(host string) bool {
 	}
 	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
 	return err != nil || !ip.IsLoopback()
+}
+
+// localScan scans the app in the synthesis engine when it is built
+// already (about a second, beside the app's build), so that `framework
+// local` refuses a call beyond a declaration as synth does; building the
+// engine (minutes, the first time) is left to synth, diff, deploy and
+// gen-policy.
+func localScan(ctx context.Context, dir string) (*policy.Report, error) {
+	e := synthEngine()
+	if !e.Built() {
+		return nil, local.ErrNoScan
+	}
+	return e.Scan(ctx, dir, nil)
 }
 
 // port is the value of --port: a TCP port, or 0 for any free one. Every

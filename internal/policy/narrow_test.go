@@ -75,3 +75,16 @@ func TestNarrow(t *testing.T) {
 		t.Errorf("unknown reference: %v", err)
 	}
 }
+
+// TestNarrowHandleCalls: a resource handle's own call (Secret.Value) is
+// the service's call: it is granted on the declared secrets, not "*".
+func TestNarrowHandleCalls(t *testing.T) {
+	m := &manifest.Manifest{Resources: []manifest.Resource{{Name: "token", Kind: manifest.ResourceSecret}}}
+	doc, unscoped := Narrow([]Call{{Package: HandlePackage, Operation: "Secret.Value", Via: "handle", Actions: []string{"secretsmanager:GetSecretValue"}}}, m)
+	if len(unscoped) != 0 {
+		t.Errorf("unscoped %v", unscoped)
+	}
+	if last := doc.Statement[len(doc.Statement)-1]; last.Resource[0] != ResourceRef("token") {
+		t.Errorf("statement %+v, want the declared secret", last)
+	}
+}
