@@ -18,7 +18,7 @@
 //     services the declared resources use;
 //   - it evaluates them against the function's statements with IAM's
 //     matching (Allowed): actions without regard to case, resources with,
-//     * and ? wildcards, an implicit deny when nothing allows;
+//   - and ? wildcards, an implicit deny when nothing allows;
 //   - a call nothing allows is answered by the proxy with the service's
 //     own AccessDenied shape (the JSON services' AccessDeniedException,
 //     SQS's AccessDenied, SNS's AuthorizationError, S3's AccessDenied XML),
