@@ -17,8 +17,8 @@
 //     S3 (path and virtual-host style), Secrets Manager and SSM, the
 //     services the declared resources use;
 //   - it evaluates them against the function's statements with IAM's
-//     matching (Allowed): actions without regard to case, resources with,
-//   - and ? wildcards, an implicit deny when nothing allows;
+//     matching (Allowed): the wildcards * and ?, actions without regard to
+//     case, resources with it, an implicit deny when nothing allows;
 //   - a call nothing allows is answered by the proxy with the service's
 //     own AccessDenied shape (the JSON services' AccessDeniedException,
 //     SQS's AccessDenied, SNS's AuthorizationError, S3's AccessDenied XML),
