@@ -13,13 +13,15 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/framework-dev/framework/internal/awscall"
 )
 
-// Options configure a Proxy.
-type Options struct {
+// Target is where allowed calls go and what they are checked against;
+// Proxy.SetTarget changes it as the app's declarations change.
+type Target struct {
 	// Upstream is the emulator's URL (--aws-endpoint); "" sends each call
 	// to its service's regional endpoint at AWS (a deployed stage).
 	Upstream string
@@ -28,7 +30,8 @@ type Options struct {
 	// Credentials are the real credentials allowed calls are signed with
 	// again: the emulator's, or the CLI's for the deployed stage.
 	Credentials func(context.Context) (awscall.Credentials, error)
-	// Policies are the functions' statements.
+	// Policies are the functions' statements; nil lets every call
+	// through unchecked.
 	Policies Policies
 	// Env names the resources requests give by name (the account, the
 	// declared secrets' ARNs); its Region defaults to Region.
@@ -36,10 +39,16 @@ type Options struct {
 	// Hint, when set, says what would grant function the check it was
 	// refused (the Allow to add), for the log line and the error message.
 	Hint func(function string, ch Check) string
+}
+
+// Options configure a Proxy.
+type Options struct {
+	Target
 	// Denied, when set, is told of every refused call.
 	Denied func(Denied)
 	// Unchecked, when set, is told once per service and operation of a
-	// call the proxy could not check and let through.
+	// call the proxy could not check and let through (service and
+	// operation empty: once per function the policies do not know).
 	Unchecked func(function, service, operation string)
 	// Client sends the calls upstream; nil means a client of its own.
 	Client *http.Client
@@ -52,6 +61,7 @@ type Proxy struct {
 	URL string
 
 	o      Options
+	target atomic.Pointer[Target]
 	ln     net.Listener
 	srv    *http.Server
 	done   chan struct{}
@@ -65,9 +75,6 @@ type Proxy struct {
 
 // Start serves a proxy on a free port of 127.0.0.1.
 func Start(o Options) (*Proxy, error) {
-	if o.Env.Region == "" {
-		o.Env.Region = o.Region
-	}
 	if o.Client == nil {
 		o.Client = &http.Client{
 			Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second},
@@ -81,6 +88,7 @@ func Start(o Options) (*Proxy, error) {
 	}
 	p := &Proxy{URL: "http://" + ln.Addr().String(), o: o, ln: ln, done: make(chan struct{}), secret: randomHex(20),
 		keys: map[string]string{}, byFunc: map[string]string{}, reported: map[string]bool{}}
+	p.SetTarget(o.Target)
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go func() {
 		defer close(p.done)
@@ -93,6 +101,15 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b)
 	return strings.ToUpper(hex.EncodeToString(b))
+}
+
+// SetTarget changes where calls go and what they are checked against; the
+// functions' credentials stay valid.
+func (p *Proxy) SetTarget(t Target) {
+	if t.Env.Region == "" {
+		t.Env.Region = t.Region
+	}
+	p.target.Store(&t)
 }
 
 // Close stops the proxy and waits until it stopped.
@@ -193,8 +210,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "framework local's IAM check could not read the request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	c, classified := Classify(r, body, service, p.o.Env)
-	stmts, hasPolicy := p.o.Policies.Statements(function)
+	t := p.target.Load()
+	c, classified := Classify(r, body, service, t.Env)
+	var stmts []Statement
+	hasPolicy := false
+	if t.Policies != nil {
+		stmts, hasPolicy = t.Policies.Statements(function)
+	}
 	switch {
 	case !classified:
 		if p.o.Unchecked != nil && p.once(service+" "+c.Operation) {
@@ -210,8 +232,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 			hint := ""
-			if p.o.Hint != nil {
-				hint = p.o.Hint(function, ch)
+			if t.Hint != nil {
+				hint = t.Hint(function, ch)
 			}
 			if p.o.Denied != nil {
 				p.o.Denied(Denied{Function: function, Action: ch.Action, Resource: ch.Resource, Hint: hint})
@@ -220,13 +242,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p.forward(w, r, body, region, service)
+	p.forward(w, r, t, body, region, service)
 }
 
-// upstream is the base URL calls of service go to.
-func (p *Proxy) upstream(r *http.Request, region, service string) string {
-	if p.o.Upstream != "" {
-		return strings.TrimRight(p.o.Upstream, "/")
+// upstreamURL is the base URL calls of service go to.
+func upstreamURL(r *http.Request, t *Target, region, service string) string {
+	if t.Upstream != "" {
+		return strings.TrimRight(t.Upstream, "/")
 	}
 	host := service
 	switch {
@@ -250,13 +272,13 @@ var dropped = map[string]bool{"Authorization": true, "X-Amz-Date": true, "X-Amz-
 
 // forward signs r again with the real credentials and sends it upstream,
 // copying the answer back.
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, body []byte, region, service string) {
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, body []byte, region, service string) {
 	fail := func(err error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprintf(w, "framework local's IAM check could not send the call on: %v\n", err)
 	}
-	u := p.upstream(r, region, service) + r.URL.EscapedPath()
+	u := upstreamURL(r, t, region, service) + r.URL.EscapedPath()
 	if r.URL.RawQuery != "" {
 		u += "?" + r.URL.RawQuery
 	}
@@ -285,7 +307,11 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, body []byte, reg
 			out.Header.Set("X-Amz-Content-Sha256", hash)
 		}
 	}
-	creds, err := p.o.Credentials(r.Context())
+	if t.Credentials == nil {
+		fail(errors.New("no AWS credentials to send it with"))
+		return
+	}
+	creds, err := t.Credentials(r.Context())
 	if err != nil {
 		fail(err)
 		return

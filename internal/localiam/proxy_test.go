@@ -104,11 +104,11 @@ func (r *recorder) deniedLines() []string {
 
 func startProxy(t testing.TB, up string, pol Policies) (*Proxy, *recorder) {
 	rec := &recorder{}
-	p, err := Start(Options{Upstream: up, Region: "us-east-1", Policies: pol, Env: Env{Account: "123456789012"},
+	p, err := Start(Options{Target: Target{Upstream: up, Region: "us-east-1", Policies: pol, Env: Env{Account: "123456789012"},
 		Credentials: func(context.Context) (awscall.Credentials, error) { return realCreds, nil },
 		Hint: func(fn string, ch Check) string {
 			return "declare it: Allow(" + ch.Action + ")"
-		},
+		}},
 		Denied: func(d Denied) { rec.mu.Lock(); rec.denied = append(rec.denied, d); rec.mu.Unlock() },
 		Unchecked: func(fn, service, op string) {
 			rec.mu.Lock()
