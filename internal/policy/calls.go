@@ -32,10 +32,56 @@ type Call struct {
 	Actions []string
 	// Via says how the operation is reached: "call", "method value",
 	// "method expression", "paginator", "waiter", "presign", "interface",
-	// "type parameter" or "helper" (an SDK feature package such as
-	// feature/s3/manager).
+	// "type parameter", "helper" (an SDK feature package such as
+	// feature/s3/manager) or "handle" (a declared resource's handle
+	// calling AWS itself: Secret.Value, Parameter.Value).
 	Via string
+	// Functions are the app's functions whose code reaches the call, as
+	// the scan attributes it: RoutePrefix+handler for code reached from
+	// one route whose handler's name the scan knows, APIFunction for code
+	// reached from other routes, route and app middleware and route
+	// options; an event
+	// handler's or plain function's (or app authorizer's) name for code
+	// reached from its registration; KindPrefix+kind for middleware
+	// registered for one kind of handler (UseFor); EveryFunction for code
+	// every function runs (main and what it calls outside any handler,
+	// package initialisation) and for code the scan reaches from no
+	// handler. Empty means EveryFunction.
+	Functions []string `json:",omitempty"`
+	// Target is the declared resource the call targets when the scan can
+	// tell: the handle whose Name, ARN or URL the call's input names
+	// (TableName: aws.String(todos.Name())), or the handle a handle call is
+	// made on. Nil when unknown.
+	Target *Target `json:",omitempty"`
 }
+
+// Target is the declared resource a Call targets.
+type Target struct {
+	// Kind is the resource kind of the handle (table, queue, topic,
+	// bucket, secret, parameter).
+	Kind string
+	// Name is the declared name ("todos"); empty when the handle is known
+	// by its type only (a parameter of type *resource.Secret).
+	Name string `json:",omitempty"`
+}
+
+// Names a Call's Functions may hold besides function names.
+const (
+	// APIFunction is the function serving every route (the manifest
+	// refuses "api" as a function name).
+	APIFunction = "api"
+	// RoutePrefix + a route handler's name stands for the API's function,
+	// reached from that route.
+	RoutePrefix = "route:"
+	// EveryFunction stands for every function of the app.
+	EveryFunction = "*"
+	// KindPrefix + a manifest.Kind stands for every function of that kind.
+	KindPrefix = "kind:"
+)
+
+// HandlePackage is the import path of the resource handles, whose own AWS
+// calls (Secret.Value, Parameter.Value) the scan reports with Via "handle".
+const HandlePackage = "github.com/framework-dev/framework/framework/resource"
 
 // Report is what scan.Scan found in an app.
 type Report struct {

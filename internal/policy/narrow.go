@@ -196,3 +196,28 @@ func Narrow(calls []Call, m *manifest.Manifest) (*Document, []Unscoped) {
 	}
 	return out, unscoped
 }
+
+// DeclaredKind says whether action, needed by call c, targets a declared
+// resource of some kind when the app declares resources of it: kind is the
+// resource kind of the action's service (dynamodb: table, sqs: queue, sns:
+// topic, s3: bucket, secretsmanager: secret, ssm: parameter) and
+// suffixes the sub-resources the service's actions need besides the
+// resource's ARN; ok is false for any other service. why is not empty when
+// the action keeps Resource "*" all the same: it targets the account or
+// another kind of resource (ListTables), or c is made through another SDK
+// package with the same IAM prefix (s3control). A resource handle's own
+// call (Via "handle") counts as the service's package.
+func DeclaredKind(c Call, action string) (kind manifest.ResourceKind, suffixes []string, why string, ok bool) {
+	prefix, _, _ := strings.Cut(action, ":")
+	sc, ok := scopes[prefix]
+	if !ok {
+		return "", nil, "", false
+	}
+	switch {
+	case c.Via != "handle" && strings.TrimPrefix(c.Package, sdkServicePrefix) != sc.pkg:
+		why = "called through another SDK package than service/" + sc.pkg
+	case sc.only != nil && !slices.Contains(sc.only, action), slices.Contains(sc.not, action):
+		why = fmt.Sprintf("targets no %s: the account, or another kind of resource", sc.kind)
+	}
+	return sc.kind, slices.Clone(sc.suffixes), why, true
+}

@@ -111,14 +111,16 @@ func Scan(dir string) (*policy.Report, error) {
 	if errs := packageErrors(abs, pkgs, inModule); len(errs) > 0 {
 		return nil, &policy.CompileError{Dir: abs, Errors: errs}
 	}
-	s := &scanner{dir: abs, clients: map[string]*types.Named{}, called: map[*ast.SelectorExpr]bool{}}
+	s := &scanner{dir: abs, clients: map[string]*types.Named{}, called: map[*ast.SelectorExpr]bool{}, callOf: map[*ast.SelectorExpr]*ast.CallExpr{}, g: newGraph()}
 	for _, p := range pkgs {
 		s.collectClients(p)
+		s.g.collect(p)
 	}
 	for _, p := range pkgs {
 		s.scan(p)
 	}
 	s.resolveInterfaces()
+	s.attribute()
 	sort.Slice(s.calls, func(i, j int) bool {
 		a, b := s.calls[i], s.calls[j]
 		if a.Pos != b.Pos {
@@ -294,8 +296,20 @@ type scanner struct {
 	dir     string
 	clients map[string]*types.Named // service package path → its Client type, if the module uses it
 	calls   []policy.Call
+	meta    []callMeta // one per call: what attribute resolves
 	pending []ifaceCall
 	called  map[*ast.SelectorExpr]bool // selectors that are the function of a call
+	callOf  map[*ast.SelectorExpr]*ast.CallExpr
+	g       *graph
+	frames  []frame // where the walk is
+}
+
+// callMeta is what the scan learns of a call's place and target while
+// walking, resolved once every package has been seen.
+type callMeta struct {
+	node   ast.Node
+	kind   string       // the target handle's resource kind, "" when unknown
+	handle types.Object // the variable or field holding it, when known
 }
 
 // ifaceCall is a method call through an interface, resolved against the
@@ -305,6 +319,37 @@ type ifaceCall struct {
 	iface *types.Interface
 	name  string
 	via   string // "interface" or "type parameter"
+	node  ast.Node
+}
+
+// node is the function declaration or literal the walk is in (nil at
+// package level).
+func (s *scanner) node() ast.Node {
+	if len(s.frames) == 0 {
+		return nil
+	}
+	return s.frames[len(s.frames)-1].node
+}
+
+// frame is the innermost frame of the walk.
+func (s *scanner) frame() frame {
+	if len(s.frames) == 0 {
+		return frame{}
+	}
+	return s.frames[len(s.frames)-1]
+}
+
+// attribute fills each call's Functions and Target.
+func (s *scanner) attribute() {
+	s.g.resolveInterfaces()
+	reach := s.g.reach()
+	for i := range s.calls {
+		m := s.meta[i]
+		s.calls[i].Functions = functionsOf(reach, m.node)
+		if m.kind != "" {
+			s.calls[i].Target = &policy.Target{Kind: m.kind, Name: s.g.handleName(m.handle)}
+		}
+	}
 }
 
 // serviceClient reports whether t (or what it points to) is the Client type
@@ -344,9 +389,14 @@ func (s *scanner) collectClients(p *packages.Package) {
 }
 
 func (s *scanner) add(pos token.Position, pkgPath, op, via string, actions []string) {
+	s.addAt(pos, pkgPath, op, via, actions, callMeta{node: s.node()})
+}
+
+func (s *scanner) addAt(pos token.Position, pkgPath, op, via string, actions []string, meta callMeta) {
 	if len(actions) == 0 {
 		return
 	}
+	s.meta = append(s.meta, meta)
 	s.calls = append(s.calls, policy.Call{
 		Pos:       relPos(s.dir, pos.String()),
 		Package:   pkgPath,
@@ -362,21 +412,64 @@ func (s *scanner) scan(p *packages.Package) {
 	if info == nil {
 		return
 	}
+	everyRoot := false
 	for _, file := range p.Syntax {
+		s.frames = s.frames[:0]
+		var pushed []bool
 		ast.Inspect(file, func(n ast.Node) bool {
+			if n == nil {
+				if pushed[len(pushed)-1] {
+					s.frames = s.frames[:len(s.frames)-1]
+				}
+				pushed = pushed[:len(pushed)-1]
+				return true
+			}
+			push := func(f frame) {
+				s.frames = append(s.frames, f)
+				pushed[len(pushed)-1] = true
+			}
+			pushed = append(pushed, false)
 			switch n := n.(type) {
+			case *ast.FuncDecl:
+				push(frame{node: n})
+				if n.Recv == nil && (n.Name.Name == "init" || (n.Name.Name == "main" && p.Name == "main")) {
+					s.g.roots[policy.EveryFunction] = append(s.g.roots[policy.EveryFunction], n)
+				}
+			case *ast.FuncLit:
+				if !s.g.assigned[n] {
+					s.g.ref(s.frame(), n)
+				}
+				push(frame{node: n})
+			case *ast.Ident:
+				if obj := info.Uses[n]; obj != nil {
+					s.g.refObject(s.frame(), obj)
+				}
+			case *ast.CompositeLit:
+				if name, ok := appAuthorizer(info, n); ok {
+					push(frame{node: s.node(), targets: []string{name}})
+				}
 			case *ast.CallExpr:
 				// Inspect visits a call before its function expression,
 				// so the selector is marked before selector sees it.
 				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
 					s.called[sel] = true
+					s.callOf[sel] = n
 				}
+				s.g.noteParams(info, n)
 				s.constructor(p, n)
+				if targets, ok := registration(info, n); ok {
+					push(frame{node: s.node(), targets: targets})
+				}
 			case *ast.SelectorExpr:
 				s.selector(p, n)
 			}
 			return true
 		})
+		if !everyRoot {
+			// Package variables' initialisers run in every function.
+			s.g.roots[policy.EveryFunction] = append(s.g.roots[policy.EveryFunction], nil)
+			everyRoot = true
+		}
 	}
 }
 
@@ -414,7 +507,8 @@ func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
 			if _, isParam := types.Unalias(selection.Recv()).(*types.TypeParam); isParam {
 				via = "type parameter"
 			}
-			s.pending = append(s.pending, ifaceCall{pos: relPos(s.dir, pos.String()), iface: it, name: fn.Name(), via: via})
+			s.pending = append(s.pending, ifaceCall{pos: relPos(s.dir, pos.String()), iface: it, name: fn.Name(), via: via, node: s.node()})
+			s.g.ifaces = append(s.g.ifaces, ifaceRef{from: s.frame(), iface: it, name: fn.Name()})
 		}
 		return
 	}
@@ -426,7 +520,18 @@ func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
 	switch {
 	case named.Obj().Name() == "Client":
 		if isOperation(fn) {
-			s.add(pos, pkgPath, fn.Name(), via, policy.OperationActions(pkgPath, fn.Name()))
+			meta := callMeta{node: s.node()}
+			if call, ok := s.callOf[sel]; ok {
+				meta.kind, meta.handle, _ = inputTarget(p.TypesInfo, call)
+			}
+			s.addAt(pos, pkgPath, fn.Name(), via, policy.OperationActions(pkgPath, fn.Name()), meta)
+		}
+	case pkgPath == policy.HandlePackage:
+		// A handle's own call: Secret.Value, Parameter.Value.
+		if actions, ok := handleCalls[named.Obj().Name()+"."+fn.Name()]; ok {
+			meta := callMeta{node: s.node()}
+			meta.kind, meta.handle, _ = handleTarget(p.TypesInfo, sel)
+			s.addAt(pos, pkgPath, named.Obj().Name()+"."+fn.Name(), "handle", actions, meta)
 		}
 	case named.Obj().Name() == "PresignClient":
 		if op, ok := strings.CutPrefix(fn.Name(), "Presign"); ok && op != "" {
@@ -488,7 +593,16 @@ func (s *scanner) constructor(p *packages.Package, call *ast.CallExpr) {
 	if !ok || op == "" {
 		return
 	}
-	s.add(pos, pkgPath, op, via, policy.OperationActions(pkgPath, op))
+	meta := callMeta{node: s.node()}
+	meta.kind, meta.handle, _ = inputTarget(p.TypesInfo, call)
+	s.addAt(pos, pkgPath, op, via, policy.OperationActions(pkgPath, op), meta)
+}
+
+// handleCalls are the resource handles' methods that call AWS themselves,
+// with the IAM actions they need.
+var handleCalls = map[string][]string{
+	"Secret.Value":    {"secretsmanager:GetSecretValue"},
+	"Parameter.Value": {"ssm:GetParameter"},
 }
 
 // resolveInterfaces attributes interface calls to the visible clients that
@@ -513,6 +627,7 @@ func (s *scanner) resolveInterfaces() {
 			}
 			s.calls = append(s.calls, policy.Call{Pos: c.pos, Package: path, Operation: c.name,
 				Actions: policy.OperationActions(path, c.name), Via: c.via})
+			s.meta = append(s.meta, callMeta{node: c.node})
 		}
 	}
 }

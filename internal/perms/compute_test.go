@@ -1,0 +1,204 @@
+package perms
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/manifest"
+)
+
+const sdk = "github.com/aws/aws-sdk-go-v2/service/"
+
+// shortener is a link shortener's manifest: routes (one of them behind an
+// app authorizer), a queue with its consumer, a topic with its subscriber,
+// a bucket with an importer, a secret the authorizer reads.
+func shortener() *manifest.Manifest {
+	return &manifest.Manifest{Version: manifest.Version, App: "links",
+		Routes: []manifest.Route{
+			{Path: "/{code}", Methods: []string{"GET"}, Handler: "redirect", Grants: []manifest.Grant{{Resource: "links", Access: manifest.AccessRead}, {Resource: "clicks", Access: manifest.AccessSend}}},
+			{Path: "/links", Methods: []string{"POST"}, Handler: "create", Grants: []manifest.Grant{{Resource: "links", Access: manifest.AccessWrite}}},
+		},
+		Functions: []manifest.Function{
+			{Name: "count", Kind: manifest.KindSQS, SourceResource: "clicks", Grants: []manifest.Grant{{Resource: "links", Access: manifest.AccessReadWrite}, {Resource: "events", Access: manifest.AccessPublish}}},
+			{Name: "bearer", Kind: manifest.KindAuthorizer, Grants: []manifest.Grant{{Resource: "adminToken", Access: manifest.AccessRead}}},
+			{Name: "importCsv", Kind: manifest.KindS3, SourceResource: "imports", Events: []string{"s3:ObjectCreated:*"}, Grants: []manifest.Grant{{Resource: "imports", Access: manifest.AccessRead}}},
+			{Name: "notify", Kind: manifest.KindSNS, SourceResource: "events"},
+		},
+		Resources: []manifest.Resource{
+			{Name: "adminToken", Kind: manifest.ResourceSecret},
+			{Name: "clicks", Kind: manifest.ResourceQueue},
+			{Name: "events", Kind: manifest.ResourceTopic},
+			{Name: "imports", Kind: manifest.ResourceBucket},
+			{Name: "links", Kind: manifest.ResourceTable, PartitionKey: &manifest.KeyAttr{Name: "code", Type: "S"}},
+		},
+	}
+}
+
+// granted lists "action on resource" for every Allow of f, sorted.
+func granted(f *FunctionPolicy) []string {
+	var out []string
+	for _, s := range f.Statements {
+		for _, a := range s.Actions {
+			for _, r := range s.Resources {
+				out = append(out, a+" on "+r.String())
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func TestComputeOneRolePerFunction(t *testing.T) {
+	m := shortener()
+	calls := []policy.Call{
+		{Pos: "main.go:40:3", Package: sdk + "dynamodb", Operation: "GetItem", Actions: []string{"dynamodb:GetItem"}, Functions: []string{policy.RoutePrefix + "redirect"}, Target: &policy.Target{Kind: "table", Name: "links"}},
+		{Pos: "main.go:41:3", Package: sdk + "sqs", Operation: "SendMessage", Actions: []string{"sqs:SendMessage"}, Functions: []string{policy.RoutePrefix + "redirect"}},
+		{Pos: "main.go:50:3", Package: policy.HandlePackage, Operation: "Secret.Value", Via: "handle", Actions: []string{"secretsmanager:GetSecretValue"}, Functions: []string{"bearer"}, Target: &policy.Target{Kind: "secret", Name: "adminToken"}},
+		{Pos: "main.go:60:3", Package: sdk + "sns", Operation: "Publish", Actions: []string{"sns:Publish"}, Functions: []string{"count"}},
+		{Pos: "main.go:70:3", Package: sdk + "rekognition", Operation: "DetectLabels", Actions: []string{"rekognition:DetectLabels"}, Functions: []string{"importCsv"}},
+	}
+	p, err := Compute(Input{Manifest: m, Calls: calls})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range p.Functions {
+		names = append(names, f.Function)
+	}
+	if want := []string{"api", "bearer", "count", "importCsv", "notify"}; !slices.Equal(names, want) {
+		t.Fatalf("functions %v, want %v", names, want)
+	}
+	log := "logs:CreateLogGroup on " + policy.LoggingResource
+	for _, tc := range []struct {
+		fn        string
+		has, lack []string
+		resources []string
+	}{
+		{"api", []string{"dynamodb:GetItem on ${resource:links}", "dynamodb:PutItem on ${resource:links}", "sqs:SendMessage on ${resource:clicks}", log},
+			[]string{"secretsmanager:GetSecretValue on ${resource:adminToken}", "sns:Publish on ${resource:events}", "rekognition:DetectLabels on *"}, []string{"clicks", "links"}},
+		{"bearer", []string{"secretsmanager:GetSecretValue on ${resource:adminToken}", log}, []string{"dynamodb:GetItem on ${resource:links}", "sqs:SendMessage on ${resource:clicks}"}, []string{"adminToken"}},
+		{"count", []string{"sqs:ReceiveMessage on ${resource:clicks}", "sns:Publish on ${resource:events}", "dynamodb:UpdateItem on ${resource:links}"},
+			[]string{"sqs:SendMessage on ${resource:clicks}", "secretsmanager:GetSecretValue on ${resource:adminToken}"}, []string{"clicks", "events", "links"}},
+		{"importCsv", []string{"s3:GetObject* on ${resource:imports}/*", "rekognition:DetectLabels on *"}, []string{"s3:PutObject on ${resource:imports}/*"}, []string{"imports"}},
+		{"notify", []string{log}, []string{"sns:Publish on ${resource:events}"}, []string{"events"}},
+	} {
+		f := p.Function(tc.fn)
+		g := granted(f)
+		for _, h := range tc.has {
+			if !slices.Contains(g, h) {
+				t.Errorf("%s: lacks %s; has %v", tc.fn, h, g)
+			}
+		}
+		for _, l := range tc.lack {
+			if slices.Contains(g, l) {
+				t.Errorf("%s: has %s, which it does not declare", tc.fn, l)
+			}
+		}
+		if !slices.Equal(f.Resources, tc.resources) {
+			t.Errorf("%s: resources %v, want %v", tc.fn, f.Resources, tc.resources)
+		}
+	}
+	// A scanned call on a declared resource is a reason of the declaration.
+	bearer := p.Function("bearer")
+	var why []string
+	for _, s := range bearer.Statements {
+		for _, r := range s.Reasons {
+			why = append(why, r.String())
+		}
+	}
+	if !slices.Contains(why, "scan resource.Secret.Value at main.go:50") {
+		t.Errorf("bearer's reasons %q lack the handle's call", why)
+	}
+	// Local enforcement's question.
+	arn := func(name, attr string) (string, bool) {
+		return "arn:aws:secretsmanager:us-east-1:1:secret:" + name + "-abc", true
+	}
+	if !bearer.Allows("secretsmanager:GetSecretValue", "arn:aws:secretsmanager:us-east-1:1:secret:adminToken-abc", arn) {
+		t.Error("bearer may not read its secret")
+	}
+	if p.Function("api").Allows("secretsmanager:GetSecretValue", "arn:aws:secretsmanager:us-east-1:1:secret:adminToken-abc", arn) {
+		t.Error("the API's function may read the authorizer's secret")
+	}
+}
+
+func TestComputeCeiling(t *testing.T) {
+	m := shortener()
+	m.Functions[1].Grants = nil // bearer: no adminToken.Allow("bearer")
+	calls := []policy.Call{
+		{Pos: "importer.go:12:9", Package: sdk + "s3", Operation: "PutObject", Actions: []string{"s3:PutObject"}, Functions: []string{"importCsv"}, Target: &policy.Target{Kind: "bucket", Name: "imports"}},
+		{Pos: "auth.go:8:20", Package: policy.HandlePackage, Operation: "Secret.Value", Via: "handle", Actions: []string{"secretsmanager:GetSecretValue"}, Functions: []string{"bearer"}, Target: &policy.Target{Kind: "secret"}},
+		{Pos: "main.go:30:4", Package: sdk + "dynamodb", Operation: "DeleteItem", Actions: []string{"dynamodb:DeleteItem"}, Functions: []string{policy.RoutePrefix + "redirect"}},
+	}
+	p, err := Compute(Input{Manifest: m, Calls: calls})
+	if p == nil || err == nil {
+		t.Fatalf("Compute = %v, %v; want the policies and ceiling errors", p, err)
+	}
+	var ces []*CeilingError
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ce *CeilingError
+		if !errors.As(e, &ce) {
+			t.Fatalf("error %v is no *CeilingError", e)
+		}
+		ces = append(ces, ce)
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		`auth.go:8: handler "bearer" calls resource.Secret.Value (secretsmanager:GetSecretValue) on secret "adminToken", but the handler has no access to it`,
+		`add adminToken.Allow("bearer")`,
+		`importer.go:12: handler "importCsv" calls s3.PutObject (s3:PutObject) on bucket "imports", beyond the declared read`,
+		`add imports.Allow(resource.ReadWrite, "importCsv")`,
+		`main.go:30: handler "redirect" calls dynamodb.DeleteItem (dynamodb:DeleteItem) on table "links", beyond the declared read`,
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("errors lack %q:\n%s", want, msg)
+		}
+	}
+	if len(ces) != 3 {
+		t.Errorf("%d ceiling errors, want 3:\n%s", len(ces), msg)
+	}
+	// The ceiling holds: nothing beyond the declarations is granted.
+	if g := granted(p.Function("importCsv")); slices.Contains(g, "s3:PutObject on ${resource:imports}/*") {
+		t.Errorf("importCsv was granted PutObject: %v", g)
+	}
+}
+
+func TestComputeUndeclaredKeepsScan(t *testing.T) {
+	// No declared table: the scan's dynamodb calls keep "*"; code every
+	// function runs (no Functions) counts for each.
+	m := &manifest.Manifest{Version: manifest.Version, App: "x", Routes: []manifest.Route{{Path: "/", Methods: []string{"GET"}, Handler: "index"}},
+		Functions: []manifest.Function{{Name: "tick", Kind: manifest.KindSchedule, Schedule: "rate(1 minute)"}}}
+	calls := []policy.Call{{Pos: "main.go:3:1", Package: sdk + "dynamodb", Operation: "GetItem", Actions: []string{"dynamodb:GetItem"}}}
+	p, err := Compute(Input{Manifest: m, Calls: calls, XRay: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range p.Functions {
+		g := granted(&f)
+		if !slices.Contains(g, "dynamodb:GetItem on *") || !slices.Contains(g, "xray:PutTraceSegments on *") {
+			t.Errorf("%s: %v, want dynamodb:GetItem and X-Ray on *", f.Function, g)
+		}
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		p, s string
+		want bool
+	}{
+		{"s3:GetObject*", "s3:getobjectversion", true},
+		{"s3:List*", "s3:ListBucket", true},
+		{"s3:List*", "s3:GetObject", false},
+		{"*", "sqs:SendMessage", true},
+		{"sqs:Send?essage", "sqs:SendMessage", true},
+	} {
+		if got := MatchAction(tc.p, tc.s); got != tc.want {
+			t.Errorf("MatchAction(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+	if !MatchARN("arn:aws:s3:::b/*", "arn:aws:s3:::b/k/x.csv") || MatchARN("arn:aws:s3:::b", "arn:aws:s3:::b2") {
+		t.Error("MatchARN")
+	}
+}
