@@ -44,6 +44,8 @@ import (
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // Options configure Run.
@@ -76,6 +78,15 @@ type Options struct {
 	Region string
 	// NoSchedules keeps the schedule handlers from firing on their timers.
 	NoSchedules bool
+	// NoIAMCheck turns off the local IAM check (internal/localiam): the
+	// functions' AWS calls then go where they would without it, with the
+	// user's or the emulator's credentials, unchecked.
+	NoIAMCheck bool
+	// Policies computes the policies the functions' deployed roles will
+	// have, for the app's manifest m (the CLI: the policy scan in the
+	// synthesis engine, then perms.Compute); the IAM check refuses what
+	// they do not allow. A *perms.CeilingError comes with the policies.
+	Policies func(ctx context.Context, m *manifest.Manifest) (*perms.Policies, error)
 	// JSON prints one JSON object per event on Stdout instead of text lines;
 	// the app's own output then goes to Stderr.
 	JSON bool
@@ -140,6 +151,10 @@ func Run(ctx context.Context, o Options) error {
 	if err := s.loadEnv(); err != nil {
 		return err
 	}
+	if err := s.startIAM(); err != nil {
+		return err
+	}
+	defer s.iam.proxy.Close()
 
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	l, err := net.Listen("tcp", addr)
@@ -224,6 +239,7 @@ type supervisor struct {
 	announced bool
 
 	res        resources // the declared resources and what feeds the handlers
+	iam        iamState  // the local IAM check
 	fnMu       sync.Mutex
 	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
 	fnEnv      []string
@@ -388,7 +404,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = append(append(slices.Clip(s.env), s.res.env...), names.EnvListenFD+"=3", names.EnvReadyFD+"=4")
+	cmd.Env = slices.Concat(s.env, s.res.env, s.iamEnv(names.APIHandlerName), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr

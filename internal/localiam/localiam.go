@@ -58,13 +58,26 @@ type Statement struct {
 	Reason string
 }
 
-// Policies are the statements each function's deployed role will have.
+// Policies say what each function's deployed role will allow.
 type Policies interface {
-	// Statements returns the statements of the function named function
-	// ("api" for the API's function, else the handler's name); ok is false
-	// for a function the policy does not know, whose calls are then not
-	// checked.
-	Statements(function string) (stmts []Statement, ok bool)
+	// Allows reports whether the role of the function named function
+	// ("api" for the API's function, else the handler's name) allows
+	// action on resource; known is false for a function the policies do
+	// not know, whose calls are then not checked.
+	Allows(function, action, resource string) (allowed, known bool)
+}
+
+// StaticPolicies are Policies of fixed Allow statements by function.
+type StaticPolicies map[string][]Statement
+
+// Allows implements Policies.
+func (p StaticPolicies) Allows(function, action, resource string) (bool, bool) {
+	stmts, known := p[function]
+	if !known {
+		return false, false
+	}
+	_, ok := Allowed(stmts, action, resource)
+	return ok, true
 }
 
 // Call is one AWS call as IAM sees it: the checks it needs, each of which

@@ -212,10 +212,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	t := p.target.Load()
 	c, classified := Classify(r, body, service, t.Env)
-	var stmts []Statement
 	hasPolicy := false
 	if t.Policies != nil {
-		stmts, hasPolicy = t.Policies.Statements(function)
+		_, hasPolicy = t.Policies.Allows(function, "", "")
 	}
 	switch {
 	case !classified:
@@ -228,7 +227,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	default:
 		for _, ch := range c.Checks {
-			if _, ok := Allowed(stmts, ch.Action, ch.Resource); ok {
+			if ok, _ := t.Policies.Allows(function, ch.Action, ch.Resource); ok {
 				continue
 			}
 			hint := ""

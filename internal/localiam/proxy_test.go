@@ -25,15 +25,6 @@ import (
 	"github.com/framework-dev/framework/internal/awscall"
 )
 
-// staticPolicies gives every function the same statements, but "nobody",
-// which it does not know.
-type staticPolicies map[string][]Statement
-
-func (p staticPolicies) Statements(fn string) ([]Statement, bool) {
-	s, ok := p[fn]
-	return s, ok
-}
-
 var realCreds = awscall.Credentials{AccessKeyID: "REALKEY", SecretAccessKey: "realsecret", SessionToken: "realtoken"}
 
 // upstream is a stand-in for the emulator: it checks that each request
@@ -144,7 +135,7 @@ func errorCode(err error) string {
 	return ""
 }
 
-var appPolicy = staticPolicies{"api": {
+var appPolicy = StaticPolicies{"api": {
 	{Actions: []string{"dynamodb:GetItem", "dynamodb:PutItem"}, Resources: []string{"arn:aws:dynamodb:us-east-1:123456789012:table/todos"}},
 	{Actions: []string{"s3:GetObject"}, Resources: []string{"arn:aws:s3:::files/*"}},
 }}

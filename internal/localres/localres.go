@@ -333,6 +333,12 @@ func (c *Client) environ() []string {
 	return env
 }
 
+// Credentials are the credentials the client's calls are signed with now
+// (the emulator's, or the deployed stage's, refreshed).
+func (c *Client) Credentials(ctx context.Context) (awscall.Credentials, error) {
+	return c.call.CurrentCredentials(ctx)
+}
+
 // Region is the region the client calls.
 func (c *Client) Region() string { return c.call.Region }
 

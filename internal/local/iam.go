@@ -1,0 +1,78 @@
+package local
+
+import (
+	"context"
+	"slices"
+
+	"github.com/framework-dev/framework/internal/localiam"
+	"github.com/framework-dev/framework/internal/localinvoke"
+	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// iamState is the local IAM check of a session (see internal/localiam):
+// one proxy, whose target follows the builds.
+type iamState struct {
+	proxy  *localiam.Proxy
+	notice string // the last problem reported, not repeated
+}
+
+// NoIAMCheckWarning is the one line `--no-iam-check` prints.
+const NoIAMCheckWarning = localinvoke.NoIAMCheckWarning
+
+// startIAM starts the proxy, or says once that the check is off.
+func (s *supervisor) startIAM() error {
+	if s.o.NoIAMCheck {
+		s.event("iam_check_off", map[string]any{"warning": NoIAMCheckWarning}, "%s", NoIAMCheckWarning)
+		return nil
+	}
+	p, err := localiam.Start(localiam.Options{
+		Denied: func(d localiam.Denied) {
+			s.event("iam_denied", map[string]any{"function": d.Function, "action": d.Action, "resource": d.Resource, "allow": d.Hint}, "%s", d.Line())
+		},
+		Unchecked: func(fn, service, op string) {
+			if service == "" {
+				s.event("iam_unchecked", map[string]any{"function": fn}, "IAM: function %s has no policy to check its AWS calls against; they are let through", fn)
+				return
+			}
+			s.event("iam_unchecked", map[string]any{"function": fn, "service": service, "operation": op},
+				"IAM: %s %s calls are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through", service, op)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	s.iam.proxy = p
+	return nil
+}
+
+// updateIAM points the proxy at the resources res of the build whose
+// manifest is m, and checks the calls against the policies its functions'
+// deployed roles will have (Options.Policies).
+func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *localres.Resources) {
+	if s.iam.proxy == nil {
+		return
+	}
+	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: s.o.Policies}, m, res)
+	if ctx.Err() != nil {
+		return
+	}
+	s.iam.proxy.SetTarget(t)
+	if msg := localiam.Problem(t, err); msg != s.iam.notice {
+		s.iam.notice = msg
+		if msg != "" {
+			s.event("iam_problem", map[string]any{"error": msg}, "%s", msg)
+		}
+	}
+}
+
+// iamEnv is what the process of function gets for its AWS calls to be
+// checked: the proxy as the endpoint of every service, and the function's
+// own credentials.
+func (s *supervisor) iamEnv(function string) []string {
+	if s.iam.proxy == nil {
+		return nil
+	}
+	return slices.Concat(localiam.ClearServiceEndpoints(s.env), s.iam.proxy.Environ(function), []string{names.EnvAWSEndpoint + "=" + s.o.Endpoint})
+}
