@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"slices"
+	"sync"
 
 	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localinvoke"
@@ -14,7 +15,9 @@ import (
 // iamState is the local IAM check of a session (see internal/localiam):
 // one proxy, whose target follows the builds.
 type iamState struct {
-	proxy  *localiam.Proxy
+	proxy *localiam.Proxy
+
+	mu     sync.Mutex
 	notice string // the last problem reported, not repeated
 }
 
@@ -54,17 +57,24 @@ func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *l
 	if s.iam.proxy == nil {
 		return
 	}
-	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: s.o.Policies}, m, res)
-	if ctx.Err() != nil {
-		return
-	}
-	s.iam.proxy.SetTarget(t)
-	if msg := localiam.Problem(t, err); msg != s.iam.notice {
+	// The policy scan runs while the app starts; its calls wait for it.
+	set := s.iam.proxy.Pending()
+	w := localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: s.o.Policies}
+	go func() {
+		t, err := localiam.TargetFor(ctx, w, m, res)
+		set(t)
+		if ctx.Err() != nil {
+			return
+		}
+		s.iam.mu.Lock()
+		msg := localiam.Problem(t, err)
+		report := msg != s.iam.notice && msg != ""
 		s.iam.notice = msg
-		if msg != "" {
+		s.iam.mu.Unlock()
+		if report {
 			s.event("iam_problem", map[string]any{"error": msg}, "%s", msg)
 		}
-	}
+	}()
 }
 
 // iamEnv is what the process of function gets for its AWS calls to be

@@ -279,3 +279,26 @@ func BenchmarkProxy(b *testing.B) {
 		})
 	}
 }
+
+// Against a deployed stage (no emulator), an allowed call goes to its
+// service's regional endpoint, the one the SDK would have used.
+func TestUpstreamURL(t *testing.T) {
+	for _, tc := range []struct {
+		service, target, region, want string
+	}{
+		{"dynamodb", "DynamoDB_20120810.GetItem", "eu-west-1", "https://dynamodb.eu-west-1.amazonaws.com"},
+		{"dynamodb", "DynamoDBStreams_20120810.GetRecords", "eu-west-1", "https://streams.dynamodb.eu-west-1.amazonaws.com"},
+		{"s3", "", "us-east-1", "https://s3.us-east-1.amazonaws.com"},
+		{"secretsmanager", "secretsmanager.GetSecretValue", "cn-north-1", "https://secretsmanager.cn-north-1.amazonaws.com.cn"},
+		{"ses", "", "us-west-2", "https://email.us-west-2.amazonaws.com"},
+	} {
+		r := httptest.NewRequest("POST", "http://127.0.0.1:9/", nil)
+		r.Header.Set("X-Amz-Target", tc.target)
+		if got := upstreamURL(r, &Target{}, tc.region, tc.service); got != tc.want {
+			t.Errorf("%s in %s: %s, want %s", tc.service, tc.region, got, tc.want)
+		}
+	}
+	if got := upstreamURL(httptest.NewRequest("GET", "/", nil), &Target{Upstream: "http://127.0.0.1:5000/"}, "us-east-1", "s3"); got != "http://127.0.0.1:5000" {
+		t.Errorf("with an emulator: %s", got)
+	}
+}

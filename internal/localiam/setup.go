@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/manifest"
@@ -33,9 +34,12 @@ func TargetFor(ctx context.Context, w Where, m *manifest.Manifest, res *localres
 		client = res.Client
 	}
 	if client == nil {
+		// An app that makes no AWS call needs no credentials: a missing
+		// one is said when a call is made.
 		var err error
 		if client, err = localres.NewClient(ctx, localres.Options{Endpoint: w.Endpoint, Profile: w.Profile, Region: w.Region}); err != nil {
-			problems = append(problems, err)
+			t.Region = w.Region
+			t.Credentials = func(context.Context) (awscall.Credentials, error) { return awscall.Credentials{}, err }
 		}
 	}
 	if client != nil {
