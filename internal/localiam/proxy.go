@@ -66,10 +66,10 @@ type Proxy struct {
 	// set: calls wait for it (see Pending).
 	pending atomic.Pointer[chan struct{}]
 	gen     atomic.Uint64
-	ln     net.Listener
-	srv    *http.Server
-	done   chan struct{}
-	secret string
+	ln      net.Listener
+	srv     *http.Server
+	done    chan struct{}
+	secret  string
 
 	mu       sync.Mutex
 	keys     map[string]string // access key id -> function
