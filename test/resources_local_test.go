@@ -173,6 +173,16 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	if !strings.Contains(s.stderr.String(), "(5 bytes) in todo-dev-files") {
 		t.Errorf("the bucket's handler did not log the object:\n%s", s.stderr.String())
 	}
+	// The example declares what it uses: the local IAM check, on by
+	// default, refused none of its calls.
+	for _, ev := range s.seen {
+		if ev["event"] == "iam_denied" || ev["event"] == "iam_problem" {
+			t.Errorf("the IAM check: %v", ev)
+		}
+	}
+	if strings.Contains(s.stderr.String(), "AccessDenied") {
+		t.Errorf("a call of the example was refused:\n%s", s.stderr.String())
+	}
 	s.stop(t)
 }
 
