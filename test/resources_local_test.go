@@ -366,16 +366,24 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 // `invoke --local` on a deployed stage read with a profile whose
 // credentials come from a credential_process (as SSO and assume-role
 // profiles give temporary ones): the app's Parameter.Value reads the
-// deployed parameter with the credentials the CLI serves it on 127.0.0.1,
-// not with static keys in its environment.
+// deployed parameter through the IAM check, which signs with the
+// profile's credentials, the app holding only its function's local key;
+// with --no-iam-check, with the credentials the CLI serves it on
+// 127.0.0.1, not with static keys in its environment.
 func TestInvokeLocalResourcesWithProfileCredentials(t *testing.T) {
 	env, dir, _ := profileProject(t)
 	run := cliRunner(t, dir, env)
 	if out := run(0, "invoke", "read", "--local", "--profile", "dev"); !strings.Contains(out, `"beta=on"`) {
 		t.Errorf("invoke read --local --profile dev: want the deployed parameter:\n%s", out)
 	}
-	if out := run(0, "invoke", "creds", "--local", "--profile", "dev"); !strings.Contains(out, `"key=[] endpoint=local"`) {
-		t.Errorf("invoke creds --local --profile dev: want the served credentials, no static key:\n%s", out)
+	if out := run(0, "invoke", "creds", "--local", "--profile", "dev"); !strings.Contains(out, `"key=[FWLOCAL`) || !strings.Contains(out, `endpoint=none"`) {
+		t.Errorf("invoke creds --local --profile dev: want the function's local key for the IAM check:\n%s", out)
+	}
+	if out := run(0, "invoke", "read", "--local", "--profile", "dev", "--no-iam-check"); !strings.Contains(out, `"beta=on"`) {
+		t.Errorf("invoke read --local --profile dev --no-iam-check: want the deployed parameter:\n%s", out)
+	}
+	if out := run(0, "invoke", "creds", "--local", "--profile", "dev", "--no-iam-check"); !strings.Contains(out, `"key=[] endpoint=local"`) {
+		t.Errorf("invoke creds --local --profile dev --no-iam-check: want the served credentials, no static key:\n%s", out)
 	}
 }
 
@@ -430,7 +438,9 @@ func profileProject(t *testing.T) (env []string, dir string, fail func(bool)) {
 // a new credentials endpoint and the one of the app it replaced stops.
 func TestLocalResourcesCredentialsRefresh(t *testing.T) {
 	env, dir, fail := profileProject(t)
-	s := startLocal(t, dir, env, "--profile", "dev", "--no-schedules")
+	// The credentials the CLI serves are the app's with --no-iam-check
+	// (with the check, its proxy signs with them).
+	s := startLocal(t, dir, env, "--profile", "dev", "--no-schedules", "--no-iam-check")
 	get := func(url string) (int, string) {
 		resp, err := http.Get(url)
 		if err != nil {

@@ -22,9 +22,13 @@ import (
 // Target is where allowed calls go and what they are checked against;
 // Proxy.SetTarget changes it as the app's declarations change.
 type Target struct {
-	// Upstream is the emulator's URL (--aws-endpoint); "" sends each call
-	// to its service's regional endpoint at AWS (a deployed stage).
+	// Upstream is the emulator's URL (--aws-endpoint), or the endpoint
+	// the CLI's own environment or profile names; "" sends each call to
+	// its service's regional endpoint at AWS (a deployed stage).
 	Upstream string
+	// Endpoints are endpoints by signing name that win over Upstream (the
+	// CLI's AWS_ENDPOINT_URL_<SERVICE> variables).
+	Endpoints map[string]string
 	// Region is the region the calls are made in.
 	Region string
 	// Credentials are the real credentials allowed calls are signed with
@@ -170,15 +174,38 @@ func (p *Proxy) Environ(function string) []string {
 		"AWS_CONTAINER_AUTHORIZATION_TOKEN=", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE="}
 }
 
+// serviceEnvIDs are the AWS_ENDPOINT_URL_<ID> of the services the proxy
+// checks, by signing name.
+var serviceEnvIDs = map[string]string{"dynamodb": "DYNAMODB", "sqs": "SQS", "sns": "SNS", "s3": "S3", "secretsmanager": "SECRETS_MANAGER", "ssm": "SSM"}
+
 // ClearServiceEndpoints are the environment entries that empty the
-// per-service endpoint variables set in env (AWS_ENDPOINT_URL_DYNAMODB,
-// ...), which an SDK would prefer to the proxy's AWS_ENDPOINT_URL.
+// endpoint variables of the services the proxy checks
+// (AWS_ENDPOINT_URL_DYNAMODB, ...) set in env: an SDK would prefer them to
+// the proxy's AWS_ENDPOINT_URL. The proxy sends those services' calls
+// there (ServiceEndpoints).
 func ClearServiceEndpoints(env []string) []string {
 	var out []string
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "AWS_ENDPOINT_URL_") {
-			out = append(out, k+"=")
+		for _, id := range serviceEnvIDs {
+			if k == "AWS_ENDPOINT_URL_"+id {
+				out = append(out, k+"=")
+			}
+		}
+	}
+	return out
+}
+
+// ServiceEndpoints are the endpoints env names for the services the proxy
+// checks, by signing name (Target.Endpoints).
+func ServiceEndpoints(env []string) map[string]string {
+	out := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		for service, id := range serviceEnvIDs {
+			if k == "AWS_ENDPOINT_URL_"+id && v != "" {
+				out[service] = v
+			}
 		}
 	}
 	return out
@@ -283,6 +310,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // upstreamURL is the base URL calls of service go to.
 func upstreamURL(r *http.Request, t *Target, region, service string) string {
+	if u := t.Endpoints[service]; u != "" {
+		return strings.TrimRight(u, "/")
+	}
 	if t.Upstream != "" {
 		return strings.TrimRight(t.Upstream, "/")
 	}

@@ -301,4 +301,13 @@ func TestUpstreamURL(t *testing.T) {
 	if got := upstreamURL(httptest.NewRequest("GET", "/", nil), &Target{Upstream: "http://127.0.0.1:5000/"}, "us-east-1", "s3"); got != "http://127.0.0.1:5000" {
 		t.Errorf("with an emulator: %s", got)
 	}
+	// The CLI's AWS_ENDPOINT_URL_<SERVICE>, which the app's environment
+	// loses to the proxy, still decides where the service's calls go.
+	eps := ServiceEndpoints([]string{"AWS_ENDPOINT_URL_S3=http://127.0.0.1:9000", "AWS_ENDPOINT_URL_KINESIS=http://127.0.0.1:1"})
+	if got := upstreamURL(httptest.NewRequest("GET", "/", nil), &Target{Upstream: "http://127.0.0.1:5000", Endpoints: eps}, "us-east-1", "s3"); got != "http://127.0.0.1:9000" {
+		t.Errorf("with AWS_ENDPOINT_URL_S3: %s", got)
+	}
+	if got := ClearServiceEndpoints([]string{"AWS_ENDPOINT_URL_S3=x", "AWS_ENDPOINT_URL_KINESIS=y", "HOME=/"}); len(got) != 1 || got[0] != "AWS_ENDPOINT_URL_S3=" {
+		t.Errorf("ClearServiceEndpoints: %q, want only the checked service's emptied", got)
+	}
 }

@@ -3,6 +3,7 @@ package localiam
 import (
 	"context"
 	"errors"
+	"os"
 
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/localres"
@@ -44,6 +45,14 @@ func TargetFor(ctx context.Context, w Where, m *manifest.Manifest, res *localres
 	}
 	if client != nil {
 		t.Region, t.Credentials = client.Region(), client.Credentials
+	}
+	if w.Endpoint == "" {
+		// The deployed stage is where the CLI's own calls go: AWS, or
+		// the endpoints its environment or profile names.
+		if client != nil {
+			t.Upstream = client.BaseEndpoint()
+		}
+		t.Endpoints = ServiceEndpoints(os.Environ())
 	}
 	var attrs map[string]map[string]string
 	if res != nil {

@@ -339,6 +339,11 @@ func (c *Client) Credentials(ctx context.Context) (awscall.Credentials, error) {
 	return c.call.CurrentCredentials(ctx)
 }
 
+// BaseEndpoint is the endpoint every service is called at (an emulator's,
+// AWS_ENDPOINT_URL, or the profile's endpoint_url); "" for AWS's regional
+// endpoints.
+func (c *Client) BaseEndpoint() string { return c.call.Endpoint }
+
 // Region is the region the client calls.
 func (c *Client) Region() string { return c.call.Region }
 
