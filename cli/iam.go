@@ -22,6 +22,9 @@ import (
 // the synthesis engine (built first when missing, saying so on progress),
 // and perms.Compute, as synth computes the roles.
 func deployedPolicies(dir, stage string, progress io.Writer) func(context.Context, *manifest.Manifest) (*perms.Policies, error) {
+	if stage == "" {
+		stage = names.DefaultStage
+	}
 	return func(ctx context.Context, m *manifest.Manifest) (*perms.Policies, error) {
 		in := perms.Input{Manifest: m}
 		autogen := config.DefaultAutogenPolicy

@@ -35,12 +35,7 @@ func (s *supervisor) startIAM() error {
 			s.event("iam_denied", map[string]any{"function": d.Function, "action": d.Action, "resource": d.Resource, "allow": d.Hint}, "%s", d.Line())
 		},
 		Unchecked: func(fn, service, op string) {
-			if service == "" {
-				s.event("iam_unchecked", map[string]any{"function": fn}, "IAM: function %s has no policy to check its AWS calls against; they are let through", fn)
-				return
-			}
-			s.event("iam_unchecked", map[string]any{"function": fn, "service": service, "operation": op},
-				"IAM: %s %s calls are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through", service, op)
+			s.event("iam_unchecked", map[string]any{"function": fn, "service": service, "operation": op}, "%s", localiam.UncheckedLine(fn, service, op))
 		},
 	})
 	if err != nil {

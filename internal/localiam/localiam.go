@@ -124,6 +124,21 @@ func (d Denied) Line() string {
 	return s
 }
 
+// UncheckedLine is the line that says calls of service's operation by
+// function are let through unchecked (service "": the function has no
+// policy).
+func UncheckedLine(function, service, operation string) string {
+	switch {
+	case service == "":
+		return "IAM: function " + function + " has no policy to check its AWS calls against; they are let through"
+	case knownServices[service]:
+		return "IAM: " + service + " " + operation + " calls (function " + function + ") name no resource the check can read, or are of an operation it does not know; they are let through unchecked"
+	}
+	return "IAM: " + service + " " + operation + " calls (function " + function + ") are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through"
+}
+
+var knownServices = map[string]bool{"dynamodb": true, "sqs": true, "sns": true, "s3": true, "secretsmanager": true, "ssm": true}
+
 // Allowed reports whether stmts allow action on resource, and the
 // statement that does (nil when none does).
 func Allowed(stmts []Statement, action, resource string) (*Statement, bool) {

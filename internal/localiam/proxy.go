@@ -85,7 +85,9 @@ type Proxy struct {
 func Start(o Options) (*Proxy, error) {
 	if o.Client == nil {
 		o.Client = &http.Client{
-			Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second},
+			// The answer goes back as it came, compressed or not: the SDKs
+			// check its checksums.
+			Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 32, IdleConnTimeout: 90 * time.Second, DisableCompression: true},
 			// Redirects (S3's 301 to a bucket's region) go back to the SDK.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
@@ -334,7 +336,7 @@ func upstreamURL(r *http.Request, t *Target, region, service string) string {
 // which is made again, and the connection's.
 var dropped = map[string]bool{"Authorization": true, "X-Amz-Date": true, "X-Amz-Security-Token": true,
 	"Content-Length": true, "Transfer-Encoding": true, "Connection": true, "Keep-Alive": true, "Expect": true,
-	"Accept-Encoding": true, "Te": true, "Trailer": true, "Upgrade": true, "Proxy-Connection": true}
+	"Te": true, "Trailer": true, "Upgrade": true, "Proxy-Connection": true}
 
 // forward signs r again with the real credentials and sends it upstream,
 // copying the answer back.

@@ -45,7 +45,7 @@ func startUpstream(t testing.TB, answer func(w http.ResponseWriter, r *http.Requ
 		when, _ := time.Parse("20060102T150405Z", r.Header.Get("X-Amz-Date"))
 		again, _ := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), bytes.NewReader(body))
 		for k, vs := range r.Header {
-			if k != "Authorization" && k != "Accept-Encoding" && k != "Content-Length" {
+			if k != "Authorization" && k != "Content-Length" {
 				again.Header[k] = vs
 			}
 		}

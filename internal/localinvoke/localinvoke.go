@@ -179,12 +179,8 @@ func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localre
 		notice(msg)
 	}
 	p, err := localiam.Start(localiam.Options{Target: t,
-		Denied: func(d localiam.Denied) { notice(d.Line()) },
-		Unchecked: func(fn, service, op string) {
-			if service != "" {
-				notice(fmt.Sprintf("IAM: %s %s calls are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through", service, op))
-			}
-		}})
+		Denied:    func(d localiam.Denied) { notice(d.Line()) },
+		Unchecked: func(fn, service, op string) { notice(localiam.UncheckedLine(fn, service, op)) }})
 	if err != nil {
 		return nil, nil, err
 	}
