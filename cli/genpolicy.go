@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // GenPolicyCmd prints the IAM policy generated from the AWS SDK for Go v2
@@ -14,14 +16,16 @@ import (
 // SDK operation the app's module calls, on every resource, except that the
 // calls of a service whose resources the app declares are granted on those
 // (policy.Narrow: "${resource:NAME}" stands for a declared resource's ARN);
-// the actions that keep "*" nonetheless are listed on stderr. It is the
-// policy deploy gives the function's role unless --no-autogen-policy is set.
-// The scan of the source runs in the synthesis engine, which holds the Go
-// type checker it needs: the first gen-policy builds the engine when
-// synth, diff or deploy have not yet, saying so on stderr.
+// the actions that keep "*" nonetheless are listed on stderr. It is all the
+// functions' calls together, what deploy writes to .framework/policy.json;
+// with --explain it prints each function's own policy (perms.Compute),
+// which its role holds, and why. The scan of the source runs in the
+// synthesis engine, which holds the Go type checker it needs: the first
+// gen-policy builds the engine when synth, diff or deploy have not yet,
+// saying so on stderr.
 type GenPolicyCmd struct {
-	Explain bool `help:"Instead of the policy, list each IAM action with the source position and SDK operation that needs it."`
-	JSON    bool `name:"json" help:"With --explain, print the list as one JSON array of {action, position, service, operation, via} (position empty for the logging actions every function needs). The policy itself is JSON already."`
+	Explain bool `help:"Instead of the policy, print each function's policy (the API's, each event handler's, plain function's and app authorizer's: one role each), with the reasons for each statement: a declaration, a trigger, a call found in the code (file:line), logging."`
+	JSON    bool `name:"json" help:"With --explain, print the functions' policies as one JSON object {functions: [{function, kind, handlers, resources, statements: [{sid, effect, actions, resources, reasons: [{kind, pos, resource, access, call, detail}]}]}]}. The policy itself is JSON already."`
 }
 
 // Run scans the app in the project directory and prints its policy as JSON.
@@ -34,20 +38,28 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return interrupted(ctx, fmt.Errorf("gen-policy: %w", err))
 	}
-	if c.Explain && c.JSON {
-		return writeJSONLine(stdout, explanation(rep))
-	}
-	if c.Explain {
-		return explainPolicy(stdout, rep)
-	}
-	doc := policy.FromCalls(rep.Calls)
+	var m *manifest.Manifest
 	if rep.UsesFramework {
 		// The declared resources narrow the calls that target them, as
 		// deploy does: the route manifest says which they are.
-		m, err := build.Manifest(ctx, g.ProjectDir)
-		if err != nil {
+		if m, err = build.Manifest(ctx, g.ProjectDir); err != nil {
 			return fmt.Errorf("gen-policy: %w", err)
 		}
+	}
+	if c.Explain {
+		p, cerr := perms.Compute(perms.Input{Manifest: m, Calls: rep.Calls})
+		if c.JSON {
+			err = writeJSONLine(stdout, p)
+		} else {
+			_, err = io.WriteString(stdout, explainPolicies(p, m))
+		}
+		if err == nil && cerr != nil {
+			err = fmt.Errorf("gen-policy: the app's code goes beyond what it declares (framework synth refuses it):\n%w", cerr)
+		}
+		return err
+	}
+	doc := policy.FromCalls(rep.Calls)
+	if m != nil {
 		var unscoped []policy.Unscoped
 		doc, unscoped = policy.Narrow(rep.Calls, m)
 		writeUnscoped(env.Stderr, unscoped)
@@ -60,43 +72,39 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	return err
 }
 
-// explainPolicy writes one line per action and use:
-// "s3:ListBucket  blob/blob.go:15:10  s3.ListObjectsV2 (paginator)".
-func explainPolicy(w io.Writer, rep *policy.Report) error {
+// explainPolicies writes each function's policy, one statement a line
+// and one reason a line below it:
+//
+//	function notify (sns)
+//	  Allow sns:Publish on topic "events"
+//	    declaration publish "events" (handler "notify")
+//	    scan sns.Publish at main.go:42
+func explainPolicies(p *perms.Policies, m *manifest.Manifest) string {
+	if m == nil {
+		m = &manifest.Manifest{}
+	}
 	var b strings.Builder
-	for _, u := range explanation(rep) {
-		if u.Position == "" {
-			fmt.Fprintf(&b, "%s\t(%s)\n", u.Action, u.Via)
-		} else {
-			fmt.Fprintf(&b, "%s\t%s\t%s.%s (%s)\n", u.Action, u.Position, u.Service, u.Operation, u.Via)
+	for i, f := range p.Functions {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "function %s (%s)", f.Function, f.Kind)
+		if len(f.Handlers) > 0 {
+			fmt.Fprintf(&b, ": routes %s", strings.Join(f.Handlers, ", "))
+		}
+		b.WriteString("\n")
+		for _, s := range f.Statements {
+			var res []string
+			for _, r := range s.Resources {
+				res = append(res, r.Label(m))
+			}
+			fmt.Fprintf(&b, "  %s %s on %s\n", s.Effect, strings.Join(s.Actions, ", "), strings.Join(res, ", "))
+			for _, r := range s.Reasons {
+				fmt.Fprintf(&b, "    %s\n", r)
+			}
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// actionUse is one action and one use of it, for gen-policy --explain --json.
-type actionUse struct {
-	Action    string `json:"action"`
-	Position  string `json:"position"`
-	Service   string `json:"service,omitempty"`
-	Operation string `json:"operation,omitempty"`
-	Via       string `json:"via"`
-}
-
-// explanation lists what explainPolicy prints, as values.
-func explanation(rep *policy.Report) []actionUse {
-	uses := []actionUse{}
-	for _, a := range policy.LoggingActions {
-		uses = append(uses, actionUse{Action: a, Via: "always: the function writes its logs"})
-	}
-	for _, call := range rep.Calls {
-		svc := call.Package[strings.LastIndexByte(call.Package, '/')+1:]
-		for _, a := range call.Actions {
-			uses = append(uses, actionUse{Action: a, Position: call.Pos, Service: svc, Operation: call.Operation, Via: call.Via})
-		}
-	}
-	return uses
+	return b.String()
 }
 
 // writeUnscoped lists, one line each, the actions that keep Resource "*"

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/framework-dev/framework/internal/local"
+	"github.com/framework-dev/framework/internal/policy"
 )
 
 // LocalCmd serves the app on a local HTTP server and, unless
@@ -37,9 +39,23 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
-		NoIAMCheck: c.NoIAMCheck, Policies: deployedPolicies(g.ProjectDir, c.Stage, env.Stderr),
+		NoIAMCheck: c.NoIAMCheck,
 		Stdout: env.Stdout, Stderr: env.Stderr,
+		Scan: localScan,
 	})
+}
+
+// localScan scans the app in the synthesis engine when it is built
+// already (about a second, beside the app's build), so that `framework
+// local` refuses a call beyond a declaration as synth does; building the
+// engine (minutes, the first time) is left to synth, diff, deploy and
+// gen-policy.
+func localScan(ctx context.Context, dir string) (*policy.Report, error) {
+	e := synthEngine()
+	if !e.Built() {
+		return nil, local.ErrNoScan
+	}
+	return e.Scan(ctx, dir, nil)
 }
 
 // port is the value of --port: a TCP port, or 0 for any free one. Every

@@ -44,6 +44,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -51,12 +52,11 @@ import (
 // DefaultStage is the stage used when AppProps.Stage is empty.
 const DefaultStage = names.DefaultStage
 
-// BasicExecutionPolicy is the AWS managed policy a managed execution role
-// gets when its own policy does not let the function write its logs (a
-// hand-written policy without the CloudWatch Logs actions), so that it
-// can whatever that policy says. A generated policy grants them itself,
-// on the Lambda functions' log groups only (policy.LoggingResource), and
-// the role then has no managed policy granting them a second time.
+// BasicExecutionPolicy is the AWS managed policy that lets a Lambda
+// function write its logs anywhere in CloudWatch Logs. The construct's
+// roles do not attach it: each role's own policy grants the logging
+// actions on the Lambda functions' log groups only
+// (policy.LoggingResource), hand-written policy or not.
 const BasicExecutionPolicy = "service-role/AWSLambdaBasicExecutionRole"
 
 // AppProps are the inputs of NewApp. Give either ProjectDir, or Manifest
@@ -116,9 +116,16 @@ type App struct {
 	FunctionURL awslambda.FunctionUrl
 	// Function is the Lambda function serving every route.
 	Function awslambda.Function
-	// Role is the function's execution role: created here, or imported
-	// when Config.RoleID is set.
+	// Role is the execution role of Function, the API's function: created
+	// here with exactly that function's policy, or imported when
+	// Config.RoleID is set (every function then uses it).
 	Role awsiam.IRole
+	// Roles are the execution roles of every function, by function name
+	// (policy.APIFunction, "api", for Function): one each, each holding
+	// exactly what its function may do (Prepared.Perms). A host CDK app
+	// grants a function more through its role (Functions[name] grants to
+	// it too).
+	Roles map[string]awsiam.IRole
 	// APIKey is the API key created when a route requires one (nil
 	// otherwise), already in UsagePlan so that it works at once.
 	APIKey awsapigateway.IApiKey
@@ -133,9 +140,15 @@ type App struct {
 	Manifest *manifest.Manifest
 	// Config is the configuration used, defaults filled in.
 	Config *Config
-	// Policy is the execution role's own policy, or nil when the role is
-	// imported.
+	// Policy is the app's policy from its source or the hand-written one,
+	// all functions' calls together (what `framework deploy` writes to
+	// .framework/policy.json), or nil when the role is imported. Each
+	// role holds its function's part only: see Perms.
 	Policy *PolicyDocument
+	// Perms are each function's policy (perms.Compute), which its role
+	// holds; with an imported role they are what the functions are meant
+	// to need.
+	Perms *perms.Policies
 	// PackageSHA256 is the hex SHA-256 of the Lambda package, which is
 	// also the function code's asset hash.
 	PackageSHA256 string
@@ -148,6 +161,7 @@ type App struct {
 	// subscribe or read them.
 	Resources map[string]*Resource
 
+	imported        bool                                     // Role is imported (Config.RoleID) and serves every function
 	appAuthURIs     map[string]string                        // invocation URIs of the app authorizers' functions, by name
 	httpAuthorizers map[string]awsapigatewayv2.CfnAuthorizer // an HTTP API's authorizers, by name
 }
@@ -182,13 +196,16 @@ func NewPreparedApp(scope awsconstructs.Construct, id string, p *Prepared) (a *A
 	if err := p.ResolvePolicy(); err != nil {
 		return nil, err
 	}
+	if err := p.computePerms(); err != nil {
+		return nil, err
+	}
 	// CDK reports a refused value by a panic from jsii: return it as an error.
 	defer func() {
 		if r := recover(); r != nil {
 			a, err = nil, fmt.Errorf("CDK refused construct %q: %v", id, r)
 		}
 	}()
-	a = &App{Manifest: p.Manifest, Config: p.Config, Policy: p.Policy, PackageSHA256: p.PackageSHA256}
+	a = &App{Manifest: p.Manifest, Config: p.Config, Policy: p.Policy, Perms: p.Perms, PackageSHA256: p.PackageSHA256}
 	a.Construct = awsconstructs.NewConstruct(scope, jsii.String(id))
 	if err := a.build(p); err != nil {
 		return nil, err
@@ -254,35 +271,23 @@ func (a *App) build(p *Prepared) error {
 		return err
 	}
 
-	// The execution role.
+	// The execution roles: one per function, each with exactly its
+	// policy (perms.Compute), or the imported role for every function.
 	if cfg.RoleID != "" {
 		if strings.HasPrefix(cfg.RoleID, "arn:") {
 			a.Role = awsiam.Role_FromRoleArn(a.Construct, jsii.String("Role"), jsii.String(cfg.RoleID), &awsiam.FromRoleArnOptions{Mutable: jsii.Bool(false)})
 		} else {
 			a.Role = awsiam.Role_FromRoleName(a.Construct, jsii.String("Role"), jsii.String(cfg.RoleID), &awsiam.FromRoleNameOptions{Mutable: jsii.Bool(false)})
 		}
+		a.imported = true
 	} else {
-		props := &awsiam.RoleProps{
-			AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-			Description: jsii.String("Execution role of " + p.Name),
+		role, err := a.functionRole(p, "Role", policy.APIFunction, "Execution role of the API function of "+p.Name)
+		if err != nil {
+			return err
 		}
-		if !grantsLogging(p.Policy) {
-			props.ManagedPolicies = &[]awsiam.IManagedPolicy{awsiam.ManagedPolicy_FromAwsManagedPolicyName(jsii.String(BasicExecutionPolicy))}
-		}
-		if p.Policy != nil && len(p.Policy.Statement) > 0 {
-			doc, err := a.policyJSON(p.Policy)
-			if err != nil {
-				return err
-			}
-			props.InlinePolicies = &map[string]awsiam.PolicyDocument{
-				"AppPolicy": awsiam.PolicyDocument_FromJson(doc),
-			}
-		}
-		a.Role = awsiam.NewRole(a.Construct, jsii.String("Role"), props)
+		a.Role = role
 	}
-	if err := a.grantResources(p.Manifest); err != nil {
-		return err
-	}
+	a.Roles = map[string]awsiam.IRole{policy.APIFunction: a.Role}
 
 	// The function.
 	arch := awslambda.Architecture_ARM_64()
@@ -297,12 +302,12 @@ func (a *App) build(p *Prepared) error {
 		}
 		env = &m
 	}
-	if len(a.Resources) > 0 {
+	if res := a.usedResources(p, policy.APIFunction); len(res) > 0 {
 		m := map[string]*string{}
 		if env != nil {
 			m = *env
 		}
-		m = a.resourceEnv(m)
+		m = a.resourceEnv(m, res)
 		env = &m
 	}
 	code := awslambda.Code_FromAsset(jsii.String(p.PackageZip), &awss3assets.AssetOptions{
@@ -324,7 +329,10 @@ func (a *App) build(p *Prepared) error {
 	dropRoleDependency(a.Function, a.Role)
 
 	// The app authorizers' functions: the front door names them.
-	a.appAuthURIs = a.buildAppAuthorizers(p, code, arch)
+	var err error
+	if a.appAuthURIs, err = a.buildAppAuthorizers(p, code, arch); err != nil {
+		return err
+	}
 
 	// The front door: a REST API unless the stage chooses another.
 	if cfg.APIType != "" && cfg.APIType != APIRest {
@@ -406,28 +414,4 @@ func (a *App) buildRESTAPI(p *Prepared, stack awscdk.Stack, d *derived) error {
 		a.UsagePlan.AddApiKey(a.APIKey, nil)
 	}
 	return nil
-}
-
-// grantsLogging reports whether the policy d allows the CloudWatch Logs
-// actions a function needs to write its logs (policy.LoggingActions),
-// named or through a wildcard.
-func grantsLogging(d *PolicyDocument) bool {
-	if d == nil {
-		return false
-	}
-	allowed := map[string]bool{}
-	for _, s := range d.Statement {
-		if s.Effect != "Allow" {
-			continue
-		}
-		for _, a := range s.Action {
-			allowed[strings.ToLower(a)] = true
-		}
-	}
-	for _, a := range policy.LoggingActions {
-		if !allowed[strings.ToLower(a)] && !allowed["logs:*"] && !allowed["*"] {
-			return false
-		}
-	}
-	return true
 }

@@ -17,7 +17,7 @@ import (
 // (functions of kind authorizer) before the REST API, whose definition
 // names them, and returns their invocation URIs by authorizer name (nil
 // when the app has none). buildFunctions leaves them alone afterwards.
-func (a *App) buildAppAuthorizers(p *Prepared, code awslambda.Code, arch awslambda.Architecture) map[string]string {
+func (a *App) buildAppAuthorizers(p *Prepared, code awslambda.Code, arch awslambda.Architecture) (map[string]string, error) {
 	var uris map[string]string
 	stack := awscdk.Stack_Of(a.Construct)
 	for _, spec := range p.Manifest.Functions {
@@ -27,7 +27,10 @@ func (a *App) buildAppAuthorizers(p *Prepared, code awslambda.Code, arch awslamb
 		if spec.Description == "" {
 			spec.Description = fmt.Sprintf("Authorizer %s of %s", spec.Name, p.Name)
 		}
-		fn := a.handlerFunction(p, code, arch, spec)
+		fn, err := a.handlerFunction(p, code, arch, spec)
+		if err != nil {
+			return nil, err
+		}
 		if uris == nil {
 			uris = map[string]string{}
 		}
@@ -36,7 +39,7 @@ func (a *App) buildAppAuthorizers(p *Prepared, code awslambda.Code, arch awslamb
 			jsii.String(":lambda:path/2015-03-31/functions/"), fn.FunctionArn(), jsii.String("/invocations"),
 		})
 	}
-	return uris
+	return uris, nil
 }
 
 // permitAppAuthorizers lets the REST API call the functions of the app's

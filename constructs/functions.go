@@ -83,9 +83,8 @@ func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 }
 
 // buildFunctions adds one Lambda function per event handler and plain
-// function, from the same package as the REST API's function, with its
-// trigger, the trigger's invoke permission and the role's grants on the
-// event source.
+// function, from the same package as the REST API's function, each with
+// its own role, its trigger and the trigger's invoke permission.
 func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Architecture) error {
 	if len(p.Manifest.Functions) == 0 {
 		return nil
@@ -99,7 +98,10 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 		if _, built := a.Functions[spec.Name]; built {
 			continue // an app authorizer's, built before the REST API
 		}
-		fn := a.handlerFunction(p, code, arch, spec)
+		fn, err := a.handlerFunction(p, code, arch, spec)
+		if err != nil {
+			return err
+		}
 
 		kind, ok := manifest.SpecOf(spec.Kind)
 		if !ok {
@@ -167,10 +169,9 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				}
 			}
 		case manifest.TriggerMapping:
+			// The role's policy reads the source already (a trigger
+			// statement of perms.Compute).
 			arn := a.sourceArn(stack, kind, &spec)
-			fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-				Actions: jsii.Strings(kind.ReadActions...), Resources: &[]*string{arn},
-			}))
 			opts := &awslambda.EventSourceMappingOptions{EventSourceArn: arn, Enabled: jsii.Bool(true)}
 			if spec.BatchSize > 0 {
 				opts.BatchSize = jsii.Number(float64(spec.BatchSize))
@@ -196,15 +197,16 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 }
 
 // handlerFunction adds the Lambda function of one event handler, plain
-// function or app authorizer: the app's package, FRAMEWORK_HANDLER naming
-// it, the stage's settings, and lambda_functions' memory and timeout.
-func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.Architecture, spec manifest.Function) awslambda.Function {
+// function or app authorizer and its role: the app's package,
+// FRAMEWORK_HANDLER naming it, the variables of the declared resources it
+// may use, the stage's settings, and lambda_functions' memory and timeout.
+func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.Architecture, spec manifest.Function) (awslambda.Function, error) {
 	cfg := p.Config
 	env := map[string]*string{names.EnvHandler: jsii.String(spec.Name)}
 	for k, v := range cfg.EnvironmentVariables {
 		env[k] = jsii.String(v)
 	}
-	env = a.resourceEnv(env)
+	env = a.resourceEnv(env, a.usedResources(p, spec.Name))
 	memory, timeout := cfg.MemorySize, cfg.TimeoutSeconds
 	if fc, ok := cfg.Functions[spec.Name]; ok {
 		memory, timeout = cmpOr(fc.MemorySize, memory), cmpOr(fc.TimeoutSeconds, timeout)
@@ -213,11 +215,17 @@ func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.A
 	if desc == "" {
 		desc = fmt.Sprintf("%s handler %s of %s", spec.Kind, spec.Name, p.Name)
 	}
-	fn := awslambda.NewFunction(a.Construct, jsii.String(names.OutputFunctionPrefix+names.FunctionID(spec.Name)), &awslambda.FunctionProps{
+	id := names.OutputFunctionPrefix + names.FunctionID(spec.Name)
+	role, err := a.functionRole(p, id+"Role", spec.Name, fmt.Sprintf("Execution role of the %s function %s of %s", spec.Kind, spec.Name, p.Name))
+	if err != nil {
+		return nil, err
+	}
+	a.Roles[spec.Name] = role
+	fn := awslambda.NewFunction(a.Construct, jsii.String(id), &awslambda.FunctionProps{
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
 		Handler:      jsii.String(build.BootstrapName),
 		Code:         code,
-		Role:         a.Role,
+		Role:         role,
 		Architecture: arch,
 		MemorySize:   jsii.Number(float64(memory)),
 		Timeout:      awscdk.Duration_Seconds(jsii.Number(float64(timeout))),
@@ -231,8 +239,8 @@ func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.A
 	// The production settings apply to every function of the app:
 	// concurrency, layers, VPC, tracing, an owned log group.
 	ApplyFunctionSettings(fn, cfg)
-	dropRoleDependency(fn, a.Role)
-	return fn
+	dropRoleDependency(fn, role)
+	return fn, nil
 }
 
 // sourceArn returns the ARN of the queue, topic or stream that feeds the

@@ -16,6 +16,7 @@ import (
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/openapi"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/policy/scan"
 	"github.com/framework-dev/framework/manifest"
@@ -55,14 +56,21 @@ type Prepared struct {
 	// service (policy.Narrow), saying why.
 	Unscoped []policy.Unscoped
 
+	// Calls are the AWS calls found in the source once scanned
+	// (PolicyFromSource), each attributed to the functions reaching it;
+	// Perms is computed from them.
+	Calls []policy.Call
+	// Perms are each function's policy (perms.Compute): its declared
+	// accesses, its trigger's needs, the calls of the code it reaches (or
+	// the hand-written Policy), logging and X-Ray. Each function's role
+	// holds its own. Computed by NewPreparedApp when nil.
+	Perms *perms.Policies
+
 	// dir and progress serve a deferred policy generation.
 	dir      string
 	progress io.Writer
 	// pending is set while a policy from the source is deferred.
 	pending bool
-	// calls are the SDK calls found in the source, once scanned, which
-	// narrow names the declared resources in.
-	calls []policy.Call
 	// checked holds what NewPreparedApp derives from the manifest.
 	checked *derived
 }
@@ -250,7 +258,7 @@ func (p *Prepared) generatePolicy() error {
 	if err != nil {
 		return err
 	}
-	p.calls, p.Policy = rep.Calls, policy.FromCalls(rep.Calls)
+	p.Calls, p.Policy = rep.Calls, policy.FromCalls(rep.Calls)
 	return nil
 }
 
@@ -258,10 +266,35 @@ func (p *Prepared) generatePolicy() error {
 // resources only where they target them (policy.Narrow), once both the
 // calls and the manifest are known.
 func (p *Prepared) narrow() {
-	if p.calls == nil || p.Manifest == nil || len(p.Manifest.Resources) == 0 {
+	if p.Calls == nil || p.Manifest == nil || len(p.Manifest.Resources) == 0 {
 		return
 	}
-	p.Policy, p.Unscoped = policy.Narrow(p.calls, p.Manifest)
+	p.Policy, p.Unscoped = policy.Narrow(p.Calls, p.Manifest)
+}
+
+// computePerms computes each function's policy (Perms) once the
+// manifest and the scan's calls are known: a call beyond a declaration is
+// an error naming the call site and the Allow to add (perms.CeilingError).
+func (p *Prepared) computePerms() error {
+	if p.Perms != nil {
+		return nil
+	}
+	in := perms.Input{Manifest: p.Manifest, XRay: p.Config != nil && p.Config.XRay}
+	switch {
+	case p.Config != nil && p.Config.RoleID != "":
+		// An imported role: the declarations still say which resources
+		// each function uses.
+	case p.PolicyFromSource:
+		in.Calls = p.Calls
+	default:
+		in.HandWritten = p.Policy
+	}
+	pp, err := perms.Compute(in)
+	if err != nil {
+		return fmt.Errorf("the app's code goes beyond what it declares:\n%w", err)
+	}
+	p.Perms = pp
+	return nil
 }
 
 // derive computes what the construct needs from the manifest, generating

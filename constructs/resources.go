@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -117,8 +119,9 @@ func visibilityTimeout(m *manifest.Manifest, cfg *Config, r *manifest.Resource) 
 
 // buildResources adds the declared resources: real L2 constructs with
 // names CloudFormation generates, encrypted, kept on deletion in a
-// production stage and deleted with the stack otherwise. grantResources
-// then grants the role every declared access.
+// production stage and deleted with the stack otherwise. Each function's
+// role then grants the accesses declared for that function
+// (functionRole).
 func (a *App) buildResources(p *Prepared) error {
 	m, cfg := p.Manifest, p.Config
 	if len(m.Resources) == 0 {
@@ -245,80 +248,74 @@ func secretName(arn *string) *string {
 	return awscdk.Fn_Join(jsii.String("-"), &[]*string{awscdk.Fn_Select(jsii.Number(0), parts), awscdk.Fn_Select(jsii.Number(1), parts)})
 }
 
-// grantResources grants the role every declared access, once each: one
-// role serves every function, so it holds the union of the app's, the
-// routes' and the functions' grants. An imported role (Config.RoleID) is
-// the user's to grant: CDK adds nothing to it.
-func (a *App) grantResources(m *manifest.Manifest) error {
-	type key struct {
-		name   string
-		access manifest.Access
+// functionRole adds the execution role of the function named name
+// (policy.APIFunction for the API's) with exactly that function's policy
+// (Prepared.Perms) as its inline policy, its declared resources named by
+// their ARNs' tokens; it returns the imported role when Config.RoleID
+// names one, which the construct adds nothing to. X-Ray's statement is
+// left to the managed policy ApplyFunctionSettings attaches.
+func (a *App) functionRole(p *Prepared, id, name, desc string) (awsiam.IRole, error) {
+	if a.imported {
+		return a.Role, nil
 	}
-	var all []key
-	add := func(gs []manifest.Grant) {
-		for _, g := range gs {
-			if r := m.Resource(g.Resource); r != nil {
-				all = append(all, key{r.Name, g.Access})
+	fp := p.Perms.Function(name)
+	if fp == nil {
+		return nil, fmt.Errorf("function %q has no computed policy: build the app and the CLI from the same framework version", name)
+	}
+	doc, err := fp.Document(a.resourceAttr, perms.ReasonXRay)
+	if err != nil {
+		return nil, err
+	}
+	js, err := a.policyJSON(doc)
+	if err != nil {
+		return nil, err
+	}
+	return awsiam.NewRole(a.Construct, jsii.String(id), &awsiam.RoleProps{
+		AssumedBy:      awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description:    jsii.String(desc),
+		InlinePolicies: &map[string]awsiam.PolicyDocument{"AppPolicy": awsiam.PolicyDocument_FromJson(js)},
+	}), nil
+}
+
+// resourceAttr returns the CloudFormation token of attribute attr of the
+// declared resource named name.
+func (a *App) resourceAttr(name, attr string) (string, bool) {
+	for n, r := range a.Resources {
+		if strings.EqualFold(n, name) {
+			if v, ok := r.Attrs[attr]; ok && v != nil {
+				return *v, true
 			}
 		}
 	}
-	add(m.Grants)
-	for _, r := range m.Routes {
-		add(r.Grants)
+	return "", false
+}
+
+// usedResources returns the declared resources the function named name
+// may use (perms.FunctionPolicy.Resources).
+func (a *App) usedResources(p *Prepared, name string) []string {
+	if p.Perms == nil {
+		return nil
 	}
-	for _, f := range m.Functions {
-		add(f.Grants)
-	}
-	slices.SortFunc(all, func(x, y key) int {
-		if c := strings.Compare(x.name, y.name); c != 0 {
-			return c
-		}
-		return strings.Compare(string(x.access), string(y.access))
-	})
-	all = slices.Compact(all)
-	role := a.Role
-	for _, g := range all {
-		r := a.Resources[g.name]
-		switch {
-		case r.Table != nil && g.access == manifest.AccessRead:
-			r.Table.GrantReadData(role)
-		case r.Table != nil && g.access == manifest.AccessWrite:
-			r.Table.GrantWriteData(role)
-		case r.Table != nil && g.access == manifest.AccessReadWrite:
-			r.Table.GrantReadWriteData(role)
-		case r.Queue != nil && g.access == manifest.AccessSend:
-			r.Queue.GrantSendMessages(role)
-		case r.Queue != nil && g.access == manifest.AccessConsume:
-			r.Queue.GrantConsumeMessages(role)
-		case r.Topic != nil && g.access == manifest.AccessPublish:
-			r.Topic.GrantPublish(role)
-		case r.Bucket != nil && g.access == manifest.AccessRead:
-			r.Bucket.GrantRead(role, nil)
-		case r.Bucket != nil && g.access == manifest.AccessWrite:
-			r.Bucket.GrantWrite(role, nil, nil)
-		case r.Bucket != nil && g.access == manifest.AccessReadWrite:
-			r.Bucket.GrantReadWrite(role, nil)
-		case r.Secret != nil && g.access == manifest.AccessRead:
-			r.Secret.GrantRead(role, nil)
-		case r.Parameter != nil && g.access == manifest.AccessRead:
-			r.Parameter.GrantRead(role)
-		default:
-			return fmt.Errorf("access %q on %s: a %s allows %v", g.access, r.Decl.Label(), r.Decl.Kind, manifest.ResourceKinds[r.Decl.Kind].Accesses)
-		}
+	if fp := p.Perms.Function(name); fp != nil {
+		return fp.Resources
 	}
 	return nil
 }
 
-// resourceEnv returns the environment variables that hand every declared
-// resource's attributes to a function (manifest.ResourceEnv), added to env.
-func (a *App) resourceEnv(env map[string]*string) map[string]*string {
-	if len(a.Resources) == 0 {
+// resourceEnv returns the environment variables that hand the attributes
+// of the declared resources named (manifest.ResourceEnv) to a function,
+// added to env.
+func (a *App) resourceEnv(env map[string]*string, names []string) map[string]*string {
+	if len(a.Resources) == 0 || len(names) == 0 {
 		return env
 	}
 	if env == nil {
 		env = map[string]*string{}
 	}
 	for name, r := range a.Resources {
+		if !slices.ContainsFunc(names, func(n string) bool { return strings.EqualFold(n, name) }) {
+			continue
+		}
 		for attr, v := range r.Attrs {
 			env[manifest.ResourceEnv(name, attr)] = v
 		}

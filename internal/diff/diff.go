@@ -51,6 +51,9 @@ type Report struct {
 	// Functions are the event handlers' and plain functions' Lambda
 	// functions and triggers added and removed.
 	Functions []FunctionChange `json:"functions,omitempty"`
+	// Permissions are the changes of what each of the app's functions may
+	// do, by resource (its role's statements; IAM holds them all).
+	Permissions []PermissionChange `json:"permissions,omitempty"`
 	// Data are the resources holding data that the change deletes or
 	// replaces (see DataChange); SetReplacement completes them with
 	// CloudFormation's answers.
@@ -210,6 +213,7 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 	r.old, r.new = o, n
 	r.Routes = routeChanges(o, n)
 	r.IAM = statementChanges(o, n)
+	r.Permissions = permissionChanges(o, n)
 	r.Functions = functionChanges(o, n)
 	for _, k := range keys(n.Outputs) {
 		if ov, ok := o.Outputs[k]; !ok {

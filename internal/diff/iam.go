@@ -14,7 +14,11 @@ type statement struct {
 	raw    json.RawMessage
 	effect string
 	action []string
+	doc    map[string]any
 }
+
+// parsed is the statement as the template has it.
+func (s statement) parsed() map[string]any { return s.doc }
 
 // statements returns the permission statements of the template's IAM
 // roles (inline Policies) and AWS::IAM::Policy / ManagedPolicy resources.
@@ -47,7 +51,7 @@ func statements(t *template) []statement {
 			for _, s := range list {
 				sm, _ := s.(map[string]any)
 				raw, _ := canonical(sm)
-				st := statement{holder: id, raw: raw}
+				st := statement{holder: id, raw: raw, doc: sm}
 				st.effect, _ = sm["Effect"].(string)
 				st.action = strs(sm["Action"])
 				out = append(out, st)
@@ -171,19 +175,24 @@ func describeStatement(raw json.RawMessage) string {
 }
 
 // PermissionChanges returns, one line each, every change between two
-// templates of what IAM lets the stack's roles, users and groups do:
-// permission statements added and removed ("+ Allow sqs:ReceiveMessage on
-// arn:aws:sqs:...:orders (FunctionRole)"), including those whose actions
-// stay but whose resources or conditions change, and managed policies
-// attached and detached ("+ managed policy arn:... (FunctionRole)").
-// deployed may be nil: everything is then added.
+// templates of what IAM lets the stack's roles, users and groups do: for
+// the app's functions, what each may do, by resource ("function notify:
+// + sns:Publish on topic \"events\"", see PermissionChange); for other
+// roles (a custom resource's), permission statements added and removed
+// ("+ Allow s3:PutBucketNotification on ... (HandlerRole)"), including
+// those whose actions stay but whose resources or conditions change; and
+// managed policies attached and detached ("+ managed policy arn:...
+// (FunctionRole)"). deployed may be nil: everything is then added.
 func PermissionChanges(deployed, synthesized []byte) ([]string, error) {
 	o, n, err := parseBoth(deployed, synthesized)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, c := range statementChanges(o, n) {
+	for _, c := range permissionChanges(o, n) {
+		out = append(out, c.Line())
+	}
+	for _, c := range otherStatementChanges(o, n) {
 		out = append(out, fmt.Sprintf("%s %s (%s)", sign[c.Action], describeStatement(c.Statement), c.Resource))
 	}
 	managed := func(t *template) map[string]bool {
@@ -220,4 +229,27 @@ func PermissionChanges(deployed, synthesized []byte) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// otherStatementChanges are the statement changes of the roles and
+// policies that no app function's role holds (permissionChanges tells
+// those by function).
+func otherStatementChanges(o, n *template) []StatementChange {
+	fnHolders := func(t *template) map[string]bool {
+		m := map[string]bool{}
+		roles := roleFunctions(t)
+		for id := range roles {
+			m[id] = true
+		}
+		for id, r := range t.ofType("AWS::IAM::Policy") {
+			for _, ref := range asList(r.Properties["Roles"]) {
+				if _, ok := roles[target(ref)]; ok {
+					m[id] = true
+				}
+			}
+		}
+		return m
+	}
+	of, nf := fnHolders(o), fnHolders(n)
+	return slices.DeleteFunc(statementChanges(o, n), func(c StatementChange) bool { return of[c.Resource] || nf[c.Resource] })
 }

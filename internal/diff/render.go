@@ -56,9 +56,19 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	r.writeFunctions(&b)
-	if len(r.IAM) > 0 {
+	if len(r.Permissions) > 0 {
+		b.WriteString("Permissions\n")
+		for _, c := range r.Permissions {
+			fmt.Fprintf(&b, "  %s\n", c.Line())
+		}
+	}
+	other := r.IAM
+	if r.old != nil && r.new != nil {
+		other = otherStatementChanges(r.old, r.new)
+	}
+	if len(other) > 0 {
 		b.WriteString("IAM policy statements\n")
-		for _, c := range r.IAM {
+		for _, c := range other {
 			fmt.Fprintf(&b, "  %s %s (%s)\n", sign[c.Action], describeStatement(c.Statement), c.Resource)
 		}
 	}

@@ -44,6 +44,8 @@ func resourcesManifest() *manifest.Manifest {
 			{Name: "audit", Kind: manifest.KindDynamoDB, SourceResource: "todos", StartingPosition: manifest.StartLatest},
 			{Name: "thumbs", Kind: manifest.KindS3, SourceResource: "uploads", Events: []string{"s3:ObjectCreated:*"},
 				Grants: []manifest.Grant{{Resource: "uploads", Access: manifest.AccessRead}}},
+			{Name: "nightly", Kind: manifest.KindSchedule, Schedule: "rate(1 day)",
+				Grants: []manifest.Grant{{Resource: "todos", Access: manifest.AccessRead}}},
 		},
 	}
 }
@@ -52,29 +54,31 @@ func resourcesManifest() *manifest.Manifest {
 var resourceServices = []string{"dynamodb:", "sqs:", "sns:", "s3:", "secretsmanager:", "ssm:"}
 
 // TestStackResources synthesizes an app declaring one resource of every
-// kind: each is its L2 construct's CloudFormation resource with a name
-// CloudFormation generates, encrypted, deleted with a development stage
-// and kept by a production one; every function gets every resource's
-// attributes in its environment; the stack publishes them as outputs; the
+// kind and six functions (the API's and five handlers): each resource is
+// its L2 construct's CloudFormation resource with a name CloudFormation
+// generates, encrypted, deleted with a development stage and kept by a
+// production one; each function has a role of its own holding exactly
+// what it declares (checkRolePerFunction) and gets the attributes of the
+// resources it may use only; the stack publishes them as outputs; the
 // handlers fed by declared resources have their triggers on them; and
 // every IAM statement granting an action of the six services names a
 // declared resource, never "*". The template matches its golden file and
 // cfn-lint finds no error.
 func TestStackResources(t *testing.T) {
 	ctx := context.Background()
-	// The policy from the app's SDK calls, narrowed to the declared
-	// resources as `framework synth` narrows a generated one.
+	// The app's SDK calls, each attributed to the function reaching it, as
+	// the policy scan gives them to `framework synth`.
 	var calls []policy.Call
-	for _, c := range [][2]string{{"dynamodb", "GetItem"}, {"dynamodb", "PutItem"}, {"s3", "PutObject"}, {"sqs", "SendMessage"},
-		{"sns", "Publish"}, {"secretsmanager", "GetSecretValue"}, {"ssm", "GetParameter"}} {
+	for _, c := range [][3]string{{"dynamodb", "GetItem", policy.RoutePrefix + "get_todos"}, {"dynamodb", "PutItem", policy.RoutePrefix + "post_todos"},
+		{"s3", "PutObject", "worker"}, {"sqs", "SendMessage", policy.RoutePrefix + "post_todos"}, {"sns", "Publish", "worker"},
+		{"secretsmanager", "GetSecretValue", policy.EveryFunction}, {"ssm", "GetParameter", policy.EveryFunction}, {"dynamodb", "Query", "nightly"}} {
 		pkg := "github.com/aws/aws-sdk-go-v2/service/" + c[0]
-		calls = append(calls, policy.Call{Package: pkg, Operation: c[1], Actions: policy.OperationActions(pkg, c[1])})
+		calls = append(calls, policy.Call{Pos: "main.go:1:1", Package: pkg, Operation: c[1], Actions: policy.OperationActions(pkg, c[1]), Functions: []string{c[2]}})
 	}
-	pol, unscoped := policy.Narrow(calls, resourcesManifest())
-	if len(unscoped) != 0 {
-		t.Fatalf("unscoped %v", unscoped)
-	}
-	res, err := assemble(ctx, prebuilt(t, resourcesManifest(), "dev", nil, pol), t.TempDir(), nil)
+	in := prebuilt(t, resourcesManifest(), "dev", nil, nil)
+	in.PolicyFromSource, in.Calls = true, calls
+	in.Policy, _ = policy.Narrow(calls, resourcesManifest())
+	res, err := assemble(ctx, in, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,30 +152,17 @@ func TestStackResources(t *testing.T) {
 		t.Errorf("secret value %v, want the placeholder %s", v, manifest.UnsetValue)
 	}
 
-	// Every function (the API's and the four handlers') gets every
-	// attribute of every resource.
-	wantEnv := []string{}
-	for _, r := range resourcesManifest().Resources {
-		for _, attr := range manifest.ResourceKinds[r.Kind].Attrs {
-			wantEnv = append(wantEnv, manifest.ResourceEnv(r.Name, attr))
-		}
-	}
-	fns := 0
-	for id, r := range tpl.ofType("AWS::Lambda::Function") {
-		if r.Properties["Runtime"] != "provided.al2023" {
-			continue
-		}
-		fns++
-		vars, _ := r.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
-		for _, k := range wantEnv {
-			if vars[k] == nil {
-				t.Errorf("function %s lacks %s", id, k)
-			}
-		}
-	}
-	if fns != 5 {
-		t.Errorf("%d app functions, want 5", fns)
-	}
+	// One role per function, each holding exactly its declarations (its
+	// own and the app's), its trigger's needs and logging; each function
+	// gets the attributes of the resources it may use, and no others.
+	checkRolePerFunction(t, tpl, resourcesManifest(), map[string]map[string][]manifest.Access{
+		"api":     {"todos": {"read", "read_write"}, "jobs": {"send"}, "apiKey": {"read"}, "settings": {"read"}},
+		"worker":  {"jobs": {"consume"}, "uploads": {"write"}, "events": {"publish"}, "apiKey": {"read"}, "settings": {"read"}},
+		"notify":  {"events": nil, "apiKey": {"read"}, "settings": {"read"}},
+		"audit":   {"todos": {"stream"}, "apiKey": {"read"}, "settings": {"read"}},
+		"thumbs":  {"uploads": {"read"}, "apiKey": {"read"}, "settings": {"read"}},
+		"nightly": {"todos": {"read"}, "apiKey": {"read"}, "settings": {"read"}},
+	})
 	// The outputs.
 	for _, r := range resourcesManifest().Resources {
 		for _, attr := range manifest.ResourceKinds[r.Kind].Attrs {

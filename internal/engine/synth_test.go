@@ -569,16 +569,17 @@ func TestStackRolePolicy(t *testing.T) {
 		t.Errorf("role policy actions %v, want %v", gotActions, want)
 	}
 
-	// A hand-written policy without the logging actions: the managed basic
-	// execution policy lets the function write its logs.
+	// A hand-written policy without the logging actions: the role's own
+	// policy still lets the function write its logs, on the Lambda
+	// functions' log groups only, and no managed policy is attached.
 	own := &policy.Document{Version: policy.PolicyVersion, Statement: []policy.Statement{{Sid: "Read", Effect: "Allow", Action: []string{"s3:GetObject"}, Resource: []string{"*"}}}}
 	res, err = assemble(context.Background(), prebuilt(t, m, "dev", nil, own), t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	role = readTemplate(t, res.TemplatePath).one(t, "AWS::IAM::Role").Properties
-	if !strings.Contains(fmt.Sprint(role["ManagedPolicyArns"]), constructs.BasicExecutionPolicy) {
-		t.Errorf("role managed policies %v with a policy that cannot write logs, want basic execution", role["ManagedPolicyArns"])
+	if arns, ok := role["ManagedPolicyArns"]; ok || !strings.Contains(fmt.Sprint(role["Policies"]), "logs:PutLogEvents") || !strings.Contains(fmt.Sprint(role["Policies"]), "s3:GetObject") {
+		t.Errorf("role managed policies %v, policies %v with a policy that cannot write logs, want its statements and logging", arns, role["Policies"])
 	}
 }
 

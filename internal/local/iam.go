@@ -2,22 +2,21 @@ package local
 
 import (
 	"context"
+	"errors"
 	"slices"
-	"sync"
 
 	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/manifest"
 )
 
 // iamState is the local IAM check of a session (see internal/localiam):
 // one proxy, whose target follows the builds.
 type iamState struct {
-	proxy *localiam.Proxy
-
-	mu     sync.Mutex
+	proxy  *localiam.Proxy
 	notice string // the last problem reported, not repeated
 }
 
@@ -47,29 +46,33 @@ func (s *supervisor) startIAM() error {
 
 // updateIAM points the proxy at the resources res of the build whose
 // manifest is m, and checks the calls against the policies its functions'
-// deployed roles will have (Options.Policies).
+// deployed roles will have: those the build's scan made (checkPerms), or
+// the stage's hand-written policy.
 func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *localres.Resources) {
 	if s.iam.proxy == nil {
 		return
 	}
-	// The policy scan runs while the app starts; its calls wait for it.
-	set := s.iam.proxy.Pending()
-	w := localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: s.o.Policies}
-	go func() {
-		t, err := localiam.TargetFor(ctx, w, m, res)
-		set(t)
-		if ctx.Err() != nil {
-			return
+	pols := func(context.Context, *manifest.Manifest) (*perms.Policies, error) {
+		if s.perms != nil && s.scanned {
+			return s.perms, nil
 		}
-		s.iam.mu.Lock()
-		msg := localiam.Problem(t, err)
-		report := msg != s.iam.notice && msg != ""
+		var why error
+		if s.scanned {
+			why = errors.New("the app's code has not been scanned for its AWS calls (see the line above)")
+		}
+		return localiam.PoliciesOf(s.dir, s.o.Stage, m, nil, why)
+	}
+	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: pols}, m, res)
+	if ctx.Err() != nil {
+		return
+	}
+	s.iam.proxy.SetTarget(t)
+	if msg := localiam.Problem(t, err); msg != s.iam.notice {
 		s.iam.notice = msg
-		s.iam.mu.Unlock()
-		if report {
+		if msg != "" {
 			s.event("iam_problem", map[string]any{"error": msg}, "%s", msg)
 		}
-	}()
+	}
 }
 
 // iamEnv is what the process of function gets for its AWS calls to be

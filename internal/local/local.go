@@ -45,6 +45,7 @@ import (
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
+	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -80,13 +81,10 @@ type Options struct {
 	NoSchedules bool
 	// NoIAMCheck turns off the local IAM check (internal/localiam): the
 	// functions' AWS calls then go where they would without it, with the
-	// user's or the emulator's credentials, unchecked.
+	// user's or the emulator's credentials, unchecked. With it on, they
+	// are checked against the policies each build's scan makes (Scan),
+	// or the stage's hand-written policy.
 	NoIAMCheck bool
-	// Policies computes the policies the functions' deployed roles will
-	// have, for the app's manifest m (the CLI: the policy scan in the
-	// synthesis engine, then perms.Compute); the IAM check refuses what
-	// they do not allow. A *perms.CeilingError comes with the policies.
-	Policies func(ctx context.Context, m *manifest.Manifest) (*perms.Policies, error)
 	// JSON prints one JSON object per event on Stdout instead of text lines;
 	// the app's own output then goes to Stderr.
 	JSON bool
@@ -101,7 +99,17 @@ type Options struct {
 	// StopTimeout bounds the graceful shutdown of an app process before it
 	// is killed; 0 means 12 s.
 	StopTimeout time.Duration
+	// Scan, when not nil, finds the app's AWS calls (the policy scan, which
+	// runs in the synthesis engine), so that each build is checked against
+	// the declarations as synth checks it: a call beyond a declaration
+	// (perms.CeilingError) is a start-up error, as a build error is. It
+	// returns ErrNoScan when it cannot scan cheaply (the engine is not
+	// built yet): the check is then skipped, saying so once.
+	Scan func(ctx context.Context, dir string) (*policy.Report, error)
 }
+
+// ErrNoScan is what Options.Scan returns when the scan cannot run now.
+var ErrNoScan = errors.New("the synthesis engine, which scans the code, is not built yet")
 
 // Run serves until ctx is done (Ctrl-C), then stops the app gracefully.
 func Run(ctx context.Context, o Options) error {
@@ -247,6 +255,14 @@ type supervisor struct {
 	fnPool     *localinvoke.Pool    // fnBin's warm function processes, under fnMu
 	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
 	frontDoor  config.FrontDoor     // the stage's, as loadEnv read it
+	// scanned is true when the stage's policy is generated from the
+	// source (autogen_policy, a managed role), so that the declarations
+	// are the ceiling of the scanned calls; xray is the stage's tracing.
+	scanned, xray bool
+	noScanSaid    bool
+	// perms are each function's policy, as the last good build's code and
+	// declarations make it (nil before, or when not scanned).
+	perms *perms.Policies
 }
 
 // child is one running app process.
@@ -275,11 +291,14 @@ func (s *supervisor) loadEnv() error {
 		stageVars = st.Environ()
 		s.timeouts = localinvoke.Timeouts{Seconds: st.LambdaTimeout, Functions: st.LambdaFunctions}
 		s.frontDoor = st.FrontDoor
+		s.scanned = st.AutogenPolicy && st.ManageRole
+		s.xray = st.XRay
 		if st.APIType != "" {
 			stageVars = append(stageVars, names.EnvAPIType+"="+st.APIType)
 		}
 	case errors.Is(err, os.ErrNotExist):
 		// A bare app without a project configuration still serves.
+		s.scanned, s.xray = config.DefaultAutogenPolicy && config.DefaultManageRole, false
 	default:
 		return err
 	}
@@ -306,7 +325,15 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 	if s.cur != nil && filepath.Base(s.cur.bin) == name {
 		name = "app-b"
 	}
+	// The scan of the code runs beside the build.
+	var rep *policy.Report
+	var scanErr error
+	var scanning sync.WaitGroup
+	if s.o.Scan != nil && s.scanned {
+		scanning.Go(func() { rep, scanErr = s.o.Scan(ctx, s.dir) })
+	}
 	bin, err := build.Host(ctx, s.dir, name)
+	scanning.Wait()
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -321,6 +348,12 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 		// deploy.
 		if err := s.frontDoor.Check(m); err != nil {
 			s.failed("front_door_error", fmt.Errorf("%w\n(framework synth and deploy refuse this stage for the same reason)", err))
+			return
+		}
+		// So is a call beyond a declaration: the deployed role would
+		// refuse it.
+		if err := s.checkPerms(m, rep, scanErr); err != nil {
+			s.failed("permission_error", err)
 			return
 		}
 		s.resolve(ctx, m, bin)
@@ -344,6 +377,34 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 	} else if why != "" {
 		s.event("started", map[string]any{"seconds": time.Since(start).Seconds()}, "Built and started in %.1fs.", time.Since(start).Seconds())
 	}
+}
+
+// checkPerms computes each function's policy from the manifest and the
+// scan's report, as synth does, and returns the calls that go beyond a
+// declaration (perms.CeilingError), with what synth would say.
+func (s *supervisor) checkPerms(m *manifest.Manifest, rep *policy.Report, scanErr error) error {
+	switch {
+	case s.o.Scan == nil || !s.scanned:
+		return nil
+	case errors.Is(scanErr, ErrNoScan):
+		if !s.noScanSaid {
+			s.noScanSaid = true
+			s.event("permission_check_skipped", map[string]any{"reason": scanErr.Error()},
+				"The app's AWS calls are not checked against its declarations: %v (framework synth or gen-policy builds it; the next start checks them).", scanErr)
+		}
+		return nil
+	case scanErr != nil:
+		// The build reports what does not compile; anything else is said
+		// once and does not stop the app.
+		s.event("permission_check_failed", map[string]any{"error": scanErr.Error()}, "The app's AWS calls could not be checked: %v", scanErr)
+		return nil
+	}
+	p, err := perms.Compute(perms.Input{Manifest: m, Calls: rep.Calls, XRay: s.xray})
+	if err != nil {
+		return fmt.Errorf("the app's code goes beyond what it declares:\n%w\n(framework synth and deploy refuse the app for the same reason)", err)
+	}
+	s.perms = p
+	return nil
 }
 
 // failed reports a build or start failure; the previous version, if any,

@@ -66,14 +66,10 @@ type Proxy struct {
 
 	o      Options
 	target atomic.Pointer[Target]
-	// pending, when not nil, is closed once the target being computed is
-	// set: calls wait for it (see Pending).
-	pending atomic.Pointer[chan struct{}]
-	gen     atomic.Uint64
-	ln      net.Listener
-	srv     *http.Server
-	done    chan struct{}
-	secret  string
+	ln     net.Listener
+	srv    *http.Server
+	done   chan struct{}
+	secret string
 
 	mu       sync.Mutex
 	keys     map[string]string // access key id -> function
@@ -116,30 +112,10 @@ func randomHex(n int) string {
 // SetTarget changes where calls go and what they are checked against; the
 // functions' credentials stay valid.
 func (p *Proxy) SetTarget(t Target) {
-	p.gen.Add(1)
-	p.store(t)
-}
-
-func (p *Proxy) store(t Target) {
 	if t.Env.Region == "" {
 		t.Env.Region = t.Region
 	}
 	p.target.Store(&t)
-}
-
-// Pending says that a new target is being computed (the policy scan of a
-// new build): calls wait until set is called with it. A later Pending or
-// SetTarget wins over an earlier set.
-func (p *Proxy) Pending() (set func(Target)) {
-	ch := make(chan struct{})
-	gen := p.gen.Add(1)
-	p.pending.Store(&ch)
-	return func(t Target) {
-		if p.gen.Load() == gen {
-			p.store(t)
-		}
-		close(ch)
-	}
 }
 
 // Close stops the proxy and waits until it stopped.
@@ -262,19 +238,6 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, "framework local's IAM check could not read the request: "+err.Error(), http.StatusBadRequest)
 		return
-	}
-	for {
-		ch := p.pending.Load()
-		if ch == nil {
-			break
-		}
-		select {
-		case <-*ch:
-		case <-r.Context().Done():
-			return
-		}
-		// Done: forget it, unless a newer one is pending already.
-		p.pending.CompareAndSwap(ch, nil)
 	}
 	t := p.target.Load()
 	c, classified := Classify(r, body, service, t.Env)

@@ -579,6 +579,13 @@ func (e *Engine) Scan(ctx context.Context, dir string, progress io.Writer) (*pol
 	return r.Report, nil
 }
 
+// Built reports whether the engine program is built, so that Scan runs
+// without building it first.
+func (e *Engine) Built() bool {
+	_, _, ready, err := e.locate()
+	return err == nil && ready
+}
+
 // exchange runs the engine program bin's command on o: it writes the
 // request, passes the progress lines on to o.Progress, reports to timed
 // how long the program took to be ready, and returns the reply carrying

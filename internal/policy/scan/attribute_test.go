@@ -1,10 +1,13 @@
 package scan
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
@@ -39,5 +42,15 @@ func TestScanAttributesExampleTodo(t *testing.T) {
 	}
 	if !slices.ContainsFunc(rep.Calls, func(c policy.Call) bool { return c.Via == "handle" }) {
 		t.Error("the handle's own call is not reported")
+	}
+
+	// examples/todo declares what it uses: no call goes beyond its
+	// declarations.
+	m, err := build.Manifest(context.Background(), "../../../examples/todo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := perms.Compute(perms.Input{Manifest: m, Calls: rep.Calls}); err != nil {
+		t.Errorf("examples/todo goes beyond its declarations: %v", err)
 	}
 }
