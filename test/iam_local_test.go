@@ -51,7 +51,8 @@ func (s *localServer) waitDenied(t *testing.T, fn string, within time.Duration) 
 // handler's DeleteItem on a table it may only read, and a queue handler's
 // Publish on a topic it has no Allow for, get the services' AccessDenied
 // and a line naming the function, the action, the resource and the Allow
-// to add; the calls their declarations allow (GetItem) reach moto. With
+// to add; the calls their declarations allow (GetItem) reach moto. invoke
+// --local checks the queue handler's calls the same way. With
 // --no-iam-check, one warning line, and the same call succeeds.
 func TestLocalIAMCheck(t *testing.T) {
 	moto := mototest.Start(t)
@@ -90,6 +91,14 @@ func TestLocalIAMCheck(t *testing.T) {
 		t.Errorf("the queue handler's GetItem should succeed and its Publish get SNS's AuthorizationError; its output:\n%s", out)
 	}
 	s.stop(t)
+
+	// invoke --local checks the handler's calls the same way.
+	run := cliRunner(t, dir, env)
+	out = run(0, "invoke", "work", "--local", "--aws-endpoint", moto.URL)
+	if !strings.Contains(out, `IAM: function work may not sns:Publish on arn:aws:sns:us-east-1:123456789012:iamapp-dev-events`) || !strings.Contains(out, `events.Allow("work")`) ||
+		!strings.Contains(out, "AuthorizationError") || !strings.Contains(out, "map[ok:true]") {
+		t.Errorf("invoke work --local: want its GetItem to succeed and its Publish refused, with the line naming the Allow:\n%s", out)
+	}
 
 	s = startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules", "--no-iam-check")
 	if ev := s.seenEvent("iam_check_off"); ev == nil || !strings.HasPrefix(ev["warning"].(string), "Warning: --no-iam-check") {

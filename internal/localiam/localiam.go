@@ -16,9 +16,11 @@
 //     request (Classify): DynamoDB, SQS (JSON and query protocols), SNS,
 //     S3 (path and virtual-host style), Secrets Manager and SSM, the
 //     services the declared resources use;
-//   - it evaluates them against the function's statements with IAM's
-//     matching (Allowed): the wildcards * and ?, actions without regard to
-//     case, resources with it, an implicit deny when nothing allows;
+//   - it evaluates them against the function's policy as internal/perms
+//     computes it for synth (Deployed, with the declared resources' ARNs
+//     where the app runs), with IAM's matching: the wildcards * and ?,
+//     actions without regard to case, resources with it, an implicit deny
+//     when nothing allows, a Deny of a hand-written policy winning;
 //   - a call nothing allows is answered by the proxy with the service's
 //     own AccessDenied shape (the JSON services' AccessDeniedException,
 //     SQS's AccessDenied, SNS's AuthorizationError, S3's AccessDenied XML),
@@ -38,8 +40,9 @@
 //
 // What it does not check: calls of services and operations Classify does
 // not know are allowed and reported once each as not checked; IAM
-// conditions, resource policies, permission boundaries and Deny statements
-// are not modelled (the generated policies have none). Calls made by the
+// conditions, resource policies and permission boundaries are not
+// modelled; a secret named by name rather than ARN that the app does not
+// declare is matched without its random suffix. Calls made by the
 // CLI itself (the deliverer's polling, resource creation) do not go
 // through it: deployed, those are Lambda's and CloudFormation's, not the
 // function's.
