@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -218,9 +219,49 @@ func (p *Proxy) once(key string) bool {
 	return true
 }
 
+// presignQuery are the query parameters of a presigned URL's signature.
+var presignQuery = []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Security-Token"}
+
+// presignedScope is scope for a presigned URL, and whether it expired.
+func presignedScope(r *http.Request) (key, region, service string, ok, expired bool) {
+	q := r.URL.Query()
+	key, region, service, ok = scope("AWS4-HMAC-SHA256 Credential=" + q.Get("X-Amz-Credential"))
+	when, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
+	secs, err2 := strconv.Atoi(q.Get("X-Amz-Expires"))
+	if err == nil && err2 == nil && time.Now().After(when.Add(time.Duration(secs)*time.Second)) {
+		expired = true
+	}
+	return key, region, service, ok, expired
+}
+
+// stripPresign removes a presigned URL's signature from r, which is then
+// signed again in headers, its payload unsigned as a presigned one is.
+func stripPresign(r *http.Request) {
+	q := r.URL.Query()
+	for _, k := range presignQuery {
+		q.Del(k)
+	}
+	r.URL.RawQuery = q.Encode()
+	if r.Header.Get("X-Amz-Content-Sha256") == "" {
+		r.Header.Set("X-Amz-Content-Sha256", "UNSIGNED-PAYLOAD")
+	}
+}
+
 // ServeHTTP checks one call and refuses it or sends it upstream.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key, region, service, ok := scope(r.Header.Get("Authorization"))
+	presigned := false
+	if !ok && r.URL.Query().Get("X-Amz-Credential") != "" {
+		// A presigned URL (S3's, handed to a browser): checked as the
+		// function that signed it, then sent on signed in headers.
+		var expired bool
+		key, region, service, ok, expired = presignedScope(r)
+		if expired {
+			writeDenied(w, r, Call{protocol: protoS3}, "Request has expired")
+			return
+		}
+		presigned = ok
+	}
 	p.mu.Lock()
 	function, known := p.keys[key]
 	p.mu.Unlock()
@@ -238,6 +279,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		http.Error(w, "framework local's IAM check could not read the request: "+err.Error(), http.StatusBadRequest)
 		return
+	}
+	if presigned {
+		stripPresign(r)
 	}
 	t := p.target.Load()
 	c, classified := Classify(r, body, service, t.Env)

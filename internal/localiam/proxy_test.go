@@ -311,3 +311,47 @@ func TestUpstreamURL(t *testing.T) {
 		t.Errorf("ClearServiceEndpoints: %q, want only the checked service's emptied", got)
 	}
 }
+
+// A presigned S3 URL the app hands out is checked as the function that
+// signed it, and a GET of it reaches the emulator signed with the real
+// credentials; one for what the role may not do is AccessDenied.
+func TestProxyPresignedURLs(t *testing.T) {
+	up := startUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "object") })
+	p, rec := startProxy(t, up.URL, appPolicy)
+	ctx := context.Background()
+	pre := s3.NewPresignClient(s3.NewFromConfig(sdkConfig(p, "api"), func(o *s3.Options) { o.UsePathStyle = true }))
+	get, err := pre.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("files"), Key: aws.String("a.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(get.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != "object" {
+		t.Errorf("GET of a presigned URL for an allowed object: %d %s", resp.StatusCode, b)
+	}
+	put, err := pre.PresignPutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("files"), Key: aws.String("a.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("PUT", put.URL, strings.NewReader("x"))
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 403 || !strings.Contains(string(b), "<Code>AccessDenied</Code>") {
+		t.Errorf("PUT of a presigned URL the role may not: %d %s, want S3's AccessDenied", resp.StatusCode, b)
+	}
+	calls, bad := up.seen()
+	if len(calls) != 1 || len(bad) > 0 {
+		t.Errorf("upstream got %q (badly signed: %q), want the GET alone, signed with the real credentials", calls, bad)
+	}
+	if lines := rec.deniedLines(); len(lines) != 1 || !strings.Contains(lines[0], "s3:PutObject on arn:aws:s3:::files/a.csv") {
+		t.Errorf("denied lines %q", lines)
+	}
+}
