@@ -284,7 +284,8 @@ func main() {
 		local := strings.HasPrefix(os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "http://127.0.0.1:")
 		return "key=[" + os.Getenv("AWS_ACCESS_KEY_ID") + "] endpoint=" + map[bool]string{true: "local", false: "none"}[local], nil
 	})
-	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) })
+	flags.Allow("flag")
+	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) }, framework.Name("flag"))
 	app.Route("/uri", func(r *framework.Request) (string, error) { return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil })
 	app.Run()
 }
