@@ -39,9 +39,8 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
-		NoIAMCheck: c.NoIAMCheck,
+		NoIAMCheck: c.NoIAMCheck, Scan: localScan,
 		Stdout: env.Stdout, Stderr: env.Stderr,
-		Scan: localScan,
 	})
 }
 
