@@ -143,7 +143,7 @@ func TestDeployLifecycle(t *testing.T) {
 
 	// Nothing deployed yet.
 	l.expect([]string{"url"}, 2, "stage dev is not deployed: no stack hello-dev in us-east-1")
-	out := l.expect([]string{"diff"}, 0, "Stack hello-dev (not deployed: everything is added)", "+ AWS::Lambda::Function Function", "+ GET /cors", "+ Allow logs:CreateLogGroup",
+	out := l.expect([]string{"diff"}, 0, "Stack hello-dev (not deployed: everything is added)", "+ AWS::Lambda::Function Function", "+ GET /cors", "function api: + logs:CreateLogGroup",
 		"\nDeploy would create stack hello-dev.\n")
 	_ = out
 
@@ -174,7 +174,7 @@ func TestDeployLifecycle(t *testing.T) {
 		"~ AWS::ApiGateway::RestApi RestApi (updated in place)",
 		"+ POST /users/{name}",
 		"~ GET /cors: cors changed",
-		"IAM policy statements\n  + Allow s3:GetObject, s3:PutObject on * (FunctionRole)",
+		"Permissions\n  function api: + s3:GetObject, s3:PutObject on *",
 		"+ Policies[0].PolicyDocument.Statement[1]: {\"Action\":[\"s3:GetObject\",\"s3:PutObject\"],\"Effect\":\"Allow\",\"Resource\":\"*\",\"Sid\":\"S3\"}",
 		"~ Body.paths (OpenAPI routes: see Routes)",
 		"0 to add, 2 to modify (0 replaced), 0 to remove.",
@@ -394,8 +394,8 @@ func TestDeployAsksForEveryPermissionChange(t *testing.T) {
 	l.mutate = grant("orders-v2")
 	before := l.aws.CFN.Template("hello-dev")
 	l.expect([]string{"deploy"}, 1, "Updating IAM policy.",
-		"+ Allow sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ReceiveMessage on arn:aws:sqs:us-east-1:123456789012:orders-v2 (FunctionRole)",
-		"- Allow sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ReceiveMessage on arn:aws:sqs:us-east-1:123456789012:orders (FunctionRole)",
+		"function api: - sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ReceiveMessage on arn:aws:sqs:us-east-1:123456789012:orders\n",
+		"function api: + sqs:DeleteMessage, sqs:GetQueueAttributes, sqs:ReceiveMessage on arn:aws:sqs:us-east-1:123456789012:orders-v2\n",
 		"stdin is not a terminal", "pass --yes")
 	if l.aws.CFN.Template("hello-dev") != before {
 		t.Fatal("a permission change was deployed without confirmation")

@@ -281,7 +281,7 @@ func (a *App) build(p *Prepared) error {
 		}
 		a.imported = true
 	} else {
-		role, err := a.functionRole(p, "Role", policy.APIFunction, "Execution role of the API function of "+p.Name)
+		role, err := a.functionRole(p, "Role", policy.APIFunction, "Execution role of "+p.Name)
 		if err != nil {
 			return err
 		}

@@ -227,7 +227,7 @@ func Compute(in Input) (*Policies, error) {
 		f.access = map[string]map[manifest.Access]int{}
 		f.scan = map[string]int{}
 		byName[f.pol.Function] = f
-		f.add(Statement{Sid: "Logging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{ARN: policy.LoggingResource}},
+		f.add(Statement{Sid: "AllowLogging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{ARN: policy.LoggingResource}},
 			Reasons: []Reason{{Kind: ReasonLogging, Detail: "its log group in CloudWatch Logs"}}})
 	}
 
@@ -492,7 +492,9 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 					f.wide(prefix, action, why)
 					continue
 				}
-				// A call on a declared resource: the declaration is the ceiling.
+				// A call on a declared resource: the declaration is the
+				// ceiling. Code the scan could not place grants nothing
+				// beyond it, and is not held to it.
 				targets := candidates
 				if named != nil {
 					targets = []*manifest.Resource{named}
@@ -500,6 +502,9 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 				var cover []int
 				for _, r := range targets {
 					cover = append(cover, f.covering(r, action, handler)...)
+				}
+				if len(cover) == 0 && target.unknown {
+					continue
 				}
 				if len(cover) > 0 {
 					for _, i := range cover {
@@ -543,7 +548,7 @@ func appendReason(reasons []Reason, r Reason) []Reason {
 func (f *fnState) wide(prefix, action string, why Reason) {
 	i, ok := f.scan[prefix]
 	if !ok {
-		i = f.add(Statement{Sid: sid("Scan", prefix), Resources: []Resource{{ARN: "*"}}})
+		i = f.add(Statement{Sid: sid("Allow", prefix), Resources: []Resource{{ARN: "*"}}})
 		f.scan[prefix] = i
 	}
 	s := &f.pol.Statements[i]
@@ -559,22 +564,27 @@ func (f *fnState) wide(prefix, action string, why Reason) {
 type reachedFn struct {
 	fn      *fnState
 	handler string
+	// unknown: the scan could not place the call (policy.UnknownFunction).
+	unknown bool
 }
 
 // reached returns the functions whose code reaches c (policy.Call.Functions).
 func reached(c policy.Call, fns []*fnState, byName map[string]*fnState, api *fnState) []reachedFn {
 	var out []reachedFn
-	add := func(f *fnState, handler string) {
+	addAs := func(f *fnState, handler string, unknown bool) {
 		for i := range out {
 			if out[i].fn == f {
 				if out[i].handler == "HANDLER" {
 					out[i].handler = handler
 				}
+				out[i].unknown = out[i].unknown && unknown
 				return
 			}
 		}
-		out = append(out, reachedFn{f, handler})
+		out = append(out, reachedFn{f, handler, unknown})
 	}
+	add := func(f *fnState, handler string) { addAs(f, handler, false) }
+	unknown := false
 	apiHandler := "HANDLER"
 	if len(api.pol.Handlers) == 1 {
 		apiHandler = api.pol.Handlers[0]
@@ -584,6 +594,8 @@ func reached(c policy.Call, fns []*fnState, byName map[string]*fnState, api *fnS
 		switch {
 		case name == policy.EveryFunction:
 			all = true
+		case name == policy.UnknownFunction:
+			unknown = true
 		case name == policy.APIFunction:
 			add(api, apiHandler)
 		case strings.HasPrefix(name, policy.RoutePrefix):
@@ -608,6 +620,11 @@ func reached(c policy.Call, fns []*fnState, byName map[string]*fnState, api *fnS
 	if all {
 		for _, f := range fns {
 			add(f, handlerOf(f, apiHandler))
+		}
+	}
+	if unknown {
+		for _, f := range fns {
+			addAs(f, handlerOf(f, apiHandler), true)
 		}
 	}
 	return out

@@ -202,3 +202,24 @@ func TestMatch(t *testing.T) {
 		t.Error("MatchARN")
 	}
 }
+
+// TestComputeUnplacedCalls: a call the scan could not place
+// (policy.UnknownFunction) grants its undeclared service to every function
+// and, on a declared resource, nothing beyond the declarations, without
+// an error.
+func TestComputeUnplacedCalls(t *testing.T) {
+	calls := []policy.Call{
+		{Pos: "reg.go:3:1", Package: sdk + "s3", Operation: "PutObject", Actions: []string{"s3:PutObject"}, Functions: []string{policy.UnknownFunction}},
+		{Pos: "reg.go:4:1", Package: sdk + "rekognition", Operation: "DetectLabels", Actions: []string{"rekognition:DetectLabels"}, Functions: []string{policy.UnknownFunction}},
+	}
+	p, err := Compute(Input{Manifest: shortener(), Calls: calls})
+	if err != nil {
+		t.Fatalf("unplaced calls: %v", err)
+	}
+	for _, f := range p.Functions {
+		g := granted(&f)
+		if !slices.Contains(g, "rekognition:DetectLabels on *") || slices.Contains(g, "s3:PutObject on ${resource:imports}/*") {
+			t.Errorf("%s: %v", f.Function, g)
+		}
+	}
+}

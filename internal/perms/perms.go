@@ -179,7 +179,7 @@ func (r Resource) Resolve(attr func(name, attr string) (string, bool)) (string, 
 	}
 	v, ok := attr(r.Ref, r.Attribute())
 	if !ok {
-		return "", fmt.Errorf("the ARN of declared resource %q (%s) is not known", r.Ref, r.Attribute())
+		return "", fmt.Errorf("the policy names %s, but the app declares no resource %q with %s: declare it, or fix the name", policy.ResourceRef(r.Ref), r.Ref, r.Attribute())
 	}
 	return v + r.Suffix, nil
 }

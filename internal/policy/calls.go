@@ -45,8 +45,8 @@ type Call struct {
 	// reached from its registration; KindPrefix+kind for middleware
 	// registered for one kind of handler (UseFor); EveryFunction for code
 	// every function runs (main and what it calls outside any handler,
-	// package initialisation) and for code the scan reaches from no
-	// handler. Empty means EveryFunction.
+	// package initialisation); UnknownFunction for code the scan cannot
+	// place. Empty means EveryFunction.
 	Functions []string `json:",omitempty"`
 	// Target is the declared resource the call targets when the scan can
 	// tell: the handle whose Name, ARN or URL the call's input names
@@ -73,8 +73,17 @@ const (
 	// RoutePrefix + a route handler's name stands for the API's function,
 	// reached from that route.
 	RoutePrefix = "route:"
-	// EveryFunction stands for every function of the app.
+	// EveryFunction stands for every function of the app: code each runs
+	// (main, init, package variables' initialisers).
 	EveryFunction = "*"
+	// UnknownFunction stands for code the scan reaches from no
+	// registration, main or init (a function value kept in a package
+	// variable, code called through reflection), or from a registration
+	// whose handler name is not a constant: it may run in any function.
+	// Its calls on what the app does not declare are granted to every
+	// function; on a declared resource they are granted nothing beyond
+	// the declarations, and not reported as going beyond them.
+	UnknownFunction = "?"
 	// KindPrefix + a manifest.Kind stands for every function of that kind.
 	KindPrefix = "kind:"
 )

@@ -24,11 +24,13 @@ import (
 // the other event registrations and framework.LambdaFunction in the
 // function they name, of app.UseFor(kind, ...) in the functions of that
 // kind, and the Func of an AppAuthorizer{Name: ...} in the authorizer's
-// function. main, init and package variables' initialisers run in every
-// function (EveryFunction); references inside a registration's arguments
-// are not references of the code around the registration. A node no root
-// reaches (code called through reflection, say) counts for every
-// function, so that nothing is left out.
+// function. main and init run in every function (EveryFunction), and so
+// do the calls in package variables' initialisers; references inside a
+// registration's arguments are not references of the code around the
+// registration. What package variables reference, what no root reaches
+// (code called through reflection, say) and what a registration with a
+// name that is not a constant registers may run anywhere
+// (UnknownFunction).
 
 // framePkg is the framework's runtime, whose registrations the scan reads.
 const framePkg = policy.FrameworkPackage
@@ -229,7 +231,7 @@ func registration(info *types.Info, call *ast.CallExpr) (targets []string, ok bo
 				return []string{s}, true
 			}
 		}
-		return []string{policy.EveryFunction}, true
+		return []string{policy.UnknownFunction}, true
 	case recv != "App" && recv != "Group":
 		return nil, false
 	case name == "Route":
@@ -248,14 +250,14 @@ func registration(info *types.Info, call *ast.CallExpr) (targets []string, ok bo
 				return []string{policy.KindPrefix + k}, true
 			}
 		}
-		return []string{policy.EveryFunction}, true
+		return []string{policy.UnknownFunction}, true
 	case recv == "App" && strings.HasPrefix(name, "On"):
 		if len(call.Args) > 0 {
 			if s, ok := constString(info, call.Args[0]); ok {
 				return []string{s}, true
 			}
 		}
-		return []string{policy.EveryFunction}, true
+		return []string{policy.UnknownFunction}, true
 	}
 	return nil, false
 }
@@ -374,8 +376,11 @@ func (g *graph) reach() map[ast.Node][]string {
 // functionsOf is the Functions of a call made in node.
 func functionsOf(reach map[ast.Node][]string, node ast.Node) []string {
 	fs := reach[node]
-	if node == nil || len(fs) == 0 || slices.Contains(fs, policy.EveryFunction) {
+	switch {
+	case node == nil || slices.Contains(fs, policy.EveryFunction):
 		return []string{policy.EveryFunction}
+	case len(fs) == 0:
+		return []string{policy.UnknownFunction}
 	}
 	return slices.Clone(fs)
 }

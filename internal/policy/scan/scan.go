@@ -466,8 +466,8 @@ func (s *scanner) scan(p *packages.Package) {
 			return true
 		})
 		if !everyRoot {
-			// Package variables' initialisers run in every function.
-			s.g.roots[policy.EveryFunction] = append(s.g.roots[policy.EveryFunction], nil)
+			// What package variables hold may run in any function.
+			s.g.roots[policy.UnknownFunction] = append(s.g.roots[policy.UnknownFunction], nil)
 			everyRoot = true
 		}
 	}
