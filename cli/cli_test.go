@@ -207,3 +207,14 @@ func TestErrorLineKeepsMessagesApart(t *testing.T) {
 		}
 	}
 }
+
+// --no-iam-check turns off framework local's check: on a deployed
+// function, which AWS checks, it is a usage error saying so.
+func TestNoIAMCheckNeedsLocal(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	code := MainEnv([]string{"-C", t.TempDir(), "invoke", "api", "--no-iam-check"}, &Env{Stderr: &stderr})
+	if code != 2 || !strings.Contains(stderr.String(), "--no-iam-check applies to --local only") {
+		t.Errorf("invoke --no-iam-check without --local: exit %d, stderr %q", code, stderr.String())
+	}
+}

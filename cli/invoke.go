@@ -22,6 +22,7 @@ type InvokeCmd struct {
 	JSON    bool   `name:"json" help:"Print one JSON object: payload, status_code, function_error, error_type, error_message, log_tail, executed_version."`
 	FunctionFlags
 	Local       bool   `help:"Run the handler in a local build of the app, through the same Lambda runtime path as deployed, instead of invoking the deployed function (no AWS account needed)."`
+	NoIAMCheck  bool   `name:"no-iam-check" help:"With --local: do not check the function's AWS calls against the policy of its deployed role (a call the role would refuse then succeeds locally)."`
 	AWSEndpoint string `name:"aws-endpoint" placeholder:"URL" help:"With --local: an AWS emulator (LocalStack, DynamoDB Local, moto) where the app's declared resources are created when missing and its AWS SDK calls go; without it, the deployed stage's resources are used."`
 }
 
@@ -31,6 +32,9 @@ type InvokeCmd struct {
 func (c *InvokeCmd) Run(g *Globals, env *Env) error {
 	if c.Local {
 		return c.runLocal(g, env)
+	}
+	if c.NoIAMCheck {
+		return &ExitError{Code: 2, Err: errors.New("--no-iam-check applies to --local only: a deployed function runs with its role, which AWS checks")}
 	}
 	ctx, stop := env.Context()
 	defer stop()

@@ -27,6 +27,7 @@ func (c *InvokeCmd) runLocal(g *Globals, env *Env) error {
 	}
 	o := localinvoke.Options{ProjectDir: g.ProjectDir, Stage: c.Stage, Name: c.Name, Event: event,
 		Endpoint: c.AWSEndpoint, Profile: c.Profile, Region: c.Region,
+		NoIAMCheck: c.NoIAMCheck, Policies: deployedPolicies(g.ProjectDir, c.Stage),
 		Notice: func(line string) { fmt.Fprintln(env.Stderr, line) }}
 	if !c.JSON {
 		o.Log = env.Stderr

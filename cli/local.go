@@ -27,6 +27,7 @@ type LocalCmd struct {
 	Region       string `help:"AWS region of the deployed stage whose resources the app uses, or of the emulator (default: AWS_REGION, else the profile's region)."`
 	AWSEndpoint  string `name:"aws-endpoint" placeholder:"URL" help:"An AWS emulator (LocalStack, DynamoDB Local, moto): the app's declared resources are created there when missing, its AWS SDK calls go there, and its queue and topic handlers are fed from there. Without it, the app uses the deployed stage's resources."`
 	NoSchedules  bool   `name:"no-schedules" help:"Do not fire the schedule handlers on their timers."`
+	NoIAMCheck   bool   `name:"no-iam-check" help:"Do not check the functions' AWS calls against the policies of their deployed roles (a call a role would refuse then succeeds locally)."`
 	JSON         bool   `name:"json" help:"Print events (serving, change, build_failed, reloaded, ...) as JSON lines; the app's own output goes to stderr."`
 }
 
@@ -55,8 +56,8 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
+		NoIAMCheck: c.NoIAMCheck, Scan: localScan,
 		Stdout: env.Stdout, Stderr: env.Stderr,
-		Scan: localScan,
 	})
 }
 

@@ -209,6 +209,16 @@ func TestLocalServesOnceTriggersAreSetUp(t *testing.T) {
 	if ev := s.waitDelivery(t, "attachments", 30*time.Second); ev["kind"] != "s3" || ev["ok"] != true || ev["messages"] != 1.0 {
 		t.Errorf("the bucket's delivery: %v", ev)
 	}
+	// The example declares what it uses: the local IAM check, on by
+	// default, refused none of its calls.
+	for _, ev := range s.seen {
+		if ev["event"] == "iam_denied" || ev["event"] == "iam_problem" {
+			t.Errorf("the IAM check: %v", ev)
+		}
+	}
+	if strings.Contains(s.stderr.String(), "AccessDenied") {
+		t.Errorf("a call of the example was refused:\n%s", s.stderr.String())
+	}
 	s.stop(t)
 }
 
@@ -310,7 +320,8 @@ func main() {
 		local := strings.HasPrefix(os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), "http://127.0.0.1:")
 		return "key=[" + os.Getenv("AWS_ACCESS_KEY_ID") + "] endpoint=" + map[bool]string{true: "local", false: "none"}[local], nil
 	})
-	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) })
+	flags.Allow("flag")
+	app.Route("/flag", func(r *framework.Request) (string, error) { return flags.Value(r.Context()) }, framework.Name("flag"))
 	app.Route("/uri", func(r *framework.Request) (string, error) { return os.Getenv("AWS_CONTAINER_CREDENTIALS_FULL_URI"), nil })
 	app.Run()
 }
@@ -421,16 +432,24 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 // `invoke --local` on a deployed stage read with a profile whose
 // credentials come from a credential_process (as SSO and assume-role
 // profiles give temporary ones): the app's Parameter.Value reads the
-// deployed parameter with the credentials the CLI serves it on 127.0.0.1,
-// not with static keys in its environment.
+// deployed parameter through the IAM check, which signs with the
+// profile's credentials, the app holding only its function's local key;
+// with --no-iam-check, with the credentials the CLI serves it on
+// 127.0.0.1, not with static keys in its environment.
 func TestInvokeLocalResourcesWithProfileCredentials(t *testing.T) {
 	env, dir, _ := profileProject(t)
 	run := cliRunner(t, dir, env)
 	if out := run(0, "invoke", "read", "--local", "--profile", "dev"); !strings.Contains(out, `"beta=on"`) {
 		t.Errorf("invoke read --local --profile dev: want the deployed parameter:\n%s", out)
 	}
-	if out := run(0, "invoke", "creds", "--local", "--profile", "dev"); !strings.Contains(out, `"key=[] endpoint=local"`) {
-		t.Errorf("invoke creds --local --profile dev: want the served credentials, no static key:\n%s", out)
+	if out := run(0, "invoke", "creds", "--local", "--profile", "dev"); !strings.Contains(out, `"key=[FWLOCAL`) || !strings.Contains(out, `endpoint=none"`) {
+		t.Errorf("invoke creds --local --profile dev: want the function's local key for the IAM check:\n%s", out)
+	}
+	if out := run(0, "invoke", "read", "--local", "--profile", "dev", "--no-iam-check"); !strings.Contains(out, `"beta=on"`) {
+		t.Errorf("invoke read --local --profile dev --no-iam-check: want the deployed parameter:\n%s", out)
+	}
+	if out := run(0, "invoke", "creds", "--local", "--profile", "dev", "--no-iam-check"); !strings.Contains(out, `"key=[] endpoint=local"`) {
+		t.Errorf("invoke creds --local --profile dev --no-iam-check: want the served credentials, no static key:\n%s", out)
 	}
 }
 
@@ -485,7 +504,9 @@ func profileProject(t *testing.T) (env []string, dir string, fail func(bool)) {
 // a new credentials endpoint and the one of the app it replaced stops.
 func TestLocalResourcesCredentialsRefresh(t *testing.T) {
 	env, dir, fail := profileProject(t)
-	s := startLocal(t, dir, env, "--profile", "dev", "--no-schedules")
+	// The credentials the CLI serves are the app's with --no-iam-check
+	// (with the check, its proxy signs with them).
+	s := startLocal(t, dir, env, "--profile", "dev", "--no-schedules", "--no-iam-check")
 	get := func(url string) (int, string) {
 		resp, err := http.Get(url)
 		if err != nil {

@@ -158,10 +158,15 @@ func (p *Parameter) Value(ctx context.Context) (string, error) {
 
 // setAdvice says how to give secret or parameter name its value where the
 // app runs: at the emulator framework local points it at
-// (AWS_ENDPOINT_URL), in the stage framework local serves
-// (FRAMEWORK_STAGE), or in a stage, deployed.
+// (FRAMEWORK_AWS_ENDPOINT behind its IAM check, else AWS_ENDPOINT_URL), in
+// the stage framework local serves (FRAMEWORK_STAGE), or in a stage,
+// deployed.
 func setAdvice(name string) string {
-	if u := os.Getenv("AWS_ENDPOINT_URL"); u != "" {
+	u, checked := os.LookupEnv(names.EnvAWSEndpoint)
+	if !checked {
+		u = os.Getenv("AWS_ENDPOINT_URL")
+	}
+	if u != "" {
 		return fmt.Sprintf("set it with `framework secret set %s --aws-endpoint %s` (the emulator the app uses)", name, u)
 	}
 	if st := os.Getenv(names.EnvStage); st != "" {

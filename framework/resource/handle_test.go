@@ -213,3 +213,20 @@ func TestStreamARNOfATableWithoutStream(t *testing.T) {
 		t.Errorf("a table without a stream warned: %s", warned.String())
 	}
 }
+
+// Behind framework local's IAM check, AWS_ENDPOINT_URL is its proxy: the
+// advice to set a value names the emulator the CLI was given, or the stage
+// when there is none.
+func TestSetAdviceBehindTheIAMCheck(t *testing.T) {
+	clearAWS(t)
+	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:40000")
+	t.Setenv("FRAMEWORK_STAGE", "dev")
+	t.Setenv("FRAMEWORK_AWS_ENDPOINT", "http://127.0.0.1:5000")
+	if got := setAdvice("token"); !strings.Contains(got, "--aws-endpoint http://127.0.0.1:5000") {
+		t.Errorf("with an emulator: %q, want the emulator's URL", got)
+	}
+	t.Setenv("FRAMEWORK_AWS_ENDPOINT", "")
+	if got := setAdvice("token"); !strings.Contains(got, "--stage dev") || strings.Contains(got, "40000") {
+		t.Errorf("against the deployed stage: %q, want the stage and not the proxy", got)
+	}
+}

@@ -27,12 +27,19 @@ const amzDate = "20060102T150405Z"
 // a session token, and Authorization. body is the request's payload; Host
 // and every header already on req but User-Agent are signed.
 func Sign(req *http.Request, body []byte, creds Credentials, region, service string, now time.Time) {
+	SignHash(req, hexSHA256(body), creds, region, service, now)
+}
+
+// SignHash is Sign with the payload given by its hash as SigV4's canonical
+// request has it: the hex SHA-256 of the body, or what the request's
+// X-Amz-Content-Sha256 says instead (UNSIGNED-PAYLOAD for S3 over TLS).
+func SignHash(req *http.Request, payloadHash string, creds Credentials, region, service string, now time.Time) {
 	now = now.UTC()
 	req.Header.Set("X-Amz-Date", now.Format(amzDate))
 	if creds.SessionToken != "" {
 		req.Header.Set("X-Amz-Security-Token", creds.SessionToken)
 	}
-	canonical, signed := canonicalRequest(req, body)
+	canonical, signed := canonicalRequest(req, payloadHash)
 	day := now.Format("20060102")
 	scope := day + "/" + region + "/" + service + "/aws4_request"
 	toSign := "AWS4-HMAC-SHA256\n" + now.Format(amzDate) + "\n" + scope + "\n" + hexSHA256([]byte(canonical))
@@ -44,7 +51,7 @@ func Sign(req *http.Request, body []byte, creds Credentials, region, service str
 
 // canonicalRequest returns SigV4's canonical request of req and its list of
 // signed headers.
-func canonicalRequest(req *http.Request, body []byte) (string, string) {
+func canonicalRequest(req *http.Request, payloadHash string) (string, string) {
 	host := req.Host
 	if host == "" {
 		host = req.URL.Host
@@ -73,7 +80,7 @@ func canonicalRequest(req *http.Request, body []byte) (string, string) {
 	if path == "" {
 		path = "/"
 	}
-	return strings.Join([]string{req.Method, path, canonicalQuery(req.URL), ch.String(), signed, hexSHA256(body)}, "\n"), signed
+	return strings.Join([]string{req.Method, path, canonicalQuery(req.URL), ch.String(), signed, payloadHash}, "\n"), signed
 }
 
 // canonicalQuery sorts the query's parameters by name, then value, each

@@ -79,6 +79,12 @@ type Options struct {
 	Region string
 	// NoSchedules keeps the schedule handlers from firing on their timers.
 	NoSchedules bool
+	// NoIAMCheck turns off the local IAM check (internal/localiam): the
+	// functions' AWS calls then go where they would without it, with the
+	// user's or the emulator's credentials, unchecked. With it on, they
+	// are checked against the policies each build's scan makes (Scan),
+	// or the stage's hand-written policy.
+	NoIAMCheck bool
 	// JSON prints one JSON object per event on Stdout instead of text lines;
 	// the app's own output then goes to Stderr.
 	JSON bool
@@ -158,6 +164,10 @@ func Run(ctx context.Context, o Options) error {
 	if err := s.loadEnv(); err != nil {
 		return err
 	}
+	if err := s.startIAM(); err != nil {
+		return err
+	}
+	defer s.iam.proxy.Close()
 
 	addr := net.JoinHostPort(o.Host, strconv.Itoa(o.Port))
 	l, err := net.Listen("tcp", addr)
@@ -250,6 +260,7 @@ type supervisor struct {
 	announced bool
 
 	res        resources // the declared resources and what feeds the handlers
+	iam        iamState  // the local IAM check
 	fnMu       sync.Mutex
 	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
 	fnEnv      []string
@@ -484,7 +495,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = append(append(slices.Clip(s.env), s.res.env...), names.EnvListenFD+"=3", names.EnvReadyFD+"=4")
+	cmd.Env = slices.Concat(s.env, s.res.env, s.iamEnv(names.APIHandlerName), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr

@@ -75,6 +75,7 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	}
 	res := s.res.last
 	s.res.env = res.Env
+	s.updateIAM(ctx, m, res)
 	s.fnMu.Lock()
 	var stale *localinvoke.Pool
 	if bin != s.fnBin || s.fnPool == nil {
@@ -171,7 +172,7 @@ func (s *supervisor) invoke(ctx context.Context, app string, fn *manifest.Functi
 		return nil, errors.New("the app is not built yet")
 	}
 	res, err := pool.Invoke(ctx, localinvoke.Process{
-		Bin: bin, Env: env, Handler: fn.Name, Log: s.appOut,
+		Bin: bin, Env: slices.Concat(env, s.iamEnv(fn.Name)), Handler: fn.Name, Log: s.appOut,
 		Timeout:      timeouts.Of(fn.Name),
 		FunctionName: names.StackName(app, s.o.Stage) + "-" + fn.Name,
 	}, event)

@@ -24,8 +24,10 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/remote"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -56,8 +58,15 @@ type Options struct {
 	// stage's resources could not be read, or which ones the emulator
 	// could not create, the handler then running without them; and the
 	// line saying the deployed stage's credentials could not be refreshed
-	// while it ran.
+	// while it ran; and the local IAM check's lines (a call refused, a
+	// call not checked).
 	Notice func(string)
+	// NoIAMCheck turns off the local IAM check (internal/localiam).
+	NoIAMCheck bool
+	// Policies computes the policies the functions' deployed roles will
+	// have (see localiam.Where); the IAM check refuses what they do not
+	// allow.
+	Policies func(ctx context.Context, m *manifest.Manifest) (*perms.Policies, error)
 }
 
 // Invocation is what Run did.
@@ -130,6 +139,12 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if res != nil {
 		env = append(env, res.Env...)
 	}
+	iamEnv, stopIAM, err := checkIAM(ctx, o, m, res, inv.Function.Name, env)
+	if err != nil {
+		return nil, err
+	}
+	defer stopIAM()
+	env = append(env, iamEnv...)
 	if inv.Event == nil {
 		// The sample names the resource that feeds the handler where it is.
 		f := inv.Function
@@ -154,6 +169,39 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	}
 	return inv, nil
 }
+
+// checkIAM starts the local IAM check for the function named function
+// (unless Options.NoIAMCheck), and returns what its environment env gets
+// and how to stop it.
+func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localres.Resources, function string, env []string) ([]string, func(), error) {
+	notice := func(line string) {
+		if o.Notice != nil {
+			o.Notice(line)
+		}
+	}
+	if o.NoIAMCheck {
+		notice(NoIAMCheckWarning)
+		return nil, func() {}, nil
+	}
+	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region, Policies: o.Policies}, m, res)
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	if msg := localiam.Problem(t, err); msg != "" {
+		notice(msg)
+	}
+	p, err := localiam.Start(localiam.Options{Target: t,
+		Denied:    func(d localiam.Denied) { notice(d.Line()) },
+		Unchecked: func(fn, service, op string) { notice(localiam.UncheckedLine(fn, service, op)) }})
+	if err != nil {
+		return nil, nil, err
+	}
+	extra := append(localiam.ClearServiceEndpoints(env), p.Environ(function)...)
+	return append(extra, names.EnvAWSEndpoint+"="+o.Endpoint), p.Close, nil
+}
+
+// NoIAMCheckWarning is the one line `--no-iam-check` prints.
+const NoIAMCheckWarning = "Warning: --no-iam-check: the functions' AWS calls are not checked against the policies of their deployed roles; a call a role would refuse deployed succeeds here."
 
 // Process is one function process: a host build of the app serving one
 // handler through the Lambda runtime loop.

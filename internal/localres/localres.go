@@ -333,6 +333,17 @@ func (c *Client) environ() []string {
 	return env
 }
 
+// Credentials are the credentials the client's calls are signed with now
+// (the emulator's, or the deployed stage's, refreshed).
+func (c *Client) Credentials(ctx context.Context) (awscall.Credentials, error) {
+	return c.call.CurrentCredentials(ctx)
+}
+
+// BaseEndpoint is the endpoint every service is called at (an emulator's,
+// AWS_ENDPOINT_URL, or the profile's endpoint_url); "" for AWS's regional
+// endpoints.
+func (c *Client) BaseEndpoint() string { return c.call.Endpoint }
+
 // Region is the region the client calls.
 func (c *Client) Region() string { return c.call.Region }
 

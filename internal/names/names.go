@@ -128,6 +128,10 @@ const (
 	// directory of its own (internal/scratch) and gives the user's app and
 	// long-lived caches this one instead.
 	EnvUserTempDir = "FRAMEWORK_USER_TMPDIR"
+	// EnvAWSEndpoint is set by `framework local` when its IAM check points
+	// the app's AWS_ENDPOINT_URL at its proxy: the emulator's URL
+	// (--aws-endpoint), or empty against a deployed stage.
+	EnvAWSEndpoint = "FRAMEWORK_AWS_ENDPOINT"
 )
 
 // Access lines: the JSON line the REST API's function writes for each

@@ -1,0 +1,86 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/framework-dev/framework/internal/localiam"
+	"github.com/framework-dev/framework/internal/localinvoke"
+	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// iamState is the local IAM check of a session (see internal/localiam):
+// one proxy, whose target follows the builds.
+type iamState struct {
+	proxy  *localiam.Proxy
+	notice string // the last problem reported, not repeated
+}
+
+// NoIAMCheckWarning is the one line `--no-iam-check` prints.
+const NoIAMCheckWarning = localinvoke.NoIAMCheckWarning
+
+// startIAM starts the proxy, or says once that the check is off.
+func (s *supervisor) startIAM() error {
+	if s.o.NoIAMCheck {
+		s.event("iam_check_off", map[string]any{"warning": NoIAMCheckWarning}, "%s", NoIAMCheckWarning)
+		return nil
+	}
+	p, err := localiam.Start(localiam.Options{
+		Denied: func(d localiam.Denied) {
+			s.event("iam_denied", map[string]any{"function": d.Function, "action": d.Action, "resource": d.Resource, "allow": d.Hint}, "%s", d.Line())
+		},
+		Unchecked: func(fn, service, op string) {
+			s.event("iam_unchecked", map[string]any{"function": fn, "service": service, "operation": op}, "%s", localiam.UncheckedLine(fn, service, op))
+		},
+	})
+	if err != nil {
+		return err
+	}
+	s.iam.proxy = p
+	return nil
+}
+
+// updateIAM points the proxy at the resources res of the build whose
+// manifest is m, and checks the calls against the policies its functions'
+// deployed roles will have: those the build's scan made (checkPerms), or
+// the stage's hand-written policy.
+func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *localres.Resources) {
+	if s.iam.proxy == nil {
+		return
+	}
+	pols := func(context.Context, *manifest.Manifest) (*perms.Policies, error) {
+		if s.perms != nil && s.scanned {
+			return s.perms, nil
+		}
+		var why error
+		if s.scanned {
+			why = errors.New("the app's code has not been scanned for its AWS calls (see the line above)")
+		}
+		return localiam.PoliciesOf(s.dir, s.o.Stage, m, nil, why)
+	}
+	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: pols}, m, res)
+	if ctx.Err() != nil {
+		return
+	}
+	s.iam.proxy.SetTarget(t)
+	if msg := localiam.Problem(t, err); msg != s.iam.notice {
+		s.iam.notice = msg
+		if msg != "" {
+			s.event("iam_problem", map[string]any{"error": msg}, "%s", msg)
+		}
+	}
+}
+
+// iamEnv is what the process of function gets for its AWS calls to be
+// checked: the proxy as the endpoint of every service, and the function's
+// own credentials.
+func (s *supervisor) iamEnv(function string) []string {
+	if s.iam.proxy == nil {
+		return nil
+	}
+	return slices.Concat(localiam.ClearServiceEndpoints(s.env), s.iam.proxy.Environ(function), []string{names.EnvAWSEndpoint + "=" + s.o.Endpoint})
+}

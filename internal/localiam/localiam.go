@@ -1,0 +1,199 @@
+// Package localiam checks, under `framework local` and `framework invoke
+// --local`, each function's AWS calls against the policy its deployed role
+// will have, and refuses locally what the deployed role would refuse.
+//
+// # Design
+//
+// A signing proxy on 127.0.0.1 stands between the function processes and
+// AWS (the emulator of --aws-endpoint, or the deployed stage's account):
+//
+//   - every function process gets AWS_ENDPOINT_URL pointing at the proxy
+//     and credentials of its own, whose access key id the proxy made for
+//     that function alone (Proxy.Environ); the SDK signs each request with
+//     them, and the proxy reads the key id in the SigV4 Authorization
+//     header to know which function calls;
+//   - the proxy derives the IAM action and the resource ARNs from the
+//     request (Classify): DynamoDB, SQS (JSON and query protocols), SNS,
+//     S3 (path and virtual-host style), Secrets Manager and SSM, the
+//     services the declared resources use;
+//   - it evaluates them against the function's policy as internal/perms
+//     computes it for synth (Deployed, with the declared resources' ARNs
+//     where the app runs), with IAM's matching: the wildcards * and ?,
+//     actions without regard to case, resources with it, an implicit deny
+//     when nothing allows, a Deny of a hand-written policy winning;
+//   - a call nothing allows is answered by the proxy with the service's
+//     own AccessDenied shape (the JSON services' AccessDeniedException,
+//     SQS's AccessDenied, SNS's AuthorizationError, S3's AccessDenied XML),
+//     and reported with the Allow that would grant it;
+//   - an allowed call is signed again with the real credentials (the
+//     emulator's, or the deployed stage's as the CLI has them) and sent
+//     where it was going.
+//
+// Why a proxy rather than the emulators' own IAM: moto enforces IAM only
+// when told to, for the users it knows, and LocalStack only in its paid
+// tier; neither checks a deployed stage's account, where the user's own
+// credentials (an administrator's, often) allow everything. The proxy
+// checks the same statements at an emulator and against AWS, needs no
+// IAM user per function anywhere, and keeps the runtime (package framework)
+// free of any of it: the app's SDK calls are checked because the SDK reads
+// AWS_ENDPOINT_URL and AWS_ACCESS_KEY_ID, as it does deployed.
+//
+// What it does not check: calls of services and operations Classify does
+// not know are allowed and reported once each as not checked; IAM
+// conditions, resource policies and permission boundaries are not
+// modelled; a secret named by name rather than ARN that the app does not
+// declare is matched without its random suffix. Calls made by the
+// CLI itself (the deliverer's polling, resource creation) do not go
+// through it: deployed, those are Lambda's and CloudFormation's, not the
+// function's.
+package localiam
+
+import "strings"
+
+// Statement is one Allow statement of a function's deployed policy, with
+// concrete ARNs (placeholders already replaced); actions and resources may
+// hold IAM's * and ? wildcards.
+type Statement struct {
+	Actions   []string
+	Resources []string
+	// Reason says why the function has it (a declaration, a trigger, the
+	// scan of a call site), for messages.
+	Reason string
+}
+
+// Policies say what each function's deployed role will allow.
+type Policies interface {
+	// Allows reports whether the role of the function named function
+	// ("api" for the API's function, else the handler's name) allows
+	// action on resource; known is false for a function the policies do
+	// not know, whose calls are then not checked.
+	Allows(function, action, resource string) (allowed, known bool)
+}
+
+// StaticPolicies are Policies of fixed Allow statements by function.
+type StaticPolicies map[string][]Statement
+
+// Allows implements Policies.
+func (p StaticPolicies) Allows(function, action, resource string) (bool, bool) {
+	stmts, known := p[function]
+	if !known {
+		return false, false
+	}
+	_, ok := Allowed(stmts, action, resource)
+	return ok, true
+}
+
+// Call is one AWS call as IAM sees it: the checks it needs, each of which
+// must be allowed (a batch names several resources, a copy two actions).
+type Call struct {
+	// Service is the SigV4 signing name (dynamodb, sqs, s3, ...).
+	Service string
+	// Operation is the API operation (SendMessageBatch, CopyObject).
+	Operation string
+	// Checks are the IAM actions and resources ("*" for actions that
+	// take none) the call is evaluated on.
+	Checks []Check
+
+	protocol protocol
+}
+
+// protocol is how the service answers, for the AccessDenied shape.
+type protocol int
+
+const (
+	protoJSON protocol = iota // awsJson: DynamoDB, Secrets Manager, SSM
+	protoSQSJSON
+	protoSQSQuery
+	protoSNS
+	protoS3
+)
+
+// Denied reports a refused call.
+type Denied struct {
+	// Function is the function that called; Action and Resource what the
+	// deployed role would refuse.
+	Function, Action, Resource string
+	// Hint is the declaration that would grant it, or what to do when no
+	// declaration can ("" when the proxy has none to give).
+	Hint string
+}
+
+// Line is the log line of d.
+func (d Denied) Line() string {
+	s := "IAM: function " + d.Function + " may not " + d.Action + " on " + d.Resource + ": its deployed role would refuse it, so the call got AccessDenied"
+	if d.Hint != "" {
+		s += "; " + d.Hint
+	}
+	return s
+}
+
+// UncheckedLine is the line that says calls of service's operation by
+// function are let through unchecked (service "": the function has no
+// policy).
+func UncheckedLine(function, service, operation string) string {
+	switch {
+	case service == "":
+		return "IAM: function " + function + " has no policy to check its AWS calls against; they are let through"
+	case knownServices[service]:
+		return "IAM: " + service + " " + operation + " calls (function " + function + ") name no resource the check can read, or are of an operation it does not know; they are let through unchecked"
+	}
+	return "IAM: " + service + " " + operation + " calls (function " + function + ") are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through"
+}
+
+var knownServices = map[string]bool{"dynamodb": true, "sqs": true, "sns": true, "s3": true, "secretsmanager": true, "ssm": true}
+
+// Allowed reports whether stmts allow action on resource, and the
+// statement that does (nil when none does).
+func Allowed(stmts []Statement, action, resource string) (*Statement, bool) {
+	for i := range stmts {
+		s := &stmts[i]
+		if !anyMatch(s.Actions, action, true) {
+			continue
+		}
+		if anyMatch(s.Resources, resource, false) {
+			return s, true
+		}
+	}
+	return nil, false
+}
+
+func anyMatch(patterns []string, v string, fold bool) bool {
+	for _, p := range patterns {
+		if fold {
+			if Match(strings.ToLower(p), strings.ToLower(v)) {
+				return true
+			}
+		} else if Match(p, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// Match reports whether value matches pattern under IAM's wildcards: *
+// matches any run of characters (including none, and across : and /), ?
+// exactly one.
+func Match(pattern, value string) bool {
+	p, v := 0, 0
+	star, mark := -1, 0
+	for v < len(value) {
+		switch {
+		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == value[v]):
+			p++
+			v++
+		case p < len(pattern) && pattern[p] == '*':
+			star, mark = p, v
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			v = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pattern) && pattern[p] == '*' {
+		p++
+	}
+	return p == len(pattern)
+}

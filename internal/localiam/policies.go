@@ -1,0 +1,58 @@
+package localiam
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/perms"
+	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/manifest"
+)
+
+// PoliciesOf computes the policies the deployed roles of app m, the
+// project in dir, will have in stage, as synth computes them: from the
+// hand-written .framework/policy.json when the stage has autogen_policy
+// false, else from the policy scan's report rep (nil when the code was not
+// scanned, scanErr saying why). A stage with manage_role false runs with a
+// role framework does not know: an error says so. A call beyond a
+// declaration is a *perms.CeilingError, with the policies.
+func PoliciesOf(dir, stage string, m *manifest.Manifest, rep *policy.Report, scanErr error) (*perms.Policies, error) {
+	if stage == "" {
+		stage = names.DefaultStage
+	}
+	in := perms.Input{Manifest: m}
+	autogen := config.DefaultAutogenPolicy
+	f, err := config.Load(dir)
+	switch {
+	case err == nil:
+		st, err := f.Stage(stage)
+		if err != nil {
+			return nil, err
+		}
+		if !st.ManageRole {
+			return nil, fmt.Errorf("stage %s runs with role %s (manage_role false), whose policy framework does not know", stage, st.RoleID)
+		}
+		autogen, in.XRay = st.AutogenPolicy, st.XRay
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
+	}
+	switch {
+	case !autogen:
+		doc, err := policy.Load(filepath.Join(dir, names.PolicyFile))
+		if err != nil {
+			return nil, err
+		}
+		in.HandWritten = doc
+	case rep == nil && scanErr == nil:
+		return nil, errors.New("the app's code was not scanned for its AWS calls")
+	case rep == nil:
+		return nil, scanErr
+	default:
+		in.Calls = rep.Calls
+	}
+	return perms.Compute(in)
+}
