@@ -94,10 +94,8 @@ func logAccess[E, R any](access io.Writer, serve func(context.Context, E) (R, er
 // default gets the request id (installLogHandler), and access lines go to
 // stdout unless names.EnvAccessLog turns them off.
 func (a *App) lambdaServe(stdout io.Writer, accessLog string) func(context.Context, events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
-	var local slog.Handler // the function run on this machine: its logs as the local server's
-	if a.logFmt == names.LogText || a.logFmt == names.LogColor {
-		local = newTextHandler(os.Stderr, a.logFmt == names.LogColor)
-	}
+	// The function run on this machine: its logs as the local server's.
+	local := readableHandler(os.Stderr, a.logFmt)
 	installLogHandler(stdout, local)
 	if accessLogOff(accessLog) {
 		a.apiEventsV2 = a.accessLoggedV2(nil)

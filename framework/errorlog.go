@@ -60,8 +60,8 @@ func (a *App) errorLog() io.Writer {
 func (a *App) logError(ctx context.Context, msg string, attrs ...slog.Attr) {
 	var buf bytes.Buffer
 	var h slog.Handler = slog.NewJSONHandler(&buf, &slog.HandlerOptions{ReplaceAttr: errorLogTime})
-	if a.logFmt == names.LogText || a.logFmt == names.LogColor {
-		h = newTextHandler(&buf, a.logFmt == names.LogColor)
+	if t := readableHandler(&buf, a.logFmt); t != nil {
+		h = t
 	}
 	r := slog.NewRecord(time.Now(), slog.LevelError, msg, 0)
 	r.AddAttrs(attrs...)

@@ -451,15 +451,24 @@ func TestErrorLineProcess(t *testing.T) {
 		}
 	})
 
+	// The local server and the readable log format are left out of the
+	// deployed build: build crashapp as framework local and invoke --local
+	// build it.
+	t.Setenv(build.CacheDirEnv, t.TempDir())
+	local, err := build.Host(t.Context(), "testdata/crashapp", "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+
 	// Under `framework local` and `invoke --local`, an event handler's
-	// process runs in Lambda mode with the local format.
+	// process (a host build) runs in Lambda mode with the local format.
 	t.Run("lambda event handler, local format", func(t *testing.T) {
 		s, err := runtimeapi.New(runtimeapi.WithTimeout(10 * time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer s.Close()
-		stdout, stderr := start(t, bin, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly", names.EnvLogFormat+"="+names.LogText)
+		stdout, stderr := start(t, local, names.EnvLambdaRuntimeAPI+"="+s.Addr(), names.EnvHandler+"=nightly", names.EnvLogFormat+"="+names.LogText)
 		go func() { _, _ = io.Copy(io.Discard, stdout) }()
 		var fe *runtimeapi.FunctionError
 		for range 2 {
@@ -475,13 +484,6 @@ func TestErrorLineProcess(t *testing.T) {
 	})
 
 	// serveLocal starts the app as the local server and returns its base URL.
-	// The local server is left out of the deployed build: build crashapp as
-	// framework local builds it.
-	t.Setenv(build.CacheDirEnv, t.TempDir())
-	local, err := build.Host(t.Context(), "testdata/crashapp", "app")
-	if err != nil {
-		t.Fatal(err)
-	}
 	serveLocal := func(t *testing.T, env ...string) (string, *lockedbuf.Buffer) {
 		t.Helper()
 		stdout, stderr := start(t, local, append([]string{names.EnvAddr + "=127.0.0.1:0"}, env...)...)

@@ -57,11 +57,29 @@ func isTerminal(f *os.File) bool {
 
 // newLogHandler returns the handler of format writing to w (JSON lines
 // for names.LogJSON, readable lines otherwise).
+//
+// The Lambda build (-tags lambda.norpc) has no readable format:
+// textLogHandler is set by run_local.go only, so the linker leaves the
+// text handler out of the deployed binary, which always logs JSON (the
+// local commands run host builds, which have it).
 func newLogHandler(format string, w io.Writer) slog.Handler {
-	if format == names.LogJSON {
+	if format == names.LogJSON || textLogHandler == nil {
 		return slog.NewJSONHandler(w, nil)
 	}
-	return newTextHandler(w, format == names.LogColor)
+	return textLogHandler(w, format == names.LogColor)
+}
+
+// textLogHandler makes the readable local format's handler; nil in the
+// Lambda build.
+var textLogHandler func(w io.Writer, color bool) slog.Handler
+
+// readableHandler returns the readable format's handler writing to w when
+// format is one of its two forms and the build has it; nil otherwise.
+func readableHandler(w io.Writer, format string) slog.Handler {
+	if textLogHandler == nil || (format != names.LogText && format != names.LogColor) {
+		return nil
+	}
+	return textLogHandler(w, format == names.LogColor)
 }
 
 // textHandler is the slog.Handler of the readable local format: time,

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -15,6 +16,10 @@ import (
 
 	"github.com/framework-dev/framework/internal/names"
 )
+
+func init() {
+	textLogHandler = func(w io.Writer, color bool) slog.Handler { return newTextHandler(w, color) }
+}
 
 // parseArgs parses Run's flags: --framework-manifest and --port N.
 func (a *App) parseArgs(args []string, stderr io.Writer) (manifest bool, port int, ok bool) {
