@@ -694,6 +694,8 @@ func TestInterruptedWhileBuilding(t *testing.T) {
 		{[]string{"secret", "set", "key"}, "Error: interrupted while building the app: no value was stored\n"},
 		{[]string{"gen-policy"}, "Error: interrupted while scanning the app: no policy was printed\n"},
 		{[]string{"synth"}, "Error: interrupted while building and synthesizing the app: no stack was synthesized\n"},
+		// It exited 0 without a word, as a server stopped after serving.
+		{[]string{"local", "--port", "0", "--no-autoreload"}, "Error: interrupted while building the app: nothing was served\n"},
 	} {
 		var stdout, stderr bytes.Buffer
 		env := &Env{

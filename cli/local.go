@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"strconv"
@@ -52,13 +53,17 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 	defer trimCaches(g, env)()
 	ctx, stop := env.Context()
 	defer stop()
-	return local.Run(ctx, local.Options{
+	err := local.Run(ctx, local.Options{
 		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
 		NoIAMCheck: c.NoIAMCheck, Scan: localScan,
 		Stdout: env.Stdout, Stderr: env.Stderr,
 	})
+	if errors.Is(err, local.ErrInterruptedFirstBuild) {
+		return &ExitError{Code: 130, Err: err}
+	}
+	return err
 }
 
 // exposed reports whether a server bound to host can be reached from

@@ -108,6 +108,11 @@ type Options struct {
 	Scan func(ctx context.Context, dir string) (*policy.Report, error)
 }
 
+// ErrInterruptedFirstBuild is what Run returns when ctx is done before the
+// first build gave a version to serve: the command was interrupted, not
+// stopped after serving.
+var ErrInterruptedFirstBuild = errors.New("interrupted while building the app: nothing was served")
+
 // ErrNoScan is what Options.Scan returns when the scan cannot run now.
 var ErrNoScan = errors.New("the synthesis engine, which scans the code, is not built yet")
 
@@ -203,6 +208,12 @@ func Run(ctx context.Context, o Options) error {
 	first := b.FirstBuild()
 	s.event("building", map[string]any{"first_build": first}, "%s", b.StartLine("the app"))
 	s.reload(ctx, "")
+	if ctx.Err() != nil && s.cur == nil {
+		// Ctrl-C during the first build: nothing was served, and a
+		// silent exit 0 read as a server that had stopped normally.
+		s.release()
+		return ErrInterruptedFirstBuild
+	}
 	s.announce()
 	defer s.shutdown()
 
@@ -547,6 +558,13 @@ func (s *supervisor) stop(c *child) {
 
 // shutdown stops everything at the end of Run.
 func (s *supervisor) shutdown() {
+	s.release()
+	s.event("stopped", nil, "Stopped.")
+}
+
+// release stops what the supervisor started: the deliverer, the warm
+// function processes, the fallback server and the app.
+func (s *supervisor) release() {
 	s.stopDeliverer()
 	s.fnMu.Lock()
 	pool := s.fnPool
@@ -562,7 +580,6 @@ func (s *supervisor) shutdown() {
 		s.cur = nil
 	}
 	s.res.last.Close()
-	s.event("stopped", nil, "Stopped.")
 }
 
 // startFallback answers every request with 503 and msg while no app runs.
