@@ -58,7 +58,7 @@ func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *l
 		}
 		var why error
 		if s.scanned {
-			why = errors.New("the app's code has not been scanned for its AWS calls (see the line above)")
+			why = errNotScanned
 		}
 		return localiam.PoliciesOf(s.dir, s.o.Stage, m, nil, why)
 	}
@@ -69,7 +69,9 @@ func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *l
 	s.iam.proxy.SetTarget(t)
 	if msg := localiam.Problem(t, err); msg != s.iam.notice {
 		s.iam.notice = msg
-		if msg != "" {
+		// That the code was not scanned is said once already
+		// (permission_check_skipped), for both checks.
+		if msg != "" && !(s.noScanSaid && onlyNotScanned(err)) {
 			s.event("iam_problem", map[string]any{"error": msg}, "%s", msg)
 		}
 	}
@@ -83,4 +85,18 @@ func (s *supervisor) iamEnv(function string) []string {
 		return nil
 	}
 	return slices.Concat(localiam.ClearServiceEndpoints(s.env), s.iam.proxy.Environ(function), []string{names.EnvAWSEndpoint + "=" + s.o.Endpoint})
+}
+
+// errNotScanned is why the calls go unchecked when the code could not be
+// scanned (ErrNoScan): the start-up line permission_check_skipped says so.
+var errNotScanned = errors.New("the app's code has not been scanned for its AWS calls (see the line above)")
+
+// onlyNotScanned reports whether err, TargetFor's joined problems, is
+// errNotScanned alone.
+func onlyNotScanned(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := j.Unwrap()
+		return len(errs) == 1 && errors.Is(errs[0], errNotScanned)
+	}
+	return errors.Is(err, errNotScanned)
 }

@@ -431,7 +431,7 @@ func (s *supervisor) checkPerms(m *manifest.Manifest, rep *policy.Report, scanEr
 		if !s.noScanSaid {
 			s.noScanSaid = true
 			s.event("permission_check_skipped", map[string]any{"reason": scanErr.Error()},
-				"The app's AWS calls are not checked against its declarations: %v (framework synth or gen-policy builds it; the next start checks them).", scanErr)
+				"The app's AWS calls are not checked, neither against its declarations nor, as they run, against the deployed roles: %v (framework synth or gen-policy builds it; the next start checks them).", scanErr)
 		}
 		return nil
 	case scanErr != nil:

@@ -76,3 +76,40 @@ func TestLocalRefusesCallsBeyondDeclarations(t *testing.T) {
 		}
 	}
 }
+
+// TestNoScanSaidOnce: when the code cannot be scanned yet (the synthesis
+// engine is not built: a new user's first `framework local`), one line
+// says that neither check runs; the IAM check no longer said it again in
+// a second line.
+func TestNoScanSaidOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an app")
+	}
+	t.Setenv(names.EnvCacheDir, t.TempDir())
+	m := fmt.Sprintf(`{"version": %d, "app": "hello", "routes": [{"path": "/", "methods": ["GET"], "handler": "index", "content_types": ["application/json"]}]}`, manifest.Version)
+	app := fmt.Sprintf("package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n)\n\nfunc main() {\n\tif os.Getenv(%q) == %q {\n\t\tfmt.Println(%q)\n\t\treturn\n\t}\n\tos.NewFile(4, \"ready\").Write([]byte(\"ready\\n\"))\n\tselect {}\n}\n",
+		names.EnvMode, names.ModeManifest, m)
+	dir := t.TempDir()
+	for name, body := range map[string]string{"go.mod": "module app\n\ngo 1.21\n", "main.go": app} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	scan := func(context.Context, string) (*policy.Report, error) { return nil, ErrNoScan }
+	var out lockedbuf.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, Options{ProjectDir: dir, Port: 0, NoAutoreload: true, Stdout: &out, Stderr: &out, Scan: scan})
+	}()
+	defer func() { cancel(); <-done }()
+	wctx, wcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer wcancel()
+	got, ok := out.Wait(wctx, func(s string) bool { return strings.Contains(s, "Serving on") })
+	if !ok {
+		t.Fatalf("not serving within 2 minutes; output:\n%s", got)
+	}
+	if n := strings.Count(got, "not checked"); n != 1 || strings.Contains(got, "IAM:") {
+		t.Errorf("%d lines say the calls are not checked, want one (and no IAM: line):\n%s", n, got)
+	}
+}
