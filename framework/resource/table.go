@@ -9,9 +9,9 @@ import "github.com/framework-dev/framework/manifest"
 //
 // Adding or removing a global index changes the deployed table in place:
 // its items stay, and DynamoDB fills a new index from them in the
-// background (CloudFormation adds or removes one global index per table in
-// a deploy; changing an index's keys or projection replaces that index,
-// not the table).
+// background. CloudFormation adds or removes one global index of a table
+// per deploy and cannot change an index's keys or projection: to change
+// them, add an index under a new name, deploy, then remove the old one.
 type GlobalIndex struct {
 	// Name names the index in a query's IndexName: 3 to 255 letters,
 	// digits, '_', '-' and '.', unique among the table's indexes.
