@@ -39,7 +39,7 @@ func TestTableIndexChanges(t *testing.T) {
 		var out strings.Builder
 		r.WriteText(&out)
 		if c.because == "" {
-			if len(r.Data) != 0 || len(r.DataAtRisk()) != 0 || strings.Contains(out.String(), "REPLACED") {
+			if len(r.Data) != 0 || len(r.DataAtRisk()) != 0 || len(r.IndexProblems) != 0 || strings.Contains(out.String(), "REPLACED") {
 				t.Errorf("%s: flagged as replacing data: %+v\n%s", name, r.Data, out.String())
 			}
 			continue
@@ -49,6 +49,51 @@ func TestTableIndexChanges(t *testing.T) {
 		}
 		if want := "is REPLACED by a new, empty one (" + c.because + " changed)"; !strings.Contains(out.String(), want) {
 			t.Errorf("%s: text lacks %q:\n%s", name, want, out.String())
+		}
+	}
+}
+
+// TestTableIndexProblems: two global indexes added to a table in one
+// deploy, and an index whose keys change under the same name, are changes
+// CloudFormation refuses: diff says so, with what to do; one index added
+// is fine.
+func TestTableIndexProblems(t *testing.T) {
+	table := func(indexes ...string) string {
+		return `{"Resources":{"Links":{"Type":"AWS::DynamoDB::Table","Properties":{"KeySchema":[{"AttributeName":"id","KeyType":"HASH"}],` +
+			`"GlobalSecondaryIndexes":[` + strings.Join(indexes, ",") + `]}}},` +
+			`"Outputs":{"ResLinksName":{"Description":"NAME of the table \"links\"","Value":{"Ref":"Links"}}}}`
+	}
+	gsi := func(name, key string) string {
+		return `{"IndexName":"` + name + `","KeySchema":[{"AttributeName":"` + key + `","KeyType":"HASH"}],"Projection":{"ProjectionType":"ALL"}}`
+	}
+	for name, c := range map[string]struct {
+		old, neu, want string
+	}{
+		"one added":   {table(gsi("byOwner", "owner")), table(gsi("byOwner", "owner"), gsi("byTag", "tag")), ""},
+		"two added":   {table(), table(gsi("byOwner", "owner"), gsi("byTag", "tag")), `table "links" (Links): the deploy adds byOwner, byTag, but CloudFormation adds or removes one global index of a table per update: change one index per deploy`},
+		"renamed":     {table(gsi("byOwner", "owner")), table(gsi("byUser", "owner")), `the deploy adds byUser and removes byOwner`},
+		"key changed": {table(gsi("byOwner", "owner")), table(gsi("byOwner", "user")), `table "links" (Links): global index byOwner changes its keys or projection, which CloudFormation cannot do in place: declare the new one under another name, deploy, then remove the old one`},
+	} {
+		r, err := Templates("links-dev", []byte(c.old), []byte(c.neu))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		r.WriteText(&out)
+		if c.want == "" {
+			if len(r.IndexProblems) != 0 || strings.Contains(out.String(), "CloudFormation refuses") {
+				t.Errorf("%s: problems %q", name, r.IndexProblems)
+			}
+			continue
+		}
+		if len(r.IndexProblems) != 1 || !strings.Contains(r.IndexProblems[0], c.want) {
+			t.Errorf("%s: problems %q, want %q", name, r.IndexProblems, c.want)
+		}
+		if !strings.Contains(out.String(), "WARNING: CloudFormation refuses these table index changes") || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%s: text lacks the warning:\n%s", name, out.String())
+		}
+		if len(r.Data) != 0 {
+			t.Errorf("%s: flagged as replacing data: %+v", name, r.Data)
 		}
 	}
 }
