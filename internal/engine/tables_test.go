@@ -46,9 +46,6 @@ func TestStackTableIndexes(t *testing.T) {
 		{"prod", nil, nil, `map[PointInTimeRecoveryEnabled:true] true`},
 		{"dev", nil, nil, `<nil> <nil>`},
 	} {
-		if testing.Short() && c.pitr == nil && c.protect == nil {
-			continue
-		}
 		m := tableIndexesManifest()
 		m.Resources[0].PointInTimeRecovery, m.Resources[0].DeletionProtection = c.pitr, c.protect
 		res, err := assemble(context.Background(), prebuilt(t, m, c.stage, nil, nil), t.TempDir(), nil)
