@@ -154,10 +154,9 @@ func (a *App) buildResources(p *Prepared) error {
 			if d.Stream != "" {
 				props.Stream = streamViewTypes[d.Stream]
 			}
-			if retain {
-				props.PointInTimeRecoverySpecification = &awsdynamodb.PointInTimeRecoverySpecification{PointInTimeRecoveryEnabled: jsii.Bool(true)}
-			}
+			tableProtection(props, &d, p.Stage)
 			r.Table = awsdynamodb.NewTable(a.Construct, id, props)
+			addIndexes(r.Table, &d)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN] = r.Table.TableName(), r.Table.TableArn()
 			if d.Stream != "" {
 				r.Attrs[manifest.AttrStreamARN] = r.Table.TableStreamArn()

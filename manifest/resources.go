@@ -103,6 +103,14 @@ type Resource struct {
 	// Stream is a table's stream view type (NEW_IMAGE, OLD_IMAGE,
 	// NEW_AND_OLD_IMAGES, KEYS_ONLY); "" for no stream.
 	Stream string `json:"stream,omitempty"`
+	// GlobalIndexes and LocalIndexes are a table's secondary indexes.
+	GlobalIndexes []Index `json:"global_indexes,omitempty"`
+	LocalIndexes  []Index `json:"local_indexes,omitempty"`
+	// PointInTimeRecovery and DeletionProtection turn a table's
+	// point-in-time recovery and deletion protection on or off; nil
+	// leaves the stage's default (Resource.TableProtection).
+	PointInTimeRecovery *bool `json:"point_in_time_recovery,omitempty"`
+	DeletionProtection  *bool `json:"deletion_protection,omitempty"`
 
 	// FIFO makes a queue a FIFO queue.
 	FIFO bool `json:"fifo,omitempty"`
@@ -188,6 +196,9 @@ func (m *Manifest) validateResources() []error {
 		if !isTable && (r.PartitionKey != nil || r.SortKey != nil || r.TTLAttribute != "" || r.Stream != "") {
 			bad("keys, a TTL attribute and a stream belong to tables only: remove them")
 		}
+		if o := r.tableOnly(); o != "" && !isTable {
+			bad("only a table takes %s: remove them from the declaration", o)
+		}
 		if r.FIFO && !isQueue {
 			bad("only a queue can be FIFO: remove the FIFO option")
 		}
@@ -209,6 +220,7 @@ func (m *Manifest) validateResources() []error {
 			if r.Stream != "" && !slices.Contains(streamViews, r.Stream) {
 				bad("stream view %q: use one of %s", r.Stream, strings.Join(streamViews, ", "))
 			}
+			r.validateTable(bad)
 		}
 		if isQueue {
 			if r.VisibilityTimeoutSeconds < 0 || r.VisibilityTimeoutSeconds > 43200 {

@@ -28,6 +28,8 @@ import (
 // NewTodo is the body of POST /todos.
 type NewTodo struct {
 	Title string `json:"title"`
+	// Owner, when given, lists the item under GET /owners/{owner}/todos.
+	Owner string `json:"owner,omitempty"`
 }
 
 // Todo is an item of the list.
@@ -35,6 +37,7 @@ type Todo struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	Done  bool   `json:"done"`
+	Owner string `json:"owner,omitempty"`
 }
 
 // awsConfig is the AWS SDK's configuration, loaded on first use from the
@@ -53,6 +56,9 @@ func newApp() *framework.App {
 	todos := resource.NewTable(app, "todos", resource.TableSpec{
 		PartitionKey: resource.Key{Name: "id", Type: resource.String},
 		Stream:       resource.NewImage,
+		// The items of an owner, for GET /owners/{owner}/todos (items
+		// without an owner are not in the index).
+		GlobalIndexes: []resource.GlobalIndex{{Name: "byOwner", PartitionKey: resource.Key{Name: "owner", Type: resource.String}}},
 	})
 	jobs := resource.NewQueue(app, "jobs", resource.QueueSpec{MaxReceiveCount: 3, VisibilityTimeout: time.Minute})
 	topic := resource.NewTopic(app, "events")
@@ -60,7 +66,7 @@ func newApp() *framework.App {
 	apiKey := resource.NewSecret(app, "apiKey")
 
 	todos.Allow(resource.ReadWrite, "add", "done")
-	todos.Allow(resource.Read, "get")
+	todos.Allow(resource.Read, "get", "byOwner")
 	apiKey.Allow("add")
 	jobs.Allow(resource.Send, "add")
 	topic.Allow("done")
@@ -70,13 +76,17 @@ func newApp() *framework.App {
 		if strings.TrimSpace(in.Title) == "" {
 			return Todo{}, framework.BadRequestError{Message: "give the item a title"}
 		}
-		t := Todo{ID: newID(), Title: in.Title}
+		t := Todo{ID: newID(), Title: in.Title, Owner: in.Owner}
 		return t, put(r.Context(), todos.Name(), t)
 	}, framework.Methods("POST"), framework.Name("add"), framework.Status(201), framework.WithMiddleware(requireKey(apiKey)))
 
 	app.Route("/todos/{id}", func(r *framework.Request, id string) (Todo, error) {
 		return get(r.Context(), todos.Name(), id)
 	}, framework.Name("get"))
+
+	app.Route("/owners/{owner}/todos", func(r *framework.Request, owner string) ([]Todo, error) {
+		return byOwner(r.Context(), todos.Name(), owner)
+	}, framework.Name("byOwner"))
 
 	// The queue's messages are ids of items to mark done, each announced
 	// on the topic; an unknown id fails that message alone, which goes back
@@ -136,11 +146,15 @@ func put(ctx context.Context, table string, t Todo) error {
 	if err != nil {
 		return err
 	}
-	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+	item := map[string]types.AttributeValue{
 		"id":    &types.AttributeValueMemberS{Value: t.ID},
 		"title": &types.AttributeValueMemberS{Value: t.Title},
 		"done":  &types.AttributeValueMemberBOOL{Value: t.Done},
-	}})
+	}
+	if t.Owner != "" {
+		item["owner"] = &types.AttributeValueMemberS{Value: t.Owner}
+	}
+	_, err = client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
 	return err
 }
 
@@ -158,14 +172,7 @@ func get(ctx context.Context, table, id string) (Todo, error) {
 	if out.Item == nil {
 		return Todo{}, framework.NotFoundError{Message: fmt.Sprintf("no item %q", id)}
 	}
-	t := Todo{ID: id}
-	if v, ok := out.Item["title"].(*types.AttributeValueMemberS); ok {
-		t.Title = v.Value
-	}
-	if v, ok := out.Item["done"].(*types.AttributeValueMemberBOOL); ok {
-		t.Done = v.Value
-	}
-	return t, nil
+	return todoOf(out.Item), nil
 }
 
 func markDone(ctx context.Context, table, topic, id string) error {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
@@ -39,6 +41,9 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 	if todos := m.Resource("todos"); todos.Stream != "NEW_IMAGE" || todos.PartitionKey.Name != "id" {
 		t.Errorf("table %+v: want a stream and the partition key id", todos)
 	}
+	if todos := m.Resource("todos"); len(todos.GlobalIndexes) != 1 || todos.GlobalIndexes[0].Name != "byOwner" || todos.GlobalIndexes[0].PartitionKey.Name != "owner" {
+		t.Errorf("table's global indexes %+v: want byOwner on owner", todos.GlobalIndexes)
+	}
 	if jobs := m.Resource("jobs"); jobs.MaxReceiveCount != 3 || jobs.VisibilityTimeoutSeconds != 60 {
 		t.Errorf("queue %+v: want a dead-letter queue after 3 receives and 60 s", jobs)
 	}
@@ -61,6 +66,7 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 	for handler, want := range map[string][]string{
 		"add":         {"todos:read_write", "apiKey:read", "jobs:send"},
 		"get":         {"todos:read"},
+		"byOwner":     {"todos:read"},
 		"done":        {"todos:read_write", "events:publish"},
 		"attachments": {"files:read"},
 	} {
@@ -153,5 +159,41 @@ func TestAgainstMoto(t *testing.T) {
 	}
 	if got := read(); !got.Done {
 		t.Errorf("after the queue's message: %+v, want done", got)
+	}
+}
+
+// Against moto, with the resources frameworktest.UseEmulatorAt creates as
+// `framework local` does: the table has the global index byOwner, and
+// GET /owners/{owner}/todos queries it for the items POSTed with that
+// owner (an item without an owner is not in the index).
+func TestByOwnerIndexAgainstMoto(t *testing.T) {
+	moto := mototest.Start(t)
+	app := newApp()
+	e := frameworktest.UseEmulatorAt(t, app, moto.URL)
+	// The SDK's configuration is loaded once per process: load it again
+	// for this emulator.
+	awsConfig = sync.OnceValues(func() (aws.Config, error) { return config.LoadDefaultConfig(context.Background()) })
+	e.SetSecret(t, "apiKey", "k3y")
+	c := frameworktest.New(app)
+	headers := map[string]string{"Content-Type": "application/json", "X-Api-Key": "k3y"}
+	var ids []string
+	for _, body := range []string{`{"title":"milk","owner":"ann"}`, `{"title":"bread","owner":"bob"}`, `{"title":"eggs"}`} {
+		resp := c.Lambda("POST", "/todos", []byte(body), headers)
+		var added Todo
+		if resp.StatusCode != 201 || resp.JSON(&added) != nil {
+			t.Fatalf("POST %s: %d %s", body, resp.StatusCode, resp.Body)
+		}
+		ids = append(ids, added.ID)
+	}
+	resp := c.Lambda("GET", "/owners/ann/todos", nil, nil)
+	var got []Todo
+	if resp.StatusCode != 200 || resp.JSON(&got) != nil {
+		t.Fatalf("GET /owners/ann/todos: %d %s", resp.StatusCode, resp.Body)
+	}
+	if want := []Todo{{ID: ids[0], Title: "milk", Owner: "ann"}}; !slices.Equal(got, want) {
+		t.Errorf("ann's items %+v, want %+v", got, want)
+	}
+	if resp := c.Lambda("GET", "/owners/nobody/todos", nil, nil); resp.StatusCode != 200 || strings.TrimSpace(string(resp.Body)) != "[]" {
+		t.Errorf("an owner without items: %d %s, want []", resp.StatusCode, resp.Body)
 	}
 }

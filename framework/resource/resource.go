@@ -73,6 +73,29 @@ type TableSpec struct {
 	// Stream turns the table's stream on, with that view; Table.Stream
 	// feeds it to a handler.
 	Stream StreamView
+	// GlobalIndexes are the table's global secondary indexes (at most
+	// 20); adding or removing one keeps the table and its items.
+	GlobalIndexes []GlobalIndex
+	// LocalIndexes are its local secondary indexes (at most 5, on a
+	// table with a sort key); adding, changing or removing one replaces
+	// the deployed table by a new, empty one (`framework diff` warns).
+	LocalIndexes []LocalIndex
+	// PointInTimeRecovery keeps continuous backups of the table, to
+	// restore it (into a new table) to any second of the last 35 days.
+	// By default it is on in the stages that keep their data (those
+	// whose name looks like production: prod, production, prd, live, as
+	// for keeping resources when the stack is deleted) and off in the
+	// others. Turning it off deletes those backups; turning it on starts
+	// them from then. The table and its items are unchanged either way.
+	PointInTimeRecovery Toggle
+	// DeletionProtection makes DynamoDB refuse to delete the table,
+	// whoever asks (the console, an SDK call, CloudFormation deleting a
+	// stack that does not keep it, or replacing it): turn it off first, in
+	// a deploy of its own, to delete or replace the table.
+	// Its default is PointInTimeRecovery's: on in the stages that keep
+	// their data, off in the others. Changing it leaves the items as they
+	// are.
+	DeletionProtection Toggle
 }
 
 // QueueSpec describes an SQS queue.
@@ -121,6 +144,7 @@ func NewTable(app *framework.App, name string, spec TableSpec) *Table {
 	if spec.SortKey.Name != "" || spec.SortKey.Type != "" {
 		r.SortKey = keyOf(spec.SortKey)
 	}
+	tableIndexes(&r, &spec)
 	h := declare(app, r)
 	h.noStream = r.Stream == ""
 	return &Table{h}

@@ -136,6 +136,10 @@ func (e *Engine) Plan(ctx context.Context, assemblyDir, stackName string) (*Plan
 		}
 	}
 	p.Report.Action, p.Report.ActionReason = string(p.Action), p.Reason
+	if p.Action == Update && len(p.Report.IndexProblems) > 0 {
+		// CloudFormation would fail the update and roll it back.
+		p.Refuse(strings.Join(p.Report.IndexProblems, "; "))
+	}
 	return p, nil
 }
 

@@ -21,7 +21,7 @@ var DataTypes = map[string]string{
 // makes CloudFormation replace the resource (its documentation's "Update
 // requires: Replacement"), so that the loss is known before any change set.
 var replacingProperties = map[string][]string{
-	"AWS::DynamoDB::Table":        {"KeySchema", "TableName"},
+	"AWS::DynamoDB::Table":        {"KeySchema", "LocalSecondaryIndexes", "TableName"},
 	"AWS::S3::Bucket":             {"BucketName", "ObjectLockEnabled"},
 	"AWS::SQS::Queue":             {"QueueName", "FifoQueue"},
 	"AWS::SecretsManager::Secret": {"Name"},

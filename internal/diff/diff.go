@@ -58,6 +58,9 @@ type Report struct {
 	// replaces (see DataChange); SetReplacement completes them with
 	// CloudFormation's answers.
 	Data []DataChange `json:"data,omitempty"`
+	// IndexProblems are the changes of tables' global secondary indexes
+	// that CloudFormation refuses in one update, each saying what to do.
+	IndexProblems []string `json:"index_problems,omitempty"`
 	// Color makes WriteText show the data warnings in red (for a terminal).
 	Color bool `json:"-"`
 
@@ -209,6 +212,7 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 	}
 	slices.SortStableFunc(r.Resources, func(a, b ResourceChange) int { return strings.Compare(a.LogicalID, b.LogicalID) })
 	r.Data = dataChanges(o, n, r.Resources)
+	r.IndexProblems = indexProblems(o, n)
 
 	r.old, r.new = o, n
 	r.Routes = routeChanges(o, n)

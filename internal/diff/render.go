@@ -45,6 +45,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	r.writeData(&b)
+	r.writeIndexProblems(&b)
 	if len(r.Routes) > 0 {
 		b.WriteString("Routes\n")
 		for _, c := range r.Routes {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -59,6 +60,29 @@ func TestSynthTodoExample(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("no IAM statement grants an action on the declared resources: the test checks nothing")
+	}
+	// The table has its global index, and the functions that may query
+	// the table may query its indexes: their statements name the index
+	// ARNs (<table arn>/index/*).
+	for _, r := range tpl.Resources {
+		if r.Type == "AWS::DynamoDB::Table" {
+			if b, _ := json.Marshal(r.Properties["GlobalSecondaryIndexes"]); !strings.Contains(string(b), `"IndexName":"byOwner"`) {
+				t.Errorf("table's global indexes %s, want byOwner", b)
+			}
+		}
+	}
+	indexGrants := 0
+	for _, r := range tpl.Resources {
+		b, _ := json.Marshal(r.Properties["Policies"])
+		if r.Type == "AWS::IAM::Role" && strings.Contains(string(b), `"dynamodb:Query"`) {
+			if !strings.Contains(string(b), `"/index/*"`) {
+				t.Errorf("a role grants dynamodb:Query but not on the table's indexes: %s", b)
+			}
+			indexGrants++
+		}
+	}
+	if indexGrants == 0 {
+		t.Error("no role may query the table")
 	}
 	t.Logf("%d IAM statements grant actions on the declared resources' services, none on \"*\"", checked)
 	cfnLint(t, res.TemplatePath)

@@ -74,6 +74,7 @@ func (c *Client) ensureTable(ctx context.Context, name string, d *manifest.Resou
 			defs = append(defs, map[string]string{"AttributeName": d.SortKey.Name, "AttributeType": d.SortKey.Type})
 		}
 		in := map[string]any{"TableName": name, "KeySchema": keys, "AttributeDefinitions": defs, "BillingMode": "PAY_PER_REQUEST"}
+		tableIndexes(in, d)
 		if d.Stream != "" {
 			in["StreamSpecification"] = map[string]any{"StreamEnabled": true, "StreamViewType": d.Stream}
 		}

@@ -32,6 +32,7 @@ func TestScanAttributesExampleTodo(t *testing.T) {
 	for op, want := range map[string]string{
 		"PutItem":      policy.RoutePrefix + "add",
 		"GetItem":      policy.RoutePrefix + "get",
+		"Query":        policy.RoutePrefix + "byOwner",
 		"UpdateItem":   "done",
 		"Publish":      "done",
 		"Secret.Value": policy.RoutePrefix + "add secret:apiKey",
