@@ -55,7 +55,7 @@ var s3EventTypes = map[string]awss3.EventType{
 
 // checkFunctions checks what the construct needs of the manifest's
 // functions and of their configuration: every value of a lambda_functions
-// entry is in Lambda's range (declared.Check refuses an entry naming no
+// entry is in Lambda's range (declspec.Check refuses an entry naming no
 // function of the app).
 func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 	known := map[string]bool{}
@@ -69,7 +69,7 @@ func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Functions)) {
 		if !known[name] {
-			continue // declared.Check names it
+			continue // declspec.Check names it
 		}
 		fc := cfg.Functions[name]
 		if err := (config.Lambda{MemorySize: fc.MemorySize, Timeout: fc.TimeoutSeconds}).WithDefaults().Check(); err != nil {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/internal/declared"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/openapi"
 	"github.com/framework-dev/framework/internal/perms"
@@ -331,7 +331,7 @@ func (p *Prepared) derive() (*derived, error) {
 		d.apiKey = d.apiKey || r.APIKeyRequired
 	}
 	// What framework local and invoke --local refuse for this stage too.
-	if err := declared.Check(m, declaredStage(p.Config)); err != nil {
+	if err := declspec.Check(m, declaredStage(p.Config)); err != nil {
 		return nil, err
 	}
 	if err := checkFunctions(m, p.Config); err != nil {

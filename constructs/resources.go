@@ -17,7 +17,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/internal/declared"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/manifest"
@@ -69,10 +69,10 @@ var streamViewTypes = map[string]awsdynamodb.StreamViewType{
 	"NEW_AND_OLD_IMAGES": awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES, "KEYS_ONLY": awsdynamodb.StreamViewType_KEYS_ONLY,
 }
 
-// declaredStage is what internal/declared reads of cfg: the same values
+// declaredStage is what internal/declspec reads of cfg: the same values
 // framework local reads of the stage's .framework/config.json.
-func declaredStage(cfg *Config) declared.Stage {
-	st := declared.Stage{TimeoutSeconds: cfg.TimeoutSeconds,
+func declaredStage(cfg *Config) declspec.Stage {
+	st := declspec.Stage{TimeoutSeconds: cfg.TimeoutSeconds,
 		FrontDoor: config.FrontDoor{APIType: cfg.APIType, FunctionURLAuth: cfg.FunctionURLAuth}}
 	if len(cfg.Functions) > 0 {
 		st.FunctionTimeouts = make(map[string]int, len(cfg.Functions))
@@ -135,7 +135,7 @@ func (a *App) buildResources(p *Prepared) error {
 				RemovalPolicy: policy,
 			}
 			// The attributes framework local gives the emulator's queue.
-			q := declared.QueueOf(m, declaredStage(cfg), &d)
+			q := declspec.QueueOf(m, declaredStage(cfg), &d)
 			if q.FIFO {
 				props.Fifo = jsii.Bool(true)
 			}
@@ -144,7 +144,7 @@ func (a *App) buildResources(p *Prepared) error {
 				dlq := &awssqs.QueueProps{
 					Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 					EnforceSSL:      jsii.Bool(true),
-					RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(declared.DeadLetterRetentionSeconds)),
+					RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(declspec.DeadLetterRetentionSeconds)),
 					RemovalPolicy:   policy,
 				}
 				if q.FIFO {

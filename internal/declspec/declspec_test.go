@@ -1,4 +1,4 @@
-package declared
+package declspec
 
 import (
 	"errors"
@@ -43,7 +43,6 @@ func TestQueueDefaults(t *testing.T) {
 		t.Errorf("declared: %+v %v", q, q.Attributes())
 	}
 }
-
 
 // Check refuses what the stage cannot deploy, saying what to change.
 func TestCheck(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package declared is the one truth about what an app declares under a
+// Package declspec is the one truth about what an app declares under a
 // stage's configuration, for every command that runs or deploys it:
 //
 //   - Check refuses what the stage would refuse (framework synth and
@@ -9,7 +9,7 @@
 //     local gives the emulator's queue (QueueAttrs).
 //
 // It imports neither CDK nor an AWS SDK: the local path stays light.
-package declared
+package declspec
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package declared
+package declspec
 
 import (
 	"strconv"
