@@ -138,6 +138,8 @@ func (c *Client) ensureQueue(ctx context.Context, m *manifest.Manifest, name str
 	if err == nil && !created {
 		// A queue created before its declaration changed gets the change.
 		err = c.updateQueue(ctx, name, u, &q, attrs)
+	} else if err == nil {
+		c.noteFIFOTwin(ctx, name, q.FIFO)
 	}
 	if err != nil {
 		return nil, err

@@ -212,3 +212,20 @@ func (c *Client) checkTable(ctx context.Context, name string, d *manifest.Resour
 		Line: fmt.Sprintf("Updated table %s at the emulator to its declaration: time-to-live attribute %s -> %s.", name, orNone(cur), orNone(d.TTLAttribute))})
 	return nil
 }
+
+// noteFIFOTwin, for the queue named name just created, says when the
+// emulator has the queue of its declaration before FIFO changed (a FIFO
+// queue's name ends in .fifo, so the change made a new queue): that one
+// stays, with its messages, and the line says how to delete it.
+func (c *Client) noteFIFOTwin(ctx context.Context, name string, fifo bool) {
+	twin, was := name+".fifo", "a FIFO queue"
+	if fifo {
+		twin, was = strings.TrimSuffix(name, ".fifo"), "a standard queue"
+	}
+	var out struct{ QueueUrl string }
+	if c.Call(ctx, "sqs", "GetQueueUrl", map[string]any{"QueueName": twin}, &out) != nil || out.QueueUrl == "" {
+		return
+	}
+	noteChange(ctx, Change{Resource: twin, Line: fmt.Sprintf("Queue %s was declared as %s before: SQS cannot change that in place, so framework local created %s. The old queue stays, with its messages; delete it when you no longer need them (aws sqs delete-queue --queue-url %s --endpoint-url %s).",
+		twin, was, name, out.QueueUrl, c.endpoint)})
+}

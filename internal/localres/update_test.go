@@ -114,4 +114,14 @@ func TestEmulatorUpdatesChangedDeclarations(t *testing.T) {
 	if len(r.Changes) != 1 || r.Changes[0].Applied || r.Changes[0].Resource != "shop-dev-todos" {
 		t.Errorf("changes with nothing new: %v, want the table's keys only", r.Changes)
 	}
+
+	// FIFO cannot change in place: a new queue, and a line about the old
+	// one, which keeps its messages.
+	m.Resources[0].FIFO = true
+	if r, err = Resolve(ctx, m, o); err != nil {
+		t.Fatal(err)
+	}
+	if lines := fmt.Sprint(r.Changes); !strings.Contains(lines, "Queue shop-dev-jobs was declared as a standard queue before: SQS cannot change that in place, so framework local created shop-dev-jobs.fifo. The old queue stays, with its messages; delete it when you no longer need them (aws sqs delete-queue --queue-url "+url) {
+		t.Errorf("changes after FIFO: %s", lines)
+	}
 }
