@@ -77,13 +77,6 @@ func httpRoutes(m *manifest.Manifest) []httpRoute {
 	return out
 }
 
-// checkFrontDoor refuses, before any CDK call, what the manifest declares
-// and the configured front door does not have (see config.FrontDoor.Check,
-// which framework local runs too).
-func checkFrontDoor(m *manifest.Manifest, cfg *Config) error {
-	return config.FrontDoor{APIType: cfg.APIType, FunctionURLAuth: cfg.FunctionURLAuth}.Check(m)
-}
-
 // buildFrontDoor adds the stage's front door when it is not a REST API.
 func (a *App) buildFrontDoor(p *Prepared) error {
 	switch p.Config.APIType {

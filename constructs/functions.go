@@ -54,8 +54,9 @@ var s3EventTypes = map[string]awss3.EventType{
 }
 
 // checkFunctions checks what the construct needs of the manifest's
-// functions and of their configuration: every lambda_functions entry names
-// a function of the app, and every value is in Lambda's range.
+// functions and of their configuration: every value of a lambda_functions
+// entry is in Lambda's range (declspec.Check refuses an entry naming no
+// function of the app).
 func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 	known := map[string]bool{}
 	for _, f := range m.Functions {
@@ -68,11 +69,7 @@ func checkFunctions(m *manifest.Manifest, cfg *Config) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(cfg.Functions)) {
 		if !known[name] {
-			fns := slices.Sorted(maps.Keys(known))
-			if len(fns) == 0 {
-				return fmt.Errorf("lambda_functions.%s: the app %s has no event handler or plain function: remove the entry", name, m.App)
-			}
-			return fmt.Errorf("lambda_functions.%s: the app %s has no function %q; its functions are: %s", name, m.App, name, strings.Join(fns, ", "))
+			continue // declspec.Check names it
 		}
 		fc := cfg.Functions[name]
 		if err := (config.Lambda{MemorySize: fc.MemorySize, Timeout: fc.TimeoutSeconds}).WithDefaults().Check(); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/openapi"
 	"github.com/framework-dev/framework/internal/perms"
@@ -329,13 +330,11 @@ func (p *Prepared) derive() (*derived, error) {
 	for _, r := range m.Routes {
 		d.apiKey = d.apiKey || r.APIKeyRequired
 	}
+	// What framework local and invoke --local refuse for this stage too.
+	if err := declspec.Check(m, declaredStage(p.Config)); err != nil {
+		return nil, err
+	}
 	if err := checkFunctions(m, p.Config); err != nil {
-		return nil, err
-	}
-	if err := checkResources(m, p.Config); err != nil {
-		return nil, err
-	}
-	if err := checkFrontDoor(m, p.Config); err != nil {
 		return nil, err
 	}
 	return d, nil

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsssm"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/manifest"
@@ -67,54 +69,18 @@ var streamViewTypes = map[string]awsdynamodb.StreamViewType{
 	"NEW_AND_OLD_IMAGES": awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES, "KEYS_ONLY": awsdynamodb.StreamViewType_KEYS_ONLY,
 }
 
-// checkResources checks what the construct needs of the declared
-// resources beyond manifest.Validate, which Lambda would otherwise refuse
-// at deploy time: a queue feeding a handler must keep a message hidden at
-// least as long as the handler may run, and a FIFO queue gives batches of
-// 10 messages at most.
-func checkResources(m *manifest.Manifest, cfg *Config) error {
-	for _, f := range m.Functions {
-		r := m.Resource(f.SourceResource)
-		if r == nil || r.Kind != manifest.ResourceQueue {
-			continue
-		}
-		if r.FIFO && f.BatchSize > 10 {
-			return fmt.Errorf("%s: batch size %d is too large for the FIFO %s it reads: use 1 to 10", f.Label(), f.BatchSize, r.Label())
-		}
-		if r.VisibilityTimeoutSeconds == 0 {
-			continue
-		}
-		if t := functionTimeout(cfg, f.Name); r.VisibilityTimeoutSeconds < t {
-			return fmt.Errorf("%s: visibility timeout %d s is shorter than the %d s timeout of the %s it feeds, so Lambda would refuse the event source mapping: raise it to at least %d s (AWS advises 6 times the timeout, %d s), or leave it unset to get that",
-				r.Label(), r.VisibilityTimeoutSeconds, t, f.Label(), t, min(6*t, 43200))
+// declaredStage is what internal/declspec reads of cfg: the same values
+// framework local reads of the stage's .framework/config.json.
+func declaredStage(cfg *Config) declspec.Stage {
+	st := declspec.Stage{TimeoutSeconds: cfg.TimeoutSeconds,
+		FrontDoor: config.FrontDoor{APIType: cfg.APIType, FunctionURLAuth: cfg.FunctionURLAuth}}
+	if len(cfg.Functions) > 0 {
+		st.FunctionTimeouts = make(map[string]int, len(cfg.Functions))
+		for name, fc := range cfg.Functions {
+			st.FunctionTimeouts[name] = fc.TimeoutSeconds
 		}
 	}
-	return nil
-}
-
-// functionTimeout is the timeout of the function of handler name.
-func functionTimeout(cfg *Config, name string) int {
-	if fc, ok := cfg.Functions[name]; ok && fc.TimeoutSeconds != 0 {
-		return fc.TimeoutSeconds
-	}
-	return cfg.TimeoutSeconds
-}
-
-// visibilityTimeout is a queue's visibility timeout: the declared one, or,
-// for a queue feeding handlers, 6 times the longest handler timeout plus
-// its batching window (what AWS advises), at least SQS's default of 30 s;
-// 0 leaves SQS's default.
-func visibilityTimeout(m *manifest.Manifest, cfg *Config, r *manifest.Resource) int {
-	if r.VisibilityTimeoutSeconds != 0 {
-		return r.VisibilityTimeoutSeconds
-	}
-	vis := 0
-	for _, f := range m.Functions {
-		if strings.EqualFold(f.SourceResource, r.Name) {
-			vis = max(vis, 30, 6*functionTimeout(cfg, f.Name)+f.MaxBatchingWindowSeconds)
-		}
-	}
-	return min(vis, 43200)
+	return st
 }
 
 // buildResources adds the declared resources: real L2 constructs with
@@ -167,24 +133,24 @@ func (a *App) buildResources(p *Prepared) error {
 				EnforceSSL:    jsii.Bool(true),
 				RemovalPolicy: policy,
 			}
-			if d.FIFO {
+			// The attributes framework local gives the emulator's queue.
+			q := declspec.QueueOf(m, declaredStage(cfg), &d)
+			if q.FIFO {
 				props.Fifo = jsii.Bool(true)
 			}
-			if vis := visibilityTimeout(m, cfg, &d); vis != 0 {
-				props.VisibilityTimeout = awscdk.Duration_Seconds(jsii.Number(float64(vis)))
-			}
-			if d.MaxReceiveCount > 0 {
+			props.VisibilityTimeout = awscdk.Duration_Seconds(jsii.Number(float64(q.VisibilityTimeoutSeconds)))
+			if q.MaxReceiveCount > 0 {
 				dlq := &awssqs.QueueProps{
 					Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 					EnforceSSL:      jsii.Bool(true),
-					RetentionPeriod: awscdk.Duration_Days(jsii.Number(14)),
+					RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(declspec.DeadLetterRetentionSeconds)),
 					RemovalPolicy:   policy,
 				}
-				if d.FIFO {
+				if q.FIFO {
 					dlq.Fifo = jsii.Bool(true)
 				}
 				r.DeadLetterQueue = awssqs.NewQueue(a.Construct, jsii.String(*id+"DLQ"), dlq)
-				props.DeadLetterQueue = &awssqs.DeadLetterQueue{Queue: r.DeadLetterQueue, MaxReceiveCount: jsii.Number(float64(d.MaxReceiveCount))}
+				props.DeadLetterQueue = &awssqs.DeadLetterQueue{Queue: r.DeadLetterQueue, MaxReceiveCount: jsii.Number(float64(q.MaxReceiveCount))}
 			}
 			r.Queue = awssqs.NewQueue(a.Construct, id, props)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN], r.Attrs[manifest.AttrURL] = r.Queue.QueueName(), r.Queue.QueueArn(), r.Queue.QueueUrl()

@@ -115,7 +115,9 @@ type Resource struct {
 	// FIFO makes a queue a FIFO queue.
 	FIFO bool `json:"fifo,omitempty"`
 	// VisibilityTimeoutSeconds is a queue's visibility timeout; 0 means
-	// SQS's default (30 s).
+	// the default internal/declspec.QueueOf gives: 6 times the longest
+	// timeout of the handlers it feeds plus the batching window, at least
+	// 30 s (SQS's default, a queue feeding none gets it).
 	VisibilityTimeoutSeconds int `json:"visibility_timeout_seconds,omitempty"`
 	// MaxReceiveCount, when above 0, gives a queue a dead-letter queue
 	// that a message moves to after that many receives.
@@ -224,7 +226,7 @@ func (m *Manifest) validateResources() []error {
 		}
 		if isQueue {
 			if r.VisibilityTimeoutSeconds < 0 || r.VisibilityTimeoutSeconds > 43200 {
-				bad("visibility timeout %d s is out of range: use 0 to 43200 seconds (0 means 30)", r.VisibilityTimeoutSeconds)
+				bad("visibility timeout %d s is out of range: use 0 to 43200 seconds (0 for the default)", r.VisibilityTimeoutSeconds)
 			}
 			if r.MaxReceiveCount < 0 || r.MaxReceiveCount > 1000 {
 				bad("max receive count %d is out of range: use 1 to 1000 (0 means no dead-letter queue)", r.MaxReceiveCount)

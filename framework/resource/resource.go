@@ -103,7 +103,13 @@ type QueueSpec struct {
 	// FIFO makes it a FIFO queue (exactly-once, ordered per group).
 	FIFO bool
 	// VisibilityTimeout is how long a received message stays hidden from
-	// other consumers, in whole seconds up to 12 hours; 0 means 30 s.
+	// other consumers, in whole seconds up to 12 hours, and at least the
+	// timeout of each handler the queue feeds. 0 means, for a queue
+	// feeding handlers, 6 times the longest handler's timeout plus its
+	// batching window (360 s with the default 60 s timeout), at least
+	// 30 s; for a queue feeding none, SQS's 30 s. The deployed queue and
+	// the one framework local creates get the same value. Changing it
+	// changes the existing queue in place; its messages stay.
 	VisibilityTimeout time.Duration
 	// MaxReceiveCount, when above 0, gives the queue a dead-letter queue
 	// that a message moves to after that many receives (1 to 1000).

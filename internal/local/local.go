@@ -41,6 +41,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/names"
@@ -279,6 +280,7 @@ type supervisor struct {
 	fnPool     *localinvoke.Pool    // fnBin's warm function processes, under fnMu
 	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
 	frontDoor  config.FrontDoor     // the stage's, as loadEnv read it
+	stage      declspec.Stage       // what the declarations' check and defaults read of the stage, as loadEnv read it
 	// scanned is true when the stage's policy is generated from the
 	// source (autogen_policy, a managed role), so that the declarations
 	// are the ceiling of the scanned calls; xray is the stage's tracing.
@@ -304,7 +306,7 @@ type child struct {
 // variables from .framework/config.json, FRAMEWORK_STAGE and AWS_PROFILE.
 func (s *supervisor) loadEnv() error {
 	var stageVars []string
-	s.frontDoor = config.FrontDoor{}
+	s.frontDoor, s.stage = config.FrontDoor{}, declspec.Stage{}
 	f, err := config.Load(s.dir)
 	switch {
 	case err == nil:
@@ -315,6 +317,7 @@ func (s *supervisor) loadEnv() error {
 		stageVars = st.Environ()
 		s.timeouts = localinvoke.Timeouts{Seconds: st.LambdaTimeout, Functions: st.LambdaFunctions}
 		s.frontDoor = st.FrontDoor
+		s.stage = declspec.FromConfig(st)
 		s.scanned = st.AutogenPolicy && st.ManageRole
 		s.xray = st.XRay
 		if st.APIType != "" {
@@ -384,11 +387,16 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 	}
 	m, err := build.ManifestOf(ctx, s.dir, bin)
 	if err == nil {
-		// What synth would refuse for this stage's front door is refused
-		// here too: the local server would serve it, the stage would not
-		// deploy.
-		if err := s.frontDoor.Check(m); err != nil {
-			s.failed("front_door_error", fmt.Errorf("%w\n(framework synth and deploy refuse this stage for the same reason)", err))
+		// What synth would refuse for this stage (its front door, its
+		// declarations under its configuration) is refused here too, with
+		// the same message: the local server would serve it, the stage
+		// would not deploy.
+		if err := declspec.Check(m, s.stage); err != nil {
+			kind := "declaration_error"
+			if errors.Is(err, declspec.ErrFrontDoor) {
+				kind = "front_door_error"
+			}
+			s.failed(kind, fmt.Errorf("%w\n(framework synth and deploy refuse this stage for the same reason)", err))
 			return
 		}
 		// So is a call beyond a declaration: the deployed role would

@@ -42,9 +42,12 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	// The resources are looked up again only when the declarations
 	// change, or after an error other than an unreadable deployed stage
 	// (an emulator that was not running yet): a reload stays fast.
-	declared, _ := json.Marshal(m.Resources)
+	// The declarations' defaults depend on the handlers they feed and on
+	// the stage's timeouts (declspec.QueueOf).
+	declared, _ := json.Marshal([]any{m.Resources, m.Functions, s.stage})
 	if s.res.resolved == nil || string(declared) != s.res.declared {
 		res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(s.dir, m), Stage: s.o.Stage, Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region,
+			Config: s.stage,
 			RefreshFailed: func(err error) {
 				s.event("credentials_refresh_failed", map[string]any{"error": err.Error()}, "%v", err)
 			}})
@@ -60,6 +63,7 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 			s.res.notice = ""
 			s.reportResources(m, res)
 		}
+		s.reportChanges(res)
 		if res == nil {
 			res = &localres.Resources{}
 		}
@@ -251,4 +255,20 @@ func (s *supervisor) reportResources(m *manifest.Manifest, res *localres.Resourc
 		parts = append(parts, fmt.Sprintf("%s (%s)", d.Label(), name))
 	}
 	s.event("resources", map[string]any{"where": where, "resources": physical}, "Resources at %s: %s", where, strings.Join(parts, ", "))
+}
+
+// reportChanges says what Resolve changed in the resources already at the
+// emulator whose declarations changed (resource_updated), and what differs
+// that it could not change (resource_differs).
+func (s *supervisor) reportChanges(res *localres.Resources) {
+	if res == nil {
+		return
+	}
+	for _, ch := range res.Changes {
+		kind := "resource_differs"
+		if ch.Applied {
+			kind = "resource_updated"
+		}
+		s.event(kind, map[string]any{"resource": ch.Resource, "line": ch.Line}, "%s", ch.Line)
+	}
 }

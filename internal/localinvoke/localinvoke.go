@@ -23,6 +23,7 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localres"
@@ -102,6 +103,15 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What synth refuses for this stage is refused here too, with the
+	// same message.
+	stage, err := declspec.Load(o.ProjectDir, o.Stage)
+	if err != nil {
+		return nil, err
+	}
+	if err := declspec.Check(m, stage); err != nil {
+		return nil, fmt.Errorf("%w\n(framework synth and deploy refuse this stage for the same reason)", err)
+	}
 	if o.Endpoint == "" { // --aws-endpoint wins over the stage's aws_endpoint
 		o.Endpoint = endpoint
 	}
@@ -124,6 +134,7 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 		inv.Function, handler = m.Functions[i], o.Name
 	}
 	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region,
+		Config: stage,
 		RefreshFailed: func(err error) {
 			if o.Notice != nil {
 				o.Notice(err.Error())
@@ -135,6 +146,11 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 		return nil, err
 	case err != nil && o.Notice != nil:
 		o.Notice(err.Error()) // the handler runs with what could be found
+	}
+	if res != nil && o.Notice != nil {
+		for _, ch := range res.Changes {
+			o.Notice(ch.Line)
+		}
 	}
 	if res != nil {
 		env = append(env, res.Env...)

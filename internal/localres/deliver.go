@@ -272,7 +272,7 @@ func (d *Deliverer) restore(ctx context.Context) ([]string, error) {
 		if d.Resources.Attrs[r.Name] == nil {
 			continue // not created at the start either: that was said
 		}
-		attrs, err := d.Resources.Client.ensure(ctx, PhysicalName(d.App, d.Stage, r), r)
+		attrs, err := d.Resources.Client.ensure(ctx, d.Manifest, PhysicalName(d.App, d.Stage, r), r)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("create %s: %w", r.Label(), err))
 			continue

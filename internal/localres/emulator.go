@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,19 +21,21 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/manifest"
 )
 
-// ensure creates declared resource d under the name physical at the
-// emulator unless it is there, and returns its attributes. A table there
-// without a stream gets the one d declares (the view of a stream already
-// enabled is left as it is).
-func (c *Client) ensure(ctx context.Context, physical string, d *manifest.Resource) (map[string]string, error) {
+// ensure creates declared resource d of m under the name physical at the
+// emulator unless it is there, and returns its attributes. One that is
+// there gets what its declaration changed where the service allows it,
+// else a line says what differs (update.go). A table there without a
+// stream gets the one d declares.
+func (c *Client) ensure(ctx context.Context, m *manifest.Manifest, physical string, d *manifest.Resource) (map[string]string, error) {
 	switch d.Kind {
 	case manifest.ResourceTable:
 		return c.ensureTable(ctx, physical, d)
 	case manifest.ResourceQueue:
-		return c.ensureQueue(ctx, physical, d)
+		return c.ensureQueue(ctx, m, physical, d)
 	case manifest.ResourceTopic:
 		if noting(ctx) && !c.topicExists(ctx, physical) {
 			noteCreated(ctx, "topic "+physical)
@@ -53,7 +56,11 @@ type tableDesc struct {
 	Table struct {
 		TableArn            string
 		LatestStreamArn     string
-		StreamSpecification struct{ StreamEnabled bool }
+		StreamSpecification struct {
+			StreamEnabled  bool
+			StreamViewType string
+		}
+		keySchema
 	}
 	TableDescription struct {
 		TableArn        string
@@ -83,7 +90,15 @@ func (c *Client) ensureTable(ctx context.Context, name string, d *manifest.Resou
 				"TimeToLiveSpecification": map[string]any{"Enabled": true, "AttributeName": d.TTLAttribute}}, nil)
 		}
 		arn, stream = out.TableDescription.TableArn, out.TableDescription.LatestStreamArn
-	} else if err == nil && d.Stream != "" && !out.Table.StreamSpecification.StreamEnabled {
+	} else if err == nil {
+		// A table created before its declaration changed.
+		view := ""
+		if out.Table.StreamSpecification.StreamEnabled {
+			view = out.Table.StreamSpecification.StreamViewType
+		}
+		err = c.checkTable(ctx, name, d, &out.Table.keySchema, view)
+	}
+	if err == nil && d.Stream != "" && out.Table.TableArn != "" && !out.Table.StreamSpecification.StreamEnabled {
 		// A table created before its stream was declared gets it.
 		err = c.Call(ctx, "dynamodb", "UpdateTable", map[string]any{"TableName": name,
 			"StreamSpecification": map[string]any{"StreamEnabled": true, "StreamViewType": d.Stream}}, &out)
@@ -99,20 +114,17 @@ func (c *Client) ensureTable(ctx context.Context, name string, d *manifest.Resou
 	return attrs, nil
 }
 
-func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resource) (map[string]string, error) {
-	attrs := map[string]string{}
-	if d.FIFO {
-		attrs["FifoQueue"] = "true"
-	}
-	if d.VisibilityTimeoutSeconds > 0 {
-		attrs["VisibilityTimeout"] = strconv.Itoa(d.VisibilityTimeoutSeconds)
-	}
-	if d.MaxReceiveCount > 0 {
+func (c *Client) ensureQueue(ctx context.Context, m *manifest.Manifest, name string, d *manifest.Resource) (map[string]string, error) {
+	// The attributes the stack's queue has (declspec.QueueOf).
+	q := declspec.QueueOf(m, c.stage, d)
+	attrs := q.Attributes()
+	if q.MaxReceiveCount > 0 {
 		dlqName := strings.TrimSuffix(name, ".fifo") + "-dlq"
-		if d.FIFO {
+		if q.FIFO {
 			dlqName += ".fifo"
 		}
-		dlqURL, err := c.queueURL(ctx, dlqName, map[string]string{"FifoQueue": attrs["FifoQueue"]})
+		dlqURL, err := c.queueURL(ctx, dlqName, map[string]string{"FifoQueue": attrs["FifoQueue"],
+			"MessageRetentionPeriod": strconv.Itoa(declspec.DeadLetterRetentionSeconds)})
 		if err != nil {
 			return nil, err
 		}
@@ -120,10 +132,16 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 		if err != nil {
 			return nil, err
 		}
-		rp, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": d.MaxReceiveCount})
+		rp, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": q.MaxReceiveCount})
 		attrs["RedrivePolicy"] = string(rp)
 	}
-	u, err := c.queueURL(ctx, name, attrs)
+	u, created, err := c.queueURLCreated(ctx, name, maps.Clone(attrs))
+	if err == nil && !created {
+		// A queue created before its declaration changed gets the change.
+		err = c.updateQueue(ctx, name, u, &q, attrs)
+	} else if err == nil {
+		c.noteFIFOTwin(ctx, name, q.FIFO)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +155,15 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 // queueURL returns the URL of the queue named name, creating it with
 // attrs when it does not exist.
 func (c *Client) queueURL(ctx context.Context, name string, attrs map[string]string) (string, error) {
+	u, _, err := c.queueURLCreated(ctx, name, attrs)
+	return u, err
+}
+
+// queueURLCreated is queueURL, and whether it created the queue.
+func (c *Client) queueURLCreated(ctx context.Context, name string, attrs map[string]string) (string, bool, error) {
 	var out struct{ QueueUrl string }
 	err := c.Call(ctx, "sqs", "GetQueueUrl", map[string]any{"QueueName": name}, &out)
+	created := false
 	if missingQueue(err) {
 		noteCreated(ctx, "queue "+name)
 		for k, v := range attrs {
@@ -147,8 +172,9 @@ func (c *Client) queueURL(ctx context.Context, name string, attrs map[string]str
 			}
 		}
 		err = c.Call(ctx, "sqs", "CreateQueue", map[string]any{"QueueName": name, "Attributes": attrs}, &out)
+		created = err == nil
 	}
-	return out.QueueUrl, err
+	return out.QueueUrl, created, err
 }
 
 // missingQueue reports whether err says the queue called does not exist.

@@ -36,6 +36,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/awscall"
 	fwconfig "github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
@@ -52,6 +53,9 @@ type Options struct {
 	// Profile and Region select the AWS credentials and region (the
 	// user's defaults when empty).
 	Profile, Region string
+	// Config is the stage's configuration, which the defaults of the
+	// resources created at Endpoint depend on (declspec.QueueOf).
+	Config declspec.Stage
 	// RefreshFailed, when set, is told that the deployed stage's
 	// credentials could not be refreshed (the error says what to run),
 	// once until they are refreshed again.
@@ -68,6 +72,9 @@ type Resources struct {
 	Attrs map[string]map[string]string
 	// Client reaches the services where the resources are.
 	Client *Client
+	// Changes are what Resolve changed in, or found different from its
+	// declaration in, the resources that were already at the emulator.
+	Changes []Change
 
 	creds *credentialsServer // serves the app its credentials, or nil
 }
@@ -116,9 +123,11 @@ func Resolve(ctx context.Context, m *manifest.Manifest, o Options) (*Resources, 
 		// An emulator may serve some services only (DynamoDB Local): the
 		// resources it has are given, the others named in the error.
 		var errs []error
+		ctx, changes := withChanges(ctx)
+		defer func() { r.Changes = changes.list() }()
 		for i := range m.Resources {
 			d := &m.Resources[i]
-			attrs, err := c.ensure(ctx, PhysicalName(o.App, o.Stage, d), d)
+			attrs, err := c.ensure(ctx, m, PhysicalName(o.App, o.Stage, d), d)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("create %s at %s: %w", d.Label(), o.Endpoint, err))
 				continue
@@ -251,6 +260,7 @@ type Client struct {
 	sdk      aws.Config
 	endpoint string
 	creds    *credentialsSource // the deployed stage's; nil at an emulator
+	stage    declspec.Stage     // Options.Config
 }
 
 // CheckEndpoint says what is wrong with an --aws-endpoint value, or nil.
@@ -311,7 +321,7 @@ func NewClient(ctx context.Context, o Options) (*Client, error) {
 	case call.Endpoint == "" && cfg.BaseEndpoint != nil:
 		call.Endpoint = *cfg.BaseEndpoint
 	}
-	return &Client{call: call, sdk: cfg, endpoint: o.Endpoint, creds: src}, nil
+	return &Client{call: call, sdk: cfg, endpoint: o.Endpoint, creds: src, stage: o.Config}, nil
 }
 
 // environ is what the app needs to reach the same place as c: the
