@@ -104,8 +104,11 @@ type Resource struct {
 	// NEW_AND_OLD_IMAGES, KEYS_ONLY); "" for no stream.
 	Stream string `json:"stream,omitempty"`
 
-	// FIFO makes a queue a FIFO queue.
+	// FIFO makes a queue a FIFO queue, or a topic a FIFO topic.
 	FIFO bool `json:"fifo,omitempty"`
+	// ContentBasedDeduplication makes a FIFO topic deduplicate messages
+	// by a hash of their body when the publisher gives no deduplication id.
+	ContentBasedDeduplication bool `json:"content_based_deduplication,omitempty"`
 	// VisibilityTimeoutSeconds is a queue's visibility timeout; 0 means
 	// SQS's default (30 s).
 	VisibilityTimeoutSeconds int `json:"visibility_timeout_seconds,omitempty"`
@@ -117,6 +120,13 @@ type Resource struct {
 	// delete the objects in it (the bucket is kept otherwise: CloudFormation
 	// cannot delete a bucket that holds objects).
 	EmptyOnDestroy bool `json:"empty_on_destroy,omitempty"`
+	// CORS are a bucket's CORS rules, for browsers that call it directly
+	// (presigned uploads); none when empty.
+	CORS []CORSRule `json:"cors,omitempty"`
+	// Lifecycle are a bucket's lifecycle rules; none when empty.
+	Lifecycle []LifecycleRule `json:"lifecycle,omitempty"`
+	// Versioned turns a bucket's versioning on.
+	Versioned bool `json:"versioned,omitempty"`
 }
 
 // Grant gives access to a declared resource.
@@ -188,8 +198,8 @@ func (m *Manifest) validateResources() []error {
 		if !isTable && (r.PartitionKey != nil || r.SortKey != nil || r.TTLAttribute != "" || r.Stream != "") {
 			bad("keys, a TTL attribute and a stream belong to tables only: remove them")
 		}
-		if r.FIFO && !isQueue {
-			bad("only a queue can be FIFO: remove the FIFO option")
+		if r.FIFO && !isQueue && r.Kind != ResourceTopic {
+			bad("only a queue or a topic can be FIFO: remove the FIFO option")
 		}
 		if !isQueue && (r.VisibilityTimeoutSeconds != 0 || r.MaxReceiveCount != 0) {
 			bad("a visibility timeout and a dead-letter queue belong to queues only: remove them")
@@ -197,6 +207,7 @@ func (m *Manifest) validateResources() []error {
 		if r.EmptyOnDestroy && r.Kind != ResourceBucket {
 			bad("only a bucket can be emptied on destroy: remove the option")
 		}
+		validateTopicBucket(r, bad)
 		if isTable {
 			if r.PartitionKey == nil {
 				bad("a table needs a partition key")
