@@ -1,8 +1,12 @@
 package resource
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"time"
 
+	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -79,4 +83,37 @@ func bucketRules(spec BucketSpec) ([]manifest.CORSRule, []manifest.LifecycleRule
 		life = append(life, manifest.LifecycleRule(l))
 	}
 	return cors, life
+}
+
+// PresignPut returns a URL that lets whoever holds it, a browser for
+// example, upload the object key into the bucket with an HTTP PUT of its
+// bytes, for expiry (1 s to 7 days) from now, without AWS credentials of
+// its own. It is signed (SigV4, no SDK) with the function's credentials,
+// so the function needs Write on the bucket (Allow), and it stops working
+// when they expire: deployed, a Lambda role's last a few hours at most,
+// whatever the expiry. A page on another origin needs the bucket's CORS
+// rules (BucketSpec.CORS) to allow it. Under `framework local` the URL
+// points at the emulator, through the local IAM check, which refuses it
+// once expired or altered as S3 does.
+func (b *Bucket) PresignPut(ctx context.Context, key string, expiry time.Duration) (string, error) {
+	return b.presign(ctx, "PUT", key, expiry)
+}
+
+// PresignGet returns a URL that lets whoever holds it download the object
+// key with an HTTP GET, for expiry from now; the function needs Read on
+// the bucket. See PresignPut.
+func (b *Bucket) PresignGet(ctx context.Context, key string, expiry time.Duration) (string, error) {
+	return b.presign(ctx, "GET", key, expiry)
+}
+
+func (b *Bucket) presign(ctx context.Context, method, key string, expiry time.Duration) (string, error) {
+	name := b.attr(manifest.AttrName)
+	if name == "" {
+		return "", errors.New(b.missing(manifest.AttrName))
+	}
+	u, err := awscall.FromEnv().PresignS3(ctx, method, name, key, expiry)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: %w", b.kind, b.name, err)
+	}
+	return u, nil
 }
