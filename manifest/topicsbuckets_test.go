@@ -24,7 +24,7 @@ func TestTopicAndBucketDeclarationsChecked(t *testing.T) {
 			{Name: "orders", Kind: manifest.ResourceTopic, FIFO: true, ContentBasedDeduplication: true},
 			{Name: "events", Kind: manifest.ResourceTopic, ContentBasedDeduplication: true},
 			{Name: "files", Kind: manifest.ResourceBucket,
-				CORS: []manifest.CORSRule{{AllowedOrigins: []string{"https://app.example.com"}, AllowedMethods: []string{"put"}}, {AllowedMethods: []string{"GET"}}},
+				CORS:      []manifest.CORSRule{{AllowedOrigins: []string{"https://app.example.com"}, AllowedMethods: []string{"put"}}, {AllowedMethods: []string{"GET"}}},
 				Lifecycle: []manifest.LifecycleRule{{Prefix: "tmp/"}, {Prefix: "old/", NoncurrentExpireAfterDays: 3}, {Prefix: "old/", ExpireAfterDays: -1}}},
 		},
 		Functions: []manifest.Function{
