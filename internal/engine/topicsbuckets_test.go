@@ -21,7 +21,7 @@ func TestStackTopicsAndBuckets(t *testing.T) {
 			{Name: "orders", Kind: manifest.ResourceTopic, FIFO: true, ContentBasedDeduplication: true},
 			{Name: "events", Kind: manifest.ResourceTopic},
 			{Name: "uploads", Kind: manifest.ResourceBucket, Versioned: true,
-				CORS: []manifest.CORSRule{{AllowedOrigins: []string{"https://shop.example.com"}, AllowedMethods: []string{"PUT", "GET"}, AllowedHeaders: []string{"*"}, ExposedHeaders: []string{"ETag"}, MaxAgeSeconds: 3000}},
+				CORS:      []manifest.CORSRule{{AllowedOrigins: []string{"https://shop.example.com"}, AllowedMethods: []string{"PUT", "GET"}, AllowedHeaders: []string{"*"}, ExposedHeaders: []string{"ETag"}, MaxAgeSeconds: 3000}},
 				Lifecycle: []manifest.LifecycleRule{{Prefix: "tmp/", ExpireAfterDays: 7}, {AbortIncompleteUploadsAfterDays: 1, NoncurrentExpireAfterDays: 30}}},
 		},
 		Functions: []manifest.Function{
