@@ -61,6 +61,7 @@ func TestSynthTodoExample(t *testing.T) {
 		t.Fatal("no IAM statement grants an action on the declared resources: the test checks nothing")
 	}
 	t.Logf("%d IAM statements grant actions on the declared resources' services, none on \"*\"", checked)
+	checkTodoTopicsBuckets(t, tpl)
 	cfnLint(t, res.TemplatePath)
 }
 

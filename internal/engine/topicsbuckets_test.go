@@ -69,3 +69,28 @@ func TestStackTopicsAndBuckets(t *testing.T) {
 		}
 	}
 }
+
+// checkTodoTopicsBuckets checks examples/todo's template: the notify
+// handler's subscription filters, and the bucket has CORS and lifecycle
+// rules.
+func checkTodoTopicsBuckets(t *testing.T, tpl *template) {
+	t.Helper()
+	subs, buckets := 0, 0
+	for id, r := range tpl.Resources {
+		switch r.Type {
+		case "AWS::SNS::Subscription":
+			subs++
+			if r.Properties["FilterPolicy"] == nil || r.Properties["FilterPolicyScope"] != "MessageAttributes" {
+				t.Errorf("subscription %s has no filter policy on the attributes: %v", id, r.Properties)
+			}
+		case "AWS::S3::Bucket":
+			buckets++
+			if r.Properties["CorsConfiguration"] == nil || r.Properties["LifecycleConfiguration"] == nil {
+				t.Errorf("bucket %s lacks CORS or lifecycle rules: %v", id, r.Properties)
+			}
+		}
+	}
+	if subs != 1 || buckets != 1 {
+		t.Errorf("%d subscriptions and %d buckets, want 1 and 1", subs, buckets)
+	}
+}
