@@ -146,7 +146,7 @@ func validateSNSFunction(f *Function, topic *Resource, bad func(format string, a
 	}
 	if fifo {
 		bad("its topic is FIFO, and SNS delivers a FIFO topic's messages to SQS queues only, never to a Lambda function: " +
-			"declare the topic without FIFO, or subscribe an SQS FIFO queue to it and read that queue with OnSQSMessage")
+			"declare the topic without FIFO, or subscribe an SQS FIFO queue to it (outside the app: the console, or a host CDK app through the construct's Resources) and read that queue with OnSQSMessage")
 	}
 	if len(f.FilterPolicy) == 0 && f.FilterPolicyScope == "" {
 		return
