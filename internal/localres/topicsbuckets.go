@@ -27,11 +27,10 @@ func topicAttributes(d *manifest.Resource) map[string]string {
 
 // subscriptionAttributes are the Subscribe attributes of the local queue
 // of SNS handler f: its filter policy, so that the emulator filters as SNS
-// does deployed. Without one, the policy is set to {} (none), which
-// removes the one an earlier run set on the same subscription.
+// does deployed; nil without one.
 func subscriptionAttributes(f *manifest.Function) map[string]string {
 	if len(f.FilterPolicy) == 0 {
-		return map[string]string{"FilterPolicy": "{}"}
+		return nil
 	}
 	scope := f.FilterPolicyScope
 	if scope == "" {
@@ -74,9 +73,33 @@ func (c *Client) createTopic(ctx context.Context, name string, attrs map[string]
 
 // subscribe subscribes the queue queueARN to the topic topicARN with the
 // subscription attributes attrs (SNS's Subscribe is idempotent, and sets
-// the attributes of a subscription already there).
+// the attributes of a subscription already there). Without attributes, a
+// filter policy an earlier run set on the subscription is removed (set to
+// {}, SNS's "no policy").
 func (c *Client) subscribe(ctx context.Context, topicARN, queueARN string, attrs map[string]string) error {
-	return c.sns(ctx, withAttributes(url.Values{"Action": {"Subscribe"}, "TopicArn": {topicARN}, "Protocol": {"sqs"}, "Endpoint": {queueARN}}, attrs), nil)
+	var out struct {
+		ARN string `xml:"SubscribeResult>SubscriptionArn"`
+	}
+	err := c.sns(ctx, withAttributes(url.Values{"Action": {"Subscribe"}, "TopicArn": {topicARN}, "Protocol": {"sqs"}, "Endpoint": {queueARN}}, attrs), &out)
+	if err != nil || attrs != nil || out.ARN == "" {
+		return err
+	}
+	var got struct {
+		Entries []struct {
+			Key   string `xml:"key"`
+			Value string `xml:"value"`
+		} `xml:"GetSubscriptionAttributesResult>Attributes>entry"`
+	}
+	if err := c.sns(ctx, url.Values{"Action": {"GetSubscriptionAttributes"}, "SubscriptionArn": {out.ARN}}, &got); err != nil {
+		return nil // an emulator that cannot say has set no filter either
+	}
+	for _, e := range got.Entries {
+		if e.Key == "FilterPolicy" && e.Value != "" && e.Value != "{}" {
+			return c.sns(ctx, url.Values{"Action": {"SetSubscriptionAttributes"}, "SubscriptionArn": {out.ARN},
+				"AttributeName": {"FilterPolicy"}, "AttributeValue": {"{}"}}, nil)
+		}
+	}
+	return nil
 }
 
 // applyBucketRules gives the emulator's bucket name the CORS rules,

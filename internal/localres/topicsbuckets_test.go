@@ -144,3 +144,32 @@ func TestEmulatorTopicAndBucketAsDeclared(t *testing.T) {
 		t.Errorf("lifecycle rules %+v (%v), want the declared two", life, err)
 	}
 }
+
+// A filter removed from the declaration is removed from the emulator's
+// subscription when framework local starts again: the handler then gets
+// every message.
+func TestTopicFilterRemovedLocally(t *testing.T) {
+	moto := startMoto(t)
+	ctx := context.Background()
+	m := &manifest.Manifest{App: "shop", Resources: []manifest.Resource{{Name: "orders", Kind: manifest.ResourceTopic}},
+		Functions: []manifest.Function{{Name: "notify", Kind: manifest.KindSNS, SourceResource: "orders",
+			FilterPolicy: []byte(`{"kind": ["order"]}`), FilterPolicyScope: manifest.FilterOnAttributes}}}
+	r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Deliverer{Manifest: m, Resources: r, App: "shop", Stage: "dev"}
+	if _, err := d.subscribe(ctx, &m.Functions[0]); err != nil {
+		t.Fatal(err)
+	}
+	m.Functions[0].FilterPolicy, m.Functions[0].FilterPolicyScope = nil, ""
+	fd := feed(t, m, r, nil)
+	if _, err := sns.NewFromConfig(moto.Config()).Publish(ctx, &sns.PublishInput{TopicArn: aws.String(r.Attrs["orders"][manifest.AttrARN]), Message: aws.String("no kind")}); err != nil {
+		t.Fatal(err)
+	}
+	var ev events.SNSEvent
+	fd.event(t, "notify", &ev)
+	if len(ev.Records) != 1 || ev.Records[0].SNS.Message != "no kind" {
+		t.Errorf("notify got %+v, want the message the old filter refused", ev.Records)
+	}
+}
