@@ -90,12 +90,6 @@ func newApp() *framework.App {
 		return get(r.Context(), todos.Name(), id)
 	}, framework.Name("get"))
 
-	// A URL the browser PUTs the attachment's bytes to, for 15 minutes.
-	app.Route("/todos/{id}/attachment", func(r *framework.Request, id string) (Upload, error) {
-		u, err := files.PresignPut(r.Context(), "attachments/"+id, 15*time.Minute)
-		return Upload{URL: u}, err
-	}, framework.Methods("POST"), framework.Name("attach"))
-
 	// The queue's messages are ids of items to mark done, each announced
 	// on the topic; an unknown id fails that message alone, which goes back
 	// to the queue (and to the dead-letter queue after 3 receives).
@@ -133,6 +127,12 @@ func newApp() *framework.App {
 		}
 		return nil
 	}, framework.S3Filter("attachments/", ""))
+
+	// A URL the browser PUTs the attachment's bytes to, for 15 minutes.
+	app.Route("/todos/{id}/attachment", func(r *framework.Request, id string) (Upload, error) {
+		u, err := files.PresignPut(r.Context(), "attachments/"+id, 15*time.Minute)
+		return Upload{URL: u}, err
+	}, framework.Methods("POST"), framework.Name("attach"))
 	return app
 }
 
