@@ -128,9 +128,13 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 			})
 		case manifest.TriggerSubscription:
 			topic := a.sourceArn(stack, kind, &spec)
-			awssns.NewCfnSubscription(fn, jsii.String("Subscription"), &awssns.CfnSubscriptionProps{
+			sub := &awssns.CfnSubscriptionProps{
 				Protocol: jsii.String("lambda"), TopicArn: topic, Endpoint: fn.FunctionArn(),
-			})
+			}
+			if err := subscriptionFilter(sub, &spec); err != nil {
+				return err
+			}
+			awssns.NewCfnSubscription(fn, jsii.String("Subscription"), sub)
 			fn.AddPermission(jsii.String("TopicInvoke"), &awslambda.Permission{
 				Principal: awsiam.NewServicePrincipal(jsii.String("sns.amazonaws.com"), nil),
 				SourceArn: topic,

@@ -157,9 +157,11 @@ func (a *App) buildResources(p *Prepared) error {
 		case manifest.ResourceTopic:
 			// Encrypted with the account's AWS managed key for SNS: no key
 			// to create or pay for, and Lambda subscribers need no grant.
-			r.Topic = awssns.NewTopic(a.Construct, id, &awssns.TopicProps{
+			props := &awssns.TopicProps{
 				MasterKey: awskms.Alias_FromAliasName(a.Construct, jsii.String(*id+"Key"), jsii.String("alias/aws/sns")),
-			})
+			}
+			topicFIFO(props, &d)
+			r.Topic = awssns.NewTopic(a.Construct, id, props)
 			r.Topic.ApplyRemovalPolicy(policy)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN] = r.Topic.TopicName(), r.Topic.TopicArn()
 		case manifest.ResourceBucket:
@@ -175,6 +177,7 @@ func (a *App) buildResources(p *Prepared) error {
 			if d.EmptyOnDestroy && !retain {
 				props.AutoDeleteObjects, props.RemovalPolicy = jsii.Bool(true), awscdk.RemovalPolicy_DESTROY
 			}
+			bucketRules(props, &d)
 			r.Bucket = awss3.NewBucket(a.Construct, id, props)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN] = r.Bucket.BucketName(), r.Bucket.BucketArn()
 		case manifest.ResourceSecret:

@@ -65,6 +65,11 @@ type Function struct {
 	Grants []Grant `json:"grants,omitempty"`
 	// EventPattern is the EventBridge event pattern (KindEventBridge).
 	EventPattern json.RawMessage `json:"event_pattern,omitempty"`
+	// FilterPolicy is the subscription filter policy of an SNS handler
+	// (KindSNS), a JSON object; FilterPolicyScope is what it matches:
+	// FilterOnAttributes or FilterOnBody. None when empty.
+	FilterPolicy      json.RawMessage `json:"filter_policy,omitempty"`
+	FilterPolicyScope string          `json:"filter_policy_scope,omitempty"`
 	// Events are the S3 event types (KindS3), for example "s3:ObjectCreated:*".
 	Events []string `json:"events,omitempty"`
 	// Prefix and Suffix filter S3 object keys (KindS3).
@@ -166,6 +171,11 @@ func (m *Manifest) validateFunctions() []error {
 				bad("the event pattern is empty or not a JSON object: give at least one field to match, for example {\"source\": [\"my.app\"]}")
 			}
 		}
+		var topic *Resource
+		if f.SourceResource != "" {
+			topic = m.Resource(f.SourceResource)
+		}
+		validateSNSFunction(f, topic, bad)
 	}
 	return errs
 }

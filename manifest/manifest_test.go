@@ -110,6 +110,7 @@ func TestResourceDeclarationsChecked(t *testing.T) {
 			{Name: "Todos", Kind: manifest.ResourceQueue},
 			{Name: "alerts", Kind: manifest.ResourceTopic, FIFO: true},
 			{Name: "jobs", Kind: manifest.ResourceQueue, MaxReceiveCount: 3},
+			{Name: "files", Kind: manifest.ResourceBucket, FIFO: true},
 		},
 		Grants: []manifest.Grant{{Resource: "nosuch", Access: manifest.AccessRead}, {Resource: "jobs", Access: manifest.AccessPublish}},
 		Functions: []manifest.Function{
@@ -124,7 +125,7 @@ func TestResourceDeclarationsChecked(t *testing.T) {
 	}
 	for _, want := range []string{
 		`queue "Todos": two resources are named "Todos"`,
-		`topic "alerts": only a queue can be FIFO`,
+		`bucket "files": only a queue or a topic can be FIFO`,
 		`the app: access "read" to resource "nosuch", which the app does not declare`,
 		`the app: access "publish" on queue "jobs"`,
 		`sqs handler "onalert": its source topic "alerts" cannot feed an sqs handler`,

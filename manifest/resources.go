@@ -112,8 +112,11 @@ type Resource struct {
 	PointInTimeRecovery *bool `json:"point_in_time_recovery,omitempty"`
 	DeletionProtection  *bool `json:"deletion_protection,omitempty"`
 
-	// FIFO makes a queue a FIFO queue.
+	// FIFO makes a queue a FIFO queue, or a topic a FIFO topic.
 	FIFO bool `json:"fifo,omitempty"`
+	// ContentBasedDeduplication makes a FIFO topic deduplicate messages
+	// by a hash of their body when the publisher gives no deduplication id.
+	ContentBasedDeduplication bool `json:"content_based_deduplication,omitempty"`
 	// VisibilityTimeoutSeconds is a queue's visibility timeout; 0 means
 	// the default internal/declspec.QueueOf gives: 6 times the longest
 	// timeout of the handlers it feeds plus the batching window, at least
@@ -127,6 +130,13 @@ type Resource struct {
 	// delete the objects in it (the bucket is kept otherwise: CloudFormation
 	// cannot delete a bucket that holds objects).
 	EmptyOnDestroy bool `json:"empty_on_destroy,omitempty"`
+	// CORS are a bucket's CORS rules, for browsers that call it directly
+	// (presigned uploads); none when empty.
+	CORS []CORSRule `json:"cors,omitempty"`
+	// Lifecycle are a bucket's lifecycle rules; none when empty.
+	Lifecycle []LifecycleRule `json:"lifecycle,omitempty"`
+	// Versioned turns a bucket's versioning on.
+	Versioned bool `json:"versioned,omitempty"`
 }
 
 // Grant gives access to a declared resource.
@@ -201,8 +211,8 @@ func (m *Manifest) validateResources() []error {
 		if o := r.tableOnly(); o != "" && !isTable {
 			bad("only a table takes %s: remove them from the declaration", o)
 		}
-		if r.FIFO && !isQueue {
-			bad("only a queue can be FIFO: remove the FIFO option")
+		if r.FIFO && !isQueue && r.Kind != ResourceTopic {
+			bad("only a queue or a topic can be FIFO: remove the FIFO option")
 		}
 		if !isQueue && (r.VisibilityTimeoutSeconds != 0 || r.MaxReceiveCount != 0) {
 			bad("a visibility timeout and a dead-letter queue belong to queues only: remove them")
@@ -210,6 +220,7 @@ func (m *Manifest) validateResources() []error {
 		if r.EmptyOnDestroy && r.Kind != ResourceBucket {
 			bad("only a bucket can be emptied on destroy: remove the option")
 		}
+		validateTopicBucket(r, bad)
 		if isTable {
 			if r.PartitionKey == nil {
 				bad("a table needs a partition key")

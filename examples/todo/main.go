@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
+	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/framework/resource"
 )
@@ -38,6 +39,11 @@ type Todo struct {
 	Title string `json:"title"`
 	Done  bool   `json:"done"`
 	Owner string `json:"owner,omitempty"`
+}
+
+// Upload is where to PUT an attachment.
+type Upload struct {
+	URL string `json:"url"`
 }
 
 // awsConfig is the AWS SDK's configuration, loaded on first use from the
@@ -62,7 +68,12 @@ func newApp() *framework.App {
 	})
 	jobs := resource.NewQueue(app, "jobs", resource.QueueSpec{MaxReceiveCount: 3, VisibilityTimeout: time.Minute})
 	topic := resource.NewTopic(app, "events")
-	files := resource.NewBucket(app, "files", resource.BucketSpec{EmptyOnDestroy: true})
+	// Browsers upload attachments straight to the bucket (PUT to a
+	// presigned URL); uploads never completed are cleaned up after a day.
+	files := resource.NewBucket(app, "files", resource.BucketSpec{EmptyOnDestroy: true,
+		CORS:      []resource.CORSRule{{AllowedOrigins: []string{"http://localhost:3000"}, AllowedMethods: []string{"PUT", "GET"}, AllowedHeaders: []string{"*"}, MaxAge: time.Hour}},
+		Lifecycle: []resource.LifecycleRule{{Prefix: "attachments/", ExpireAfterDays: 90, AbortIncompleteUploadsAfterDays: 1}},
+	})
 	apiKey := resource.NewSecret(app, "apiKey")
 
 	todos.Allow(resource.ReadWrite, "add", "done")
@@ -71,6 +82,7 @@ func newApp() *framework.App {
 	jobs.Allow(resource.Send, "add")
 	topic.Allow("done")
 	files.Allow(resource.Read, "attachments")
+	files.Allow(resource.Write, "attach")
 
 	app.Route("/todos", func(r *framework.Request, in NewTodo) (Todo, error) {
 		if strings.TrimSpace(in.Title) == "" {
@@ -110,12 +122,14 @@ func newApp() *framework.App {
 		return nil
 	})
 
+	// Only the "done" events of the topic (a subscription filter policy
+	// on the message attribute kind).
 	app.OnSNSMessage("notify", topic.Ref(), func(ctx context.Context, ev events.SNSEvent) error {
 		for _, r := range ev.Records {
 			log.Printf("event %q: %s", r.SNS.Subject, r.SNS.Message)
 		}
 		return nil
-	})
+	}, framework.SNSFilter(map[string]any{"kind": []any{"done"}}))
 
 	app.OnS3Event("attachments", files.Ref(), func(ctx context.Context, ev events.S3Event) error {
 		for _, r := range ev.Records {
@@ -123,6 +137,12 @@ func newApp() *framework.App {
 		}
 		return nil
 	}, framework.S3Filter("attachments/", ""))
+
+	// A URL the browser PUTs the attachment's bytes to, for 15 minutes.
+	app.Route("/todos/{id}/attachment", func(r *framework.Request, id string) (Upload, error) {
+		u, err := files.PresignPut(r.Context(), "attachments/"+id, 15*time.Minute)
+		return Upload{URL: u}, err
+	}, framework.Methods("POST"), framework.Name("attach"))
 	return app
 }
 
@@ -192,7 +212,8 @@ func markDone(ctx context.Context, table, topic, id string) error {
 	if err != nil {
 		return err
 	}
-	_, err = sns.NewFromConfig(cfg).Publish(ctx, &sns.PublishInput{TopicArn: aws.String(topic), Subject: aws.String("done"), Message: aws.String(id)})
+	_, err = sns.NewFromConfig(cfg).Publish(ctx, &sns.PublishInput{TopicArn: aws.String(topic), Subject: aws.String("done"), Message: aws.String(id),
+		MessageAttributes: map[string]snstypes.MessageAttributeValue{"kind": {DataType: aws.String("String"), StringValue: aws.String("done")}}})
 	return err
 }
 

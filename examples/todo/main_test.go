@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/apphook"
@@ -69,6 +72,7 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 		"byOwner":     {"todos:read"},
 		"done":        {"todos:read_write", "events:publish"},
 		"attachments": {"files:read"},
+		"attach":      {"files:write"},
 	} {
 		if !slices.Equal(grants[handler], want) {
 			t.Errorf("%s's accesses %v, want %v", handler, grants[handler], want)
@@ -115,12 +119,16 @@ func TestAgainstMoto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("todo-dev-files")}); err != nil {
+		t.Fatal(err)
+	}
 	var secret struct{ ARN, Name string }
 	if err := awscall.Call(ctx, "secretsmanager", "CreateSecret", map[string]string{"Name": "apiKey-dev", "SecretString": "k3y"}, &secret); err != nil {
 		t.Fatal(err)
 	}
 	for k, v := range map[string]string{
 		manifest.ResourceEnv("todos", manifest.AttrName):  "todo-dev-todos",
+		manifest.ResourceEnv("files", manifest.AttrName):  "todo-dev-files",
 		manifest.ResourceEnv("events", manifest.AttrARN):  *topic.TopicArn,
 		manifest.ResourceEnv("apiKey", manifest.AttrName): secret.Name,
 		manifest.ResourceEnv("apiKey", manifest.AttrARN):  secret.ARN,
@@ -159,6 +167,27 @@ func TestAgainstMoto(t *testing.T) {
 	}
 	if got := read(); !got.Done {
 		t.Errorf("after the queue's message: %+v, want done", got)
+	}
+
+	// The attachment's upload URL takes the bytes, with no credentials.
+	resp = c.Lambda("POST", "/todos/"+added.ID+"/attachment", nil, nil)
+	var up Upload
+	if resp.StatusCode != 200 || resp.JSON(&up) != nil || up.URL == "" {
+		t.Fatalf("POST attachment: %d %s", resp.StatusCode, resp.Body)
+	}
+	req, _ := http.NewRequest("PUT", up.URL, strings.NewReader("receipt"))
+	put, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put.Body.Close()
+	obj, err := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }).GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("todo-dev-files"), Key: aws.String("attachments/" + added.ID)})
+	if put.StatusCode != 200 || err != nil {
+		t.Fatalf("PUT to the upload URL: %d; the object: %v", put.StatusCode, err)
+	}
+	b, _ := io.ReadAll(obj.Body)
+	if obj.Body.Close(); string(b) != "receipt" {
+		t.Errorf("the attachment holds %q, want receipt", b)
 	}
 }
 

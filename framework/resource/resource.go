@@ -122,6 +122,24 @@ type BucketSpec struct {
 	// delete the bucket's objects, and so the bucket. Without it the
 	// bucket, objects included, is kept in every stage.
 	EmptyOnDestroy bool
+	// CORS lists the browser origins and methods allowed to call the
+	// bucket directly, as a page uploading to a presigned PUT URL
+	// (Bucket.PresignPut) does; none by default, so browsers are refused.
+	// Changing the rules replaces them, objects untouched.
+	CORS []CORSRule
+	// Lifecycle rules expire objects and abort forgotten multipart
+	// uploads; none by default, so objects stay until deleted. A rule
+	// added applies to the objects already there too (an object older
+	// than ExpireAfterDays is deleted within a day or so); one removed
+	// stops deleting.
+	Lifecycle []LifecycleRule
+	// Versioning keeps every version of an object overwritten or
+	// deleted; off by default. Turning it on keeps the objects there, and
+	// S3 can never turn it off again, only suspend it: removing the option
+	// later leaves the bucket versioned as it is (suspend it in the S3
+	// console), and the versions kept stay, and are billed, until deleted
+	// (a lifecycle rule's NoncurrentExpireAfterDays deletes them).
+	Versioning bool
 }
 
 // DataAccess is an access to a table or a bucket.
@@ -173,16 +191,32 @@ func NewQueue(app *framework.App, name string, spec QueueSpec) *Queue {
 	return &Queue{h}
 }
 
-// NewTopic declares an SNS topic named name. It is a standard topic: SNS
-// FIFO topics are not offered, so there is no option to ask for one.
-func NewTopic(app *framework.App, name string) *Topic {
-	return &Topic{declare(app, manifest.Resource{Name: name, Kind: manifest.ResourceTopic})}
+// NewTopic declares an SNS topic named name, standard unless a TopicSpec
+// says otherwise (at most one spec).
+func NewTopic(app *framework.App, name string, spec ...TopicSpec) *Topic {
+	r := manifest.Resource{Name: name, Kind: manifest.ResourceTopic}
+	if len(spec) > 0 {
+		r.FIFO, r.ContentBasedDeduplication = spec[0].FIFO, spec[0].ContentBasedDeduplication
+	}
+	h := declare(app, r)
+	if len(spec) > 1 {
+		h.refuse("%d TopicSpecs: give one", len(spec))
+	}
+	return &Topic{h}
 }
 
 // NewBucket declares an S3 bucket named name (its physical name is
 // CloudFormation's, in lower case).
 func NewBucket(app *framework.App, name string, spec BucketSpec) *Bucket {
-	return &Bucket{declare(app, manifest.Resource{Name: name, Kind: manifest.ResourceBucket, EmptyOnDestroy: spec.EmptyOnDestroy})}
+	r := manifest.Resource{Name: name, Kind: manifest.ResourceBucket, EmptyOnDestroy: spec.EmptyOnDestroy, Versioned: spec.Versioning}
+	r.CORS, r.Lifecycle = bucketRules(spec)
+	h := declare(app, r)
+	for i, c := range spec.CORS {
+		if c.MaxAge%time.Second != 0 {
+			h.refuse("CORS rule %d: max age %v is not whole seconds: round it", i+1, c.MaxAge)
+		}
+	}
+	return &Bucket{h}
 }
 
 // NewSecret declares a Secrets Manager secret named name. The stack

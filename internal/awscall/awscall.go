@@ -96,6 +96,12 @@ func FromEnv() Config {
 			c.Endpoints[name] = u
 		}
 	}
+	if u := os.Getenv("AWS_ENDPOINT_URL_S3"); u != "" { // for PresignS3
+		if c.Endpoints == nil {
+			c.Endpoints = map[string]string{}
+		}
+		c.Endpoints["s3"] = u
+	}
 	return c
 }
 

@@ -85,6 +85,7 @@ func TestSynthTodoExample(t *testing.T) {
 		t.Error("no role may query the table")
 	}
 	t.Logf("%d IAM statements grant actions on the declared resources' services, none on \"*\"", checked)
+	checkTodoTopicsBuckets(t, tpl)
 	cfnLint(t, res.TemplatePath)
 }
 

@@ -249,6 +249,10 @@ func stripPresign(r *http.Request) {
 
 // ServeHTTP checks one call and refuses it or sends it upstream.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isPreflight(r) {
+		p.forwardPreflight(w, r)
+		return
+	}
 	key, region, service, ok := scope(r.Header.Get("Authorization"))
 	presigned := false
 	if !ok && r.URL.Query().Get("X-Amz-Credential") != "" {
@@ -281,6 +285,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if presigned {
+		if !p.checkPresigned(w, r) {
+			return
+		}
 		stripPresign(r)
 	}
 	t := p.target.Load()

@@ -420,7 +420,7 @@ func (d *Deliverer) subscribe(ctx context.Context, f *manifest.Function) (string
 	if err != nil {
 		return "", err
 	}
-	return u, d.Resources.Client.Subscribe(ctx, d.Resources.Attrs[f.SourceResource][manifest.AttrARN], arn)
+	return u, d.Resources.Client.subscribe(ctx, d.Resources.Attrs[f.SourceResource][manifest.AttrARN], arn, subscriptionAttributes(f))
 }
 
 // handlerQueue returns the URL and ARN of the queue of the emulator that

@@ -40,10 +40,14 @@ func (c *Client) ensure(ctx context.Context, m *manifest.Manifest, physical stri
 		if noting(ctx) && !c.topicExists(ctx, physical) {
 			noteCreated(ctx, "topic "+physical)
 		}
-		arn, err := c.CreateTopic(ctx, physical)
+		arn, err := c.createTopic(ctx, physical, topicAttributes(d))
 		return map[string]string{manifest.AttrName: physical, manifest.AttrARN: arn}, err
 	case manifest.ResourceBucket:
-		return c.ensureBucket(ctx, physical)
+		attrs, err := c.ensureBucket(ctx, physical)
+		if err == nil {
+			err = c.applyBucketRules(ctx, physical, d)
+		}
+		return attrs, err
 	case manifest.ResourceSecret:
 		return c.ensureSecret(ctx, physical)
 	case manifest.ResourceParameter:
@@ -311,17 +315,13 @@ func (c *Client) ensureParameter(ctx context.Context, name string) (map[string]s
 // CreateTopic creates the SNS topic named name (or finds it: SNS's
 // CreateTopic is idempotent) and returns its ARN.
 func (c *Client) CreateTopic(ctx context.Context, name string) (string, error) {
-	var out struct {
-		ARN string `xml:"CreateTopicResult>TopicArn"`
-	}
-	err := c.sns(ctx, url.Values{"Action": {"CreateTopic"}, "Name": {name}}, &out)
-	return out.ARN, err
+	return c.createTopic(ctx, name, nil)
 }
 
 // Subscribe subscribes the queue queueARN to the topic topicARN (SNS's
 // Subscribe is idempotent), with the envelope SNS sends a queue.
 func (c *Client) Subscribe(ctx context.Context, topicARN, queueARN string) error {
-	return c.sns(ctx, url.Values{"Action": {"Subscribe"}, "TopicArn": {topicARN}, "Protocol": {"sqs"}, "Endpoint": {queueARN}}, nil)
+	return c.subscribe(ctx, topicARN, queueARN, nil)
 }
 
 // sns calls SNS's query protocol: a signed form POST answered in XML.

@@ -244,7 +244,7 @@ func PhysicalName(app, stage string, d *manifest.Resource) string {
 			n = n[:63]
 		}
 		n = strings.Trim(n, "-")
-	case manifest.ResourceQueue:
+	case manifest.ResourceQueue, manifest.ResourceTopic:
 		if d.FIFO {
 			n += ".fifo"
 		}
