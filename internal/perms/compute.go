@@ -60,6 +60,7 @@ var grants = map[manifest.ResourceKind]map[manifest.Access]grantSpec{
 	manifest.ResourceQueue: {
 		manifest.AccessSend:    {[]string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}, []string{""}},
 		manifest.AccessConsume: {[]string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}, []string{""}},
+		manifest.AccessRedrive: {union(redriveDLQActions, redriveQueueActions), []string{""}}, // two statements: see declareRedrive
 	},
 	manifest.ResourceTopic: {
 		manifest.AccessPublish: {[]string{"sns:Publish"}, []string{""}},
@@ -369,6 +370,10 @@ func (f *fnState) declare(r *manifest.Resource, access manifest.Access, why Reas
 	}
 	if i, ok := f.access[r.Name][access]; ok {
 		f.pol.Statements[i].Reasons = append(f.pol.Statements[i].Reasons, why)
+		return
+	}
+	if r.Kind == manifest.ResourceQueue && access == manifest.AccessRedrive {
+		f.access[r.Name][access] = f.declareRedrive(r, why)
 		return
 	}
 	actions, suffixes := AccessActions(r.Kind, access)

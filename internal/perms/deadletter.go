@@ -1,0 +1,30 @@
+package perms
+
+import (
+	"slices"
+
+	"github.com/framework-dev/framework/manifest"
+)
+
+// What manifest.AccessRedrive grants: on the queue's dead-letter queue,
+// reading and deleting its messages, reading its attributes (how many
+// messages wait there), and SQS's redrive (a message move task back to
+// the queue); on the queue itself, sending (which a move task also needs
+// on its destination). Consume on a queue grants nothing on its
+// dead-letter queue: the handler a queue feeds gets Consume, and it has no
+// business with the messages it gave up on.
+var (
+	redriveDLQActions   = []string{"sqs:CancelMessageMoveTask", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ListMessageMoveTasks", "sqs:ReceiveMessage", "sqs:StartMessageMoveTask"}
+	redriveQueueActions = []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}
+)
+
+// declareRedrive gives f manifest.AccessRedrive on the queue r: a
+// statement on its dead-letter queue's ARN and one on the queue's. It
+// returns the first one's index.
+func (f *fnState) declareRedrive(r *manifest.Resource, why Reason) int {
+	i := f.add(Statement{Sid: sid("Res", r.Name, "redrive", "dead letter"), Actions: slices.Clone(redriveDLQActions),
+		Resources: []Resource{{Ref: r.Name, Attr: manifest.AttrDLQARN}}, Reasons: []Reason{why}})
+	f.add(Statement{Sid: sid("Res", r.Name, "redrive", "send"), Actions: slices.Clone(redriveQueueActions),
+		Resources: []Resource{{Ref: r.Name}}, Reasons: []Reason{why}})
+	return i
+}
