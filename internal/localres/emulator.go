@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -106,12 +107,14 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 	if d.VisibilityTimeoutSeconds > 0 {
 		attrs["VisibilityTimeout"] = strconv.Itoa(d.VisibilityTimeoutSeconds)
 	}
+	maps.Copy(attrs, queueOptions(d))
+	var dlq map[string]string
 	if d.MaxReceiveCount > 0 {
 		dlqName := strings.TrimSuffix(name, ".fifo") + "-dlq"
 		if d.FIFO {
 			dlqName += ".fifo"
 		}
-		dlqURL, err := c.queueURL(ctx, dlqName, map[string]string{"FifoQueue": attrs["FifoQueue"]})
+		dlqURL, err := c.queueURL(ctx, dlqName, map[string]string{"FifoQueue": attrs["FifoQueue"], "MessageRetentionPeriod": strconv.Itoa(manifest.MaxMessageRetentionSeconds)})
 		if err != nil {
 			return nil, err
 		}
@@ -121,6 +124,7 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 		}
 		rp, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": d.MaxReceiveCount})
 		attrs["RedrivePolicy"] = string(rp)
+		dlq = map[string]string{manifest.AttrDLQName: dlqName, manifest.AttrDLQURL: dlqURL, manifest.AttrDLQARN: dlqARN}
 	}
 	u, err := c.queueURL(ctx, name, attrs)
 	if err != nil {
@@ -130,7 +134,9 @@ func (c *Client) ensureQueue(ctx context.Context, name string, d *manifest.Resou
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{manifest.AttrName: name, manifest.AttrARN: arn, manifest.AttrURL: u}, nil
+	out := map[string]string{manifest.AttrName: name, manifest.AttrARN: arn, manifest.AttrURL: u}
+	maps.Copy(out, dlq)
+	return out, nil
 }
 
 // queueURL returns the URL of the queue named name, creating it with
