@@ -682,6 +682,7 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url,
 		}
 		done = append(done, m)
 	}
+	d.releaseHeld(ctx, url, msgs, del.HeldBack)
 	var held []string
 	rest, held = d.holdRest(ctx, url, msgs, keep, rest)
 	del.HeldBack, del.Deferred = append(del.HeldBack, held...), len(rest)

@@ -1,6 +1,9 @@
 package localres
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // groupOf is the message group of m, a FIFO queue's message; "" for a
 // standard queue's.
@@ -56,4 +59,22 @@ func (d *Deliverer) holdRest(ctx context.Context, url string, msgs []sqsMessage,
 	}
 	d.release(ctx, url, back)
 	return keep, held
+}
+
+// releaseHeld makes the messages of msgs whose IDs are in held (held back
+// behind a failed message of their group, not failed themselves) visible
+// again at once: the failed message keeps their group in flight, so the
+// queue gives them only after it, and they come back with it rather than
+// a visibility timeout later.
+func (d *Deliverer) releaseHeld(ctx context.Context, url string, msgs []sqsMessage, held []string) {
+	if len(held) == 0 {
+		return
+	}
+	var back []sqsMessage
+	for _, m := range msgs {
+		if slices.Contains(held, m.MessageId) {
+			back = append(back, m)
+		}
+	}
+	d.release(ctx, url, back)
 }
