@@ -221,12 +221,16 @@ func (s *supervisor) delivered(d localres.Delivery) {
 	case d.Error != "":
 		line += fmt.Sprintf(", failed (%s)", d.Error)
 	case len(d.Failed) > 0:
-		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed))
+		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed)-heldInBatch(d))
 	default:
 		line += fmt.Sprintf(", ok in %.2fs", d.Duration.Seconds())
 	}
 	if d.Deferred > 0 {
 		line += fmt.Sprintf("; %d more received with them follow in the next invocation (6 MB payload limit)", d.Deferred)
+	}
+	if len(d.HeldBack) > 0 {
+		fields["held_back_ids"] = d.HeldBack
+		line += fmt.Sprintf("; %d later in the failed messages' FIFO groups wait behind them", len(d.HeldBack))
 	}
 	s.event("delivery", fields, "%s", line)
 }
@@ -251,4 +255,16 @@ func (s *supervisor) reportResources(m *manifest.Manifest, res *localres.Resourc
 		parts = append(parts, fmt.Sprintf("%s (%s)", d.Label(), name))
 	}
 	s.event("resources", map[string]any{"where": where, "resources": physical}, "Resources at %s: %s", where, strings.Join(parts, ", "))
+}
+
+// heldInBatch is how many of d's failed messages are held back behind a
+// failed one of their FIFO group rather than failed themselves.
+func heldInBatch(d localres.Delivery) int {
+	n := 0
+	for _, id := range d.HeldBack {
+		if slices.Contains(d.Failed, id) {
+			n++
+		}
+	}
+	return n
 }
