@@ -34,6 +34,7 @@ func TestScanAttributesExampleTodo(t *testing.T) {
 		"GetItem":      policy.RoutePrefix + "get",
 		"UpdateItem":   "done",
 		"Publish":      "done",
+		"SendMessage":  "done",
 		"Secret.Value": policy.RoutePrefix + "add secret:apiKey",
 	} {
 		if got[op] != want {
