@@ -71,7 +71,7 @@ var streamViewTypes = map[string]awsdynamodb.StreamViewType{
 // resources beyond manifest.Validate, which Lambda would otherwise refuse
 // at deploy time: a queue feeding a handler must keep a message hidden at
 // least as long as the handler may run, and a FIFO queue gives batches of
-// 10 messages at most.
+// 10 messages at most, without a batching window.
 func checkResources(m *manifest.Manifest, cfg *Config) error {
 	for _, f := range m.Functions {
 		r := m.Resource(f.SourceResource)
@@ -80,6 +80,9 @@ func checkResources(m *manifest.Manifest, cfg *Config) error {
 		}
 		if r.FIFO && f.BatchSize > 10 {
 			return fmt.Errorf("%s: batch size %d is too large for the FIFO %s it reads: use 1 to 10", f.Label(), f.BatchSize, r.Label())
+		}
+		if r.FIFO && f.MaxBatchingWindowSeconds > 0 {
+			return fmt.Errorf("%s: Lambda has no batching window for the FIFO %s it reads (a batch takes what the queue gives at once): remove MaxBatchingWindow", f.Label(), r.Label())
 		}
 		if r.VisibilityTimeoutSeconds == 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -109,5 +110,18 @@ func TestStackFIFOQueue(t *testing.T) {
 				t.Errorf("Redrive: %v on the queue, want sending, not receiving or deleting", onQueue)
 			}
 		}
+	}
+}
+
+// TestFIFOQueueWithoutBatchingWindow: a handler of a FIFO queue with a
+// batching window is refused before CDK (Lambda refuses the event source
+// mapping at deploy time), naming the handler, the queue and the option.
+func TestFIFOQueueWithoutBatchingWindow(t *testing.T) {
+	m := resourcesManifest()
+	m.Resources[1].FIFO = true
+	m.Functions[0].MaxBatchingWindowSeconds = 5
+	_, err := constructs.Prepare(context.Background(), &constructs.AppProps{Manifest: m, PackageZip: writeZip(t)}, nil)
+	if err == nil || !strings.Contains(err.Error(), `sqs handler "worker": Lambda has no batching window for the FIFO queue "jobs"`) || !strings.Contains(err.Error(), "remove MaxBatchingWindow") {
+		t.Errorf("error %v, want the handler, the FIFO queue and the option named", err)
 	}
 }
