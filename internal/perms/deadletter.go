@@ -28,3 +28,9 @@ func (f *fnState) declareRedrive(r *manifest.Resource, why Reason) int {
 		Resources: []Resource{{Ref: r.Name}}, Reasons: []Reason{why}})
 	return i
 }
+
+// CoversDeadLetter reports whether manifest.AccessRedrive grants action on
+// a queue's dead-letter queue.
+func CoversDeadLetter(action string) bool {
+	return slices.ContainsFunc(redriveDLQActions, func(p string) bool { return MatchAction(p, action) })
+}
