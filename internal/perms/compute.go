@@ -156,6 +156,8 @@ type CeilingError struct {
 	// kind, Resource is empty.
 	Resource string
 	Kind     manifest.ResourceKind
+	// DeadLetter: the call targets Resource's dead-letter queue.
+	DeadLetter bool
 	// Has are the accesses the function has on Resource (empty: none).
 	Has []manifest.Access
 	// Hint is the Allow to add.
@@ -172,6 +174,9 @@ func (e *CeilingError) Error() string {
 	res := fmt.Sprintf("%s %q", e.Kind, e.Resource)
 	if e.Resource == "" {
 		res = "a declared " + string(e.Kind)
+	}
+	if e.DeadLetter {
+		res = "the dead-letter queue of " + res
 	}
 	has := "but the handler has no access to it"
 	if len(e.Has) > 0 {
@@ -495,6 +500,16 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 				case named == nil && external[prefix] != "":
 					why.Detail = fmt.Sprintf("the %s names a %s resource outside the app, so the call may target it", external[prefix], prefix)
 					f.wide(prefix, action, why)
+					continue
+				}
+				if named != nil && named.Kind == manifest.ResourceQueue && c.Target.DeadLetter {
+					if e := f.deadLetterCall(named, action, handler, why, target.unknown); e != nil {
+						key := e.Function + "|" + e.Pos + "|" + e.Action + "|" + e.Resource + "|dlq"
+						if !seen[key] {
+							seen[key] = true
+							errs = append(errs, e)
+						}
+					}
 					continue
 				}
 				// A call on a declared resource: the declaration is the
