@@ -138,6 +138,7 @@ func (a *App) buildResources(p *Prepared) error {
 			if q.FIFO {
 				props.Fifo = jsii.Bool(true)
 			}
+			queueOptions(props, &d)
 			props.VisibilityTimeout = awscdk.Duration_Seconds(jsii.Number(float64(q.VisibilityTimeoutSeconds)))
 			if q.MaxReceiveCount > 0 {
 				dlq := &awssqs.QueueProps{
@@ -154,6 +155,9 @@ func (a *App) buildResources(p *Prepared) error {
 			}
 			r.Queue = awssqs.NewQueue(a.Construct, id, props)
 			r.Attrs[manifest.AttrName], r.Attrs[manifest.AttrARN], r.Attrs[manifest.AttrURL] = r.Queue.QueueName(), r.Queue.QueueArn(), r.Queue.QueueUrl()
+			if r.DeadLetterQueue != nil {
+				r.Attrs[manifest.AttrDLQName], r.Attrs[manifest.AttrDLQARN], r.Attrs[manifest.AttrDLQURL] = r.DeadLetterQueue.QueueName(), r.DeadLetterQueue.QueueArn(), r.DeadLetterQueue.QueueUrl()
+			}
 		case manifest.ResourceTopic:
 			// Encrypted with the account's AWS managed key for SNS: no key
 			// to create or pay for, and Lambda subscribers need no grant.
@@ -315,4 +319,19 @@ func (a *App) declaredSource(spec *manifest.Function) *Resource {
 		}
 	}
 	return nil
+}
+
+// queueOptions sets, on the props of queue d, the options SQS defaults
+// otherwise: content-based deduplication, the message retention period
+// and the delivery delay.
+func queueOptions(props *awssqs.QueueProps, d *manifest.Resource) {
+	if d.ContentBasedDeduplication {
+		props.ContentBasedDeduplication = jsii.Bool(true)
+	}
+	if d.MessageRetentionSeconds != 0 {
+		props.RetentionPeriod = awscdk.Duration_Seconds(jsii.Number(float64(d.MessageRetentionSeconds)))
+	}
+	if d.DeliveryDelaySeconds != 0 {
+		props.DeliveryDelay = awscdk.Duration_Seconds(jsii.Number(float64(d.DeliveryDelaySeconds)))
+	}
 }

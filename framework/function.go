@@ -125,9 +125,22 @@ func (a *App) OnSQSMessage(name, queue string, handler func(context.Context, eve
 
 // OnSQSPartialBatch is OnSQSMessage for a handler that reports the
 // messages that failed (by MessageId) so that only those are retried; an
-// error still fails the whole batch.
+// error still fails the whole batch. On a FIFO queue, the messages of a
+// failed message's group that follow it in the batch count as failed too,
+// whether the handler reports them or not, so that the group stays in
+// order: they come again after it.
 func (a *App) OnSQSPartialBatch(name, queue string, handler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error), opts ...FunctionOption) {
-	call := partialBatch(handler, func(r *events.SQSEventResponse) {
+	h := handler
+	if handler != nil {
+		h = func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+			r, err := handler(ctx, ev)
+			if err == nil {
+				holdFIFOGroups(ev, &r)
+			}
+			return r, err
+		}
+	}
+	call := partialBatch(h, func(r *events.SQSEventResponse) {
 		if r.BatchItemFailures == nil {
 			r.BatchItemFailures = []events.SQSBatchItemFailure{}
 		}

@@ -57,7 +57,8 @@ type ResourceSpec struct {
 	// Accesses are the accesses a grant may give on the kind.
 	Accesses []Access
 	// Attrs are the attributes the stack hands over (AttrStreamARN only
-	// for a table with a stream).
+	// for a table with a stream, the AttrDLQ* ones only for a queue with a
+	// dead-letter queue).
 	Attrs []string
 	// Source is the handler kind that a resource of this kind can feed
 	// (OnSQSMessage on a declared queue, ...); "" when none.
@@ -67,7 +68,7 @@ type ResourceSpec struct {
 // ResourceKinds describes every resource kind.
 var ResourceKinds = map[ResourceKind]ResourceSpec{
 	ResourceTable:     {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
-	ResourceQueue:     {Accesses: []Access{AccessSend, AccessConsume}, Attrs: []string{AttrName, AttrARN, AttrURL}, Source: KindSQS},
+	ResourceQueue:     {Accesses: []Access{AccessSend, AccessConsume, AccessRedrive}, Attrs: []string{AttrName, AttrARN, AttrURL, AttrDLQName, AttrDLQURL, AttrDLQARN}, Source: KindSQS},
 	ResourceTopic:     {Accesses: []Access{AccessPublish}, Attrs: []string{AttrName, AttrARN}, Source: KindSNS},
 	ResourceBucket:    {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN}, Source: KindS3},
 	ResourceSecret:    {Accesses: []Access{AccessRead}, Attrs: []string{AttrName, AttrARN}},
@@ -114,9 +115,6 @@ type Resource struct {
 
 	// FIFO makes a queue a FIFO queue, or a topic a FIFO topic.
 	FIFO bool `json:"fifo,omitempty"`
-	// ContentBasedDeduplication makes a FIFO topic deduplicate messages
-	// by a hash of their body when the publisher gives no deduplication id.
-	ContentBasedDeduplication bool `json:"content_based_deduplication,omitempty"`
 	// VisibilityTimeoutSeconds is a queue's visibility timeout; 0 means
 	// the default internal/declspec.QueueOf gives: 6 times the longest
 	// timeout of the handlers it feeds plus the batching window, at least
@@ -125,6 +123,16 @@ type Resource struct {
 	// MaxReceiveCount, when above 0, gives a queue a dead-letter queue
 	// that a message moves to after that many receives.
 	MaxReceiveCount int `json:"max_receive_count,omitempty"`
+	// ContentBasedDeduplication makes a FIFO queue or topic deduplicate
+	// messages sent without a deduplication ID by a SHA-256 hash of their
+	// body.
+	ContentBasedDeduplication bool `json:"content_based_deduplication,omitempty"`
+	// MessageRetentionSeconds is how long a queue keeps a message (60 to
+	// 1209600); 0 means SQS's default (4 days).
+	MessageRetentionSeconds int `json:"message_retention_seconds,omitempty"`
+	// DeliveryDelaySeconds is how long a queue hides a new message before
+	// its first delivery (0 to 900).
+	DeliveryDelaySeconds int `json:"delivery_delay_seconds,omitempty"`
 
 	// EmptyOnDestroy lets destroying a stage whose bucket is not retained
 	// delete the objects in it (the bucket is kept otherwise: CloudFormation
@@ -217,6 +225,7 @@ func (m *Manifest) validateResources() []error {
 		if !isQueue && (r.VisibilityTimeoutSeconds != 0 || r.MaxReceiveCount != 0) {
 			bad("a visibility timeout and a dead-letter queue belong to queues only: remove them")
 		}
+		errs = append(errs, r.validateQueueOptions()...)
 		if r.EmptyOnDestroy && r.Kind != ResourceBucket {
 			bad("only a bucket can be emptied on destroy: remove the option")
 		}
@@ -253,6 +262,8 @@ func (m *Manifest) validateResources() []error {
 			}
 			if spec, ok := ResourceKinds[r.Kind]; ok && !slices.Contains(spec.Accesses, g.Access) {
 				errs = append(errs, fmt.Errorf("%s: access %q on %s: a %s allows %v", who, g.Access, r.Label(), r.Kind, spec.Accesses))
+			} else if err := validateRedrive(who, g, r); err != nil {
+				errs = append(errs, err)
 			}
 		}
 	}

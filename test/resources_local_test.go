@@ -54,7 +54,8 @@ func (s *localServer) waitDelivery(t *testing.T, fn string, within time.Duration
 // the table's global index), a message sent to the
 // queue with the AWS SDK reaches the queue handler, whose failed item alone
 // stays on the queue, what it publishes on the topic reaches the topic
-// handler, the item's changes reach the stream handler and an object put
+// handler and what it sends to the FIFO queue the history handler, the
+// item's changes reach the stream handler and an object put
 // in the bucket the bucket's handler.
 func TestLocalWithEmulatedResources(t *testing.T) {
 	moto := mototest.Start(t)
@@ -63,8 +64,8 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
 	// Before serving, it says which resource of the emulator each
 	// declaration is.
-	if ev := s.seenEvent("resources"); ev == nil || ev["where"] != moto.URL || fmt.Sprint(ev["resources"]) != "map[apiKey:todo-dev-apikey events:todo-dev-events files:todo-dev-files jobs:todo-dev-jobs todos:todo-dev-todos]" {
-		t.Errorf("resources event %v, want the five resources created at %s", ev, moto.URL)
+	if ev := s.seenEvent("resources"); ev == nil || ev["where"] != moto.URL || fmt.Sprint(ev["resources"]) != "map[apiKey:todo-dev-apikey events:todo-dev-events files:todo-dev-files history:todo-dev-history.fifo jobs:todo-dev-jobs todos:todo-dev-todos]" {
+		t.Errorf("resources event %v, want the six resources created at %s", ev, moto.URL)
 	}
 
 	post := func(key string) (int, map[string]any) {
@@ -148,6 +149,15 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	}
 	if ev := s.waitDelivery(t, "notify", 5*time.Second); ev["kind"] != "sns" || ev["source"] != "events" || ev["ok"] != true {
 		t.Errorf("the topic's notification: %v", ev)
+	}
+	// The item's history, through its FIFO queue (before or after the
+	// topic's notification).
+	hist := s.seenDelivery("history")
+	if hist == nil {
+		hist = s.waitDelivery(t, "history", 10*time.Second)
+	}
+	if hist["kind"] != "sqs" || hist["source"] != "history" || hist["ok"] != true || hist["messages"] != 1.0 {
+		t.Errorf("the history queue's delivery: %v", hist)
 	}
 	resp, err = http.Get(s.URL + "/todos/" + id)
 	if err != nil {

@@ -1,6 +1,7 @@
 // Command todo is a TODO API that owns its resources: a DynamoDB table
 // holding the items, a queue of items to mark done with its consumer, a
-// topic, a bucket of attachments and the API key as a secret. The stage's
+// FIFO queue of each item's history, a topic, a bucket of attachments and
+// the API key as a secret. The stage's
 // stack creates them all and grants each handler only what it declares.
 package main
 
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	snstypes "github.com/aws/aws-sdk-go-v2/service/sns/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/framework/resource"
 )
@@ -67,6 +69,8 @@ func newApp() *framework.App {
 		GlobalIndexes: []resource.GlobalIndex{{Name: "byOwner", PartitionKey: resource.Key{Name: "owner", Type: resource.String}}},
 	})
 	jobs := resource.NewQueue(app, "jobs", resource.QueueSpec{MaxReceiveCount: 3, VisibilityTimeout: time.Minute})
+	// Each item's history, in order per item: its id is the message group.
+	history := resource.NewQueue(app, "history", resource.QueueSpec{FIFO: true, ContentBasedDeduplication: true, MaxReceiveCount: 3, MessageRetention: 24 * time.Hour})
 	topic := resource.NewTopic(app, "events")
 	// Browsers upload attachments straight to the bucket (PUT to a
 	// presigned URL); uploads never completed are cleaned up after a day.
@@ -81,6 +85,7 @@ func newApp() *framework.App {
 	apiKey.Allow("add")
 	jobs.Allow(resource.Send, "add")
 	topic.Allow("done")
+	history.Allow(resource.Send, "done")
 	files.Allow(resource.Read, "attachments")
 	files.Allow(resource.Write, "attach")
 
@@ -106,12 +111,21 @@ func newApp() *framework.App {
 	app.OnSQSPartialBatch("done", jobs.Ref(), func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var res events.SQSEventResponse
 		for _, m := range ev.Records {
-			if err := markDone(ctx, todos.Name(), topic.ARN(), strings.TrimSpace(m.Body)); err != nil {
+			if err := markDone(ctx, todos.Name(), topic.ARN(), history.URL(), strings.TrimSpace(m.Body)); err != nil {
 				log.Printf("message %s: %v", m.MessageId, err)
 				res.BatchItemFailures = append(res.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: m.MessageId})
 			}
 		}
 		return res, nil
+	})
+
+	// An item's history, in the order it happened: a failed message holds
+	// back the later ones of its item, never the other items'.
+	app.OnSQSPartialBatch("history", history.Ref(), func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		for _, m := range ev.Records {
+			log.Printf("item %s: %s", m.Attributes["MessageGroupId"], m.Body)
+		}
+		return events.SQSEventResponse{}, nil
 	})
 
 	// Every change of an item, from the table's stream.
@@ -195,7 +209,7 @@ func get(ctx context.Context, table, id string) (Todo, error) {
 	return todoOf(out.Item), nil
 }
 
-func markDone(ctx context.Context, table, topic, id string) error {
+func markDone(ctx context.Context, table, topic, history, id string) error {
 	cfg, err := awsConfig()
 	if err != nil {
 		return err
@@ -214,6 +228,10 @@ func markDone(ctx context.Context, table, topic, id string) error {
 	}
 	_, err = sns.NewFromConfig(cfg).Publish(ctx, &sns.PublishInput{TopicArn: aws.String(topic), Subject: aws.String("done"), Message: aws.String(id),
 		MessageAttributes: map[string]snstypes.MessageAttributeValue{"kind": {DataType: aws.String("String"), StringValue: aws.String("done")}}})
+	if err != nil {
+		return err
+	}
+	_, err = sqs.NewFromConfig(cfg).SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(history), MessageGroupId: aws.String(id), MessageBody: aws.String("done")})
 	return err
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sns"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/awscall"
@@ -38,7 +40,7 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 	for _, r := range m.Resources {
 		kinds = append(kinds, r.Name+":"+string(r.Kind))
 	}
-	if got, want := strings.Join(kinds, " "), "apiKey:secret events:topic files:bucket jobs:queue todos:table"; got != want {
+	if got, want := strings.Join(kinds, " "), "apiKey:secret events:topic files:bucket history:queue jobs:queue todos:table"; got != want {
 		t.Errorf("resources %s, want %s", got, want)
 	}
 	if todos := m.Resource("todos"); todos.Stream != "NEW_IMAGE" || todos.PartitionKey.Name != "id" {
@@ -49,6 +51,9 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 	}
 	if jobs := m.Resource("jobs"); jobs.MaxReceiveCount != 3 || jobs.VisibilityTimeoutSeconds != 60 {
 		t.Errorf("queue %+v: want a dead-letter queue after 3 receives and 60 s", jobs)
+	}
+	if h := m.Resource("history"); !h.FIFO || !h.ContentBasedDeduplication || h.MessageRetentionSeconds != 86400 || !h.HasDeadLetter() {
+		t.Errorf("queue %+v: want FIFO, deduplicated by content, kept a day, with a dead-letter queue", h)
 	}
 	if len(m.Grants) != 0 {
 		t.Errorf("app-wide grants %v: every access is per handler", m.Grants)
@@ -70,7 +75,7 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 		"add":         {"todos:read_write", "apiKey:read", "jobs:send"},
 		"get":         {"todos:read"},
 		"byOwner":     {"todos:read"},
-		"done":        {"todos:read_write", "events:publish"},
+		"done":        {"todos:read_write", "events:publish", "history:send"},
 		"attachments": {"files:read"},
 		"attach":      {"files:write"},
 	} {
@@ -78,7 +83,7 @@ func TestManifestDeclaresResourcesAndGrants(t *testing.T) {
 			t.Errorf("%s's accesses %v, want %v", handler, grants[handler], want)
 		}
 	}
-	if want := map[string]string{"done": "jobs", "audit": "todos", "notify": "events", "attachments": "files"}; !mapsEqual(sources, want) {
+	if want := map[string]string{"done": "jobs", "history": "history", "audit": "todos", "notify": "events", "attachments": "files"}; !mapsEqual(sources, want) {
 		t.Errorf("handlers' sources %v, want %v", sources, want)
 	}
 }
@@ -122,6 +127,11 @@ func TestAgainstMoto(t *testing.T) {
 	if _, err := s3.NewFromConfig(cfg, func(o *s3.Options) { o.UsePathStyle = true }).CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("todo-dev-files")}); err != nil {
 		t.Fatal(err)
 	}
+	hist, err := sqs.NewFromConfig(cfg).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("todo-dev-history.fifo"),
+		Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var secret struct{ ARN, Name string }
 	if err := awscall.Call(ctx, "secretsmanager", "CreateSecret", map[string]string{"Name": "apiKey-dev", "SecretString": "k3y"}, &secret); err != nil {
 		t.Fatal(err)
@@ -130,6 +140,7 @@ func TestAgainstMoto(t *testing.T) {
 		manifest.ResourceEnv("todos", manifest.AttrName):  "todo-dev-todos",
 		manifest.ResourceEnv("files", manifest.AttrName):  "todo-dev-files",
 		manifest.ResourceEnv("events", manifest.AttrARN):  *topic.TopicArn,
+		manifest.ResourceEnv("history", manifest.AttrURL): *hist.QueueUrl,
 		manifest.ResourceEnv("apiKey", manifest.AttrName): secret.Name,
 		manifest.ResourceEnv("apiKey", manifest.AttrARN):  secret.ARN,
 	} {
@@ -167,6 +178,12 @@ func TestAgainstMoto(t *testing.T) {
 	}
 	if got := read(); !got.Done {
 		t.Errorf("after the queue's message: %+v, want done", got)
+	}
+	// The item's history got the change, in the item's message group.
+	out, err := sqs.NewFromConfig(cfg).ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: hist.QueueUrl, MaxNumberOfMessages: 10,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameMessageGroupId}})
+	if err != nil || len(out.Messages) != 1 || aws.ToString(out.Messages[0].Body) != "done" || out.Messages[0].Attributes["MessageGroupId"] != added.ID {
+		t.Errorf("history queue: %+v, %v; want one message \"done\" in group %s", out, err, added.ID)
 	}
 
 	// The attachment's upload URL takes the bytes, with no credentials.

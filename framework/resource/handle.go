@@ -32,7 +32,11 @@ type handle struct {
 type Table struct{ *handle }
 
 // Queue is a declared SQS queue.
-type Queue struct{ *handle }
+type Queue struct {
+	*handle
+	deadLetter bool // declared with a dead-letter queue
+	dlq        DeadLetterQueue
+}
 
 // Topic is a declared SNS topic.
 type Topic struct{ *handle }

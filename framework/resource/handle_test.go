@@ -230,3 +230,30 @@ func TestSetAdviceBehindTheIAMCheck(t *testing.T) {
 		t.Errorf("against the deployed stage: %q, want the stage and not the proxy", got)
 	}
 }
+
+// A queue's DeadLetter handle reads its dead-letter queue's attributes
+// from the environment; on a queue declared without one, they are "" and
+// one line says how to declare it.
+func TestDeadLetterHandle(t *testing.T) {
+	app := framework.New("todo")
+	jobs := NewQueue(app, "jobs", QueueSpec{MaxReceiveCount: 3})
+	plain := NewQueue(app, "plain", QueueSpec{})
+	t.Setenv("FRAMEWORK_RES_JOBS_DLQ_NAME", "todo-dev-jobsdlq-9Z")
+	t.Setenv("FRAMEWORK_RES_JOBS_DLQ_URL", "https://sqs.us-east-1.amazonaws.com/123456789012/todo-dev-jobsdlq-9Z")
+	t.Setenv("FRAMEWORK_RES_JOBS_DLQ_ARN", "arn:aws:sqs:us-east-1:123456789012:todo-dev-jobsdlq-9Z")
+	var warned bytes.Buffer
+	captureWarnings(t, &warned)
+	d := jobs.DeadLetter()
+	if d.Name() != "todo-dev-jobsdlq-9Z" || !strings.HasSuffix(d.URL(), "/todo-dev-jobsdlq-9Z") || d.ARN() != "arn:aws:sqs:us-east-1:123456789012:todo-dev-jobsdlq-9Z" {
+		t.Errorf("DeadLetter() = %q %q %q", d.Name(), d.URL(), d.ARN())
+	}
+	if warned.Len() != 0 {
+		t.Errorf("warned: %s", warned.String())
+	}
+	if plain.DeadLetter().URL() != "" || plain.DeadLetter().ARN() != "" {
+		t.Error("a queue without a dead-letter queue gave one")
+	}
+	if n := strings.Count(warned.String(), "\n"); n != 1 || !strings.Contains(warned.String(), `queue "plain"`) || !strings.Contains(warned.String(), "QueueSpec.MaxReceiveCount") {
+		t.Errorf("%d lines: %q, want one naming the queue and MaxReceiveCount", n, warned.String())
+	}
+}

@@ -100,8 +100,34 @@ type TableSpec struct {
 
 // QueueSpec describes an SQS queue.
 type QueueSpec struct {
-	// FIFO makes it a FIFO queue (exactly-once, ordered per group).
+	// FIFO makes it a FIFO queue: each message is sent with a message
+	// group ID (the SDK's MessageGroupId) and a deduplication ID, and is
+	// delivered once, in order within its group. A handler it feeds gets
+	// each group's messages in order, and a message that fails holds back
+	// the rest of its group (not the other groups) until it succeeds or
+	// moves to the dead-letter queue; with OnSQSPartialBatch, the messages
+	// of a failed message's group that follow it in the batch count as
+	// failed too. Its physical name ends in ".fifo". Changing it replaces
+	// the queue, and the messages in it are lost.
 	FIFO bool
+	// ContentBasedDeduplication, for a FIFO queue, deduplicates a message
+	// sent without a deduplication ID by the SHA-256 hash of its body:
+	// SQS drops a message whose hash it has seen in the last 5 minutes.
+	// Without it, every message needs a MessageDeduplicationId. Off by
+	// default; changing it applies to the messages sent afterwards.
+	ContentBasedDeduplication bool
+	// MessageRetention is how long the queue keeps a message that no one
+	// deletes, in whole seconds from 1 minute to 14 days; 0 means SQS's
+	// default of 4 days. A shorter period applies to the messages already
+	// in the queue too: those older than it are deleted. A message moved
+	// to the dead-letter queue (kept 14 days) keeps its original enqueue
+	// time on a standard queue.
+	MessageRetention time.Duration
+	// DeliveryDelay hides each new message for that long before its first
+	// delivery, in whole seconds up to 15 minutes; 0 (the default) means
+	// none. On a standard queue, a change applies to the messages sent
+	// afterwards; on a FIFO queue, to the messages already in it too.
+	DeliveryDelay time.Duration
 	// VisibilityTimeout is how long a received message stays hidden from
 	// other consumers, in whole seconds up to 12 hours, and at least the
 	// timeout of each handler the queue feeds. 0 means, for a queue
@@ -112,7 +138,9 @@ type QueueSpec struct {
 	// changes the existing queue in place; its messages stay.
 	VisibilityTimeout time.Duration
 	// MaxReceiveCount, when above 0, gives the queue a dead-letter queue
-	// that a message moves to after that many receives (1 to 1000).
+	// that a message moves to after that many receives (1 to 1000); a FIFO
+	// queue's is FIFO too. It keeps messages 14 days. Queue.DeadLetter
+	// names it, to inspect or redrive it (with the Redrive access).
 	MaxReceiveCount int
 }
 
@@ -159,6 +187,11 @@ type QueueAccess struct{ a manifest.Access }
 var (
 	Send    = QueueAccess{manifest.AccessSend}    // send messages
 	Consume = QueueAccess{manifest.AccessConsume} // receive and delete messages (a handler the queue feeds has it already)
+	// Redrive: receive, delete and count the messages of the queue's
+	// dead-letter queue, and move them back to the queue (SQS's
+	// StartMessageMoveTask, or by hand: it may send to the queue). Only on
+	// a queue with a dead-letter queue; Consume grants nothing on it.
+	Redrive = QueueAccess{manifest.AccessRedrive}
 )
 
 // NewTable declares a DynamoDB table named name (letters and digits,
@@ -183,12 +216,23 @@ func keyOf(k Key) *manifest.KeyAttr {
 
 // NewQueue declares an SQS queue named name.
 func NewQueue(app *framework.App, name string, spec QueueSpec) *Queue {
-	r := manifest.Resource{Name: name, Kind: manifest.ResourceQueue, FIFO: spec.FIFO, VisibilityTimeoutSeconds: int(spec.VisibilityTimeout / time.Second), MaxReceiveCount: spec.MaxReceiveCount}
+	r := manifest.Resource{Name: name, Kind: manifest.ResourceQueue, FIFO: spec.FIFO, VisibilityTimeoutSeconds: int(spec.VisibilityTimeout / time.Second), MaxReceiveCount: spec.MaxReceiveCount,
+		ContentBasedDeduplication: spec.ContentBasedDeduplication, MessageRetentionSeconds: int(spec.MessageRetention / time.Second), DeliveryDelaySeconds: int(spec.DeliveryDelay / time.Second)}
 	h := declare(app, r)
 	if spec.VisibilityTimeout%time.Second != 0 {
 		h.refuse("visibility timeout %v is not whole seconds: round it", spec.VisibilityTimeout)
 	}
-	return &Queue{h}
+	for _, d := range []struct {
+		what string
+		v    time.Duration
+	}{{"MessageRetention", spec.MessageRetention}, {"DeliveryDelay", spec.DeliveryDelay}} {
+		if d.v%time.Second != 0 {
+			h.refuse("%s %v is not whole seconds: round it", d.what, d.v)
+		}
+	}
+	q := &Queue{handle: h, deadLetter: r.MaxReceiveCount > 0}
+	q.dlq.q = q
+	return q
 }
 
 // NewTopic declares an SNS topic named name, standard unless a TopicSpec

@@ -140,6 +140,9 @@ func checkQueues(m *manifest.Manifest, st Stage) error {
 		if r.FIFO && f.BatchSize > 10 {
 			return fmt.Errorf("%s: batch size %d is too large for the FIFO %s it reads: use 1 to 10", f.Label(), f.BatchSize, r.Label())
 		}
+		if r.FIFO && f.MaxBatchingWindowSeconds > 0 {
+			return fmt.Errorf("%s: Lambda has no batching window for the FIFO %s it reads (a batch takes what the queue gives at once): remove MaxBatchingWindow", f.Label(), r.Label())
+		}
 		if r.VisibilityTimeoutSeconds == 0 {
 			continue
 		}

@@ -21,13 +21,23 @@ type Queue struct {
 	// MaxReceiveCount, when above 0, moves a message to the queue's
 	// dead-letter queue after that many receives.
 	MaxReceiveCount int
+	// ContentBasedDeduplication, on a FIFO queue, deduplicates messages by
+	// a hash of their body.
+	ContentBasedDeduplication bool
+	// MessageRetentionSeconds is how long the queue keeps a message; 0
+	// leaves SQS's default, 4 days.
+	MessageRetentionSeconds int
+	// DeliveryDelaySeconds hides each new message that long; 0 for none.
+	DeliveryDelaySeconds int
 }
 
 // SQS's bounds and defaults.
 const (
 	// SQSDefaultVisibility is SQS's default visibility timeout.
 	SQSDefaultVisibility = 30
-	maxVisibility        = 43200
+	// SQSDefaultRetention is SQS's default message retention, 4 days.
+	SQSDefaultRetention = 4 * 24 * 3600
+	maxVisibility       = 43200
 	// DeadLetterRetentionSeconds is how long a dead-letter queue keeps a
 	// message: 14 days, SQS's maximum, to leave time to look at it.
 	DeadLetterRetentionSeconds = 14 * 24 * 3600
@@ -35,7 +45,8 @@ const (
 
 // QueueOf is declared queue d of m under stage st.
 func QueueOf(m *manifest.Manifest, st Stage, d *manifest.Resource) Queue {
-	q := Queue{FIFO: d.FIFO, VisibilityTimeoutSeconds: d.VisibilityTimeoutSeconds, MaxReceiveCount: d.MaxReceiveCount}
+	q := Queue{FIFO: d.FIFO, VisibilityTimeoutSeconds: d.VisibilityTimeoutSeconds, MaxReceiveCount: d.MaxReceiveCount,
+		ContentBasedDeduplication: d.ContentBasedDeduplication, MessageRetentionSeconds: d.MessageRetentionSeconds, DeliveryDelaySeconds: d.DeliveryDelaySeconds}
 	if q.VisibilityTimeoutSeconds == 0 {
 		q.VisibilityTimeoutSeconds = defaultVisibility(m, st, d)
 	}
@@ -82,6 +93,9 @@ var QueueAttrs = []QueueAttr{
 	{Name: "FifoQueue", Value: func(q *Queue) string { return boolAttr(q.FIFO) }, Unset: "false", Fixed: true,
 		Recreate: "a FIFO queue's name ends in .fifo, so the change makes a new queue"},
 	{Name: "VisibilityTimeout", Value: func(q *Queue) string { return strconv.Itoa(q.VisibilityTimeoutSeconds) }, Unset: strconv.Itoa(SQSDefaultVisibility)},
+	{Name: "ContentBasedDeduplication", Value: func(q *Queue) string { return boolAttr(q.ContentBasedDeduplication) }, Unset: "false"},
+	{Name: "MessageRetentionPeriod", Value: func(q *Queue) string { return intAttr(q.MessageRetentionSeconds) }, Unset: strconv.Itoa(SQSDefaultRetention)},
+	{Name: "DelaySeconds", Value: func(q *Queue) string { return intAttr(q.DeliveryDelaySeconds) }, Unset: "0"},
 }
 
 // Attributes are q's attributes by SQS name (QueueAttrs), those set only.
@@ -101,4 +115,12 @@ func boolAttr(b bool) string {
 		return "true"
 	}
 	return ""
+}
+
+// intAttr is n in decimal, and "" (unset) for 0.
+func intAttr(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
 }

@@ -68,7 +68,7 @@ func checkRolePerFunction(t *testing.T, tpl *template, m *manifest.Manifest, wan
 		for res := range want[name] {
 			r := m.Resource(res)
 			for _, attr := range manifest.ResourceKinds[r.Kind].Attrs {
-				if attr == manifest.AttrStreamARN && r.Stream == "" {
+				if attr == manifest.AttrStreamARN && r.Stream == "" || strings.HasPrefix(attr, "DLQ_") && !r.HasDeadLetter() {
 					continue
 				}
 				wantEnv = append(wantEnv, manifest.ResourceEnv(r.Name, attr))

@@ -28,8 +28,8 @@ func TestSynthTodoExample(t *testing.T) {
 	for _, r := range tpl.Resources {
 		count[r.Type]++
 	}
-	// The queue comes with its dead-letter queue (MaxReceiveCount 3).
-	for typ, n := range map[string]int{"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 2, "AWS::SNS::Topic": 1, "AWS::S3::Bucket": 1, "AWS::SecretsManager::Secret": 1} {
+	// Each queue comes with its dead-letter queue (MaxReceiveCount 3).
+	for typ, n := range map[string]int{"AWS::DynamoDB::Table": 1, "AWS::SQS::Queue": 4, "AWS::SNS::Topic": 1, "AWS::S3::Bucket": 1, "AWS::SecretsManager::Secret": 1} {
 		if count[typ] != n {
 			t.Errorf("%d %s in the stack, want %d", count[typ], typ, n)
 		}

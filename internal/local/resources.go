@@ -225,12 +225,16 @@ func (s *supervisor) delivered(d localres.Delivery) {
 	case d.Error != "":
 		line += fmt.Sprintf(", failed (%s)", d.Error)
 	case len(d.Failed) > 0:
-		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed))
+		line += fmt.Sprintf(", %d reported failed and left on the queue", len(d.Failed)-heldInBatch(d))
 	default:
 		line += fmt.Sprintf(", ok in %.2fs", d.Duration.Seconds())
 	}
 	if d.Deferred > 0 {
 		line += fmt.Sprintf("; %d more received with them follow in the next invocation (6 MB payload limit)", d.Deferred)
+	}
+	if len(d.HeldBack) > 0 {
+		fields["held_back_ids"] = d.HeldBack
+		line += fmt.Sprintf("; %d later in the failed messages' FIFO groups wait behind them", len(d.HeldBack))
 	}
 	s.event("delivery", fields, "%s", line)
 }
@@ -271,4 +275,16 @@ func (s *supervisor) reportChanges(res *localres.Resources) {
 		}
 		s.event(kind, map[string]any{"resource": ch.Resource, "line": ch.Line}, "%s", ch.Line)
 	}
+}
+
+// heldInBatch is how many of d's failed messages are held back behind a
+// failed one of their FIFO group rather than failed themselves.
+func heldInBatch(d localres.Delivery) int {
+	n := 0
+	for _, id := range d.HeldBack {
+		if slices.Contains(d.Failed, id) {
+			n++
+		}
+	}
+	return n
 }

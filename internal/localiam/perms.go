@@ -70,10 +70,21 @@ func EnvOf(m *manifest.Manifest, attrs map[string]map[string]string, region stri
 // what the app does not declare comes from.
 func (d *Deployed) Hint(function string, ch Check) string {
 	r, label := d.declared(ch.Resource)
+	dlq := false
+	if r == nil {
+		r, label = d.deadLetterOf(ch.Resource)
+		dlq = r != nil
+	}
 	if r == nil {
 		return fmt.Sprintf("it is not a resource the app declares, and the policy scan found no call in the code of function %s that grants it (`framework gen-policy --explain` lists what it found)", function)
 	}
 	access := perms.LeastAccess(r.Kind, ch.Action)
+	if dlq {
+		access = ""
+		if perms.CoversDeadLetter(ch.Action) {
+			access = manifest.AccessRedrive
+		}
+	}
 	if access == "" {
 		return fmt.Sprintf("no access declared on %s grants %s: a function is given only the accesses of %v", label, ch.Action, manifest.ResourceKinds[r.Kind].Accesses)
 	}
@@ -106,6 +117,18 @@ func (d *Deployed) declared(resource string) (*manifest.Resource, string) {
 			if resource == arn || strings.HasPrefix(resource, arn+"/") && !slices.Contains([]manifest.ResourceKind{manifest.ResourceSecret, manifest.ResourceQueue, manifest.ResourceTopic}, r.Kind) {
 				return r, r.Label()
 			}
+		}
+	}
+	return nil, ""
+}
+
+// deadLetterOf is the declared queue whose dead-letter queue's ARN is
+// resource, and how to name that dead-letter queue.
+func (d *Deployed) deadLetterOf(resource string) (*manifest.Resource, string) {
+	for i := range d.m.Resources {
+		r := &d.m.Resources[i]
+		if arn := d.attrs[r.Name][manifest.AttrDLQARN]; arn != "" && arn == resource {
+			return r, "the dead-letter queue of " + r.Label()
 		}
 	}
 	return nil, ""

@@ -59,6 +59,11 @@ type Delivery struct {
 	// the batch did not fit in the invocation payload limit (6 MB): they
 	// are delivered next.
 	Deferred int
+	// HeldBack, for a FIFO queue's handler, are the IDs of the messages
+	// that wait behind a failed message of their group: those of the batch
+	// that follow it (they are in Failed too) and those received with the
+	// batch and not delivered. They come again after it, in order.
+	HeldBack []string
 	// Error is the handler's error, or why the event could not be
 	// delivered; "" when it succeeded.
 	Error string
@@ -630,10 +635,11 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url,
 		n++
 	}
 	if n == 0 {
-		d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: 1, Failed: []string{msgs[0].MessageId},
+		rest, held := d.holdRest(ctx, url, msgs[:1], map[string]bool{msgs[0].MessageId: true}, msgs[1:])
+		d.report(Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: 1, Failed: []string{msgs[0].MessageId}, HeldBack: held,
 			Error: fmt.Sprintf("message %s alone makes an event of %d bytes, over Lambda's 6 MB invocation payload limit (%d bytes); the handler is not invoked",
 				msgs[0].MessageId, len(`{"Records":[]}`)+len(recs[0]), d.maxEvent())})
-		return msgs[1:]
+		return rest
 	}
 	msgs, rest = msgs[:n], msgs[n:]
 	ev := slices.Concat([]byte(`{"Records":[`), bytes.Join(recs[:n], []byte(",")), []byte(`]}`))
@@ -664,14 +670,22 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url,
 			keep[it.ItemIdentifier] = true
 		}
 	}
+	if del.Error == "" {
+		del.HeldBack = holdGroups(msgs, keep)
+	}
 	var done []sqsMessage
 	for _, m := range msgs {
 		if del.Error != "" || keep[m.MessageId] {
+			keep[m.MessageId] = true
 			del.Failed = append(del.Failed, m.MessageId)
 			continue
 		}
 		done = append(done, m)
 	}
+	d.releaseHeld(ctx, url, msgs, del.HeldBack)
+	var held []string
+	rest, held = d.holdRest(ctx, url, msgs, keep, rest)
+	del.HeldBack, del.Deferred = append(del.HeldBack, held...), len(rest)
 	if err := d.deleteMessages(ctx, url, done); err != nil && del.Error == "" {
 		del.Error = "delete the processed messages: " + err.Error()
 	}

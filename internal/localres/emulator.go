@@ -122,6 +122,7 @@ func (c *Client) ensureQueue(ctx context.Context, m *manifest.Manifest, name str
 	// The attributes the stack's queue has (declspec.QueueOf).
 	q := declspec.QueueOf(m, c.stage, d)
 	attrs := q.Attributes()
+	var dlq map[string]string
 	if q.MaxReceiveCount > 0 {
 		dlqName := strings.TrimSuffix(name, ".fifo") + "-dlq"
 		if q.FIFO {
@@ -138,6 +139,7 @@ func (c *Client) ensureQueue(ctx context.Context, m *manifest.Manifest, name str
 		}
 		rp, _ := json.Marshal(map[string]any{"deadLetterTargetArn": dlqARN, "maxReceiveCount": q.MaxReceiveCount})
 		attrs["RedrivePolicy"] = string(rp)
+		dlq = map[string]string{manifest.AttrDLQName: dlqName, manifest.AttrDLQURL: dlqURL, manifest.AttrDLQARN: dlqARN}
 	}
 	u, created, err := c.queueURLCreated(ctx, name, maps.Clone(attrs))
 	if err == nil && !created {
@@ -153,7 +155,9 @@ func (c *Client) ensureQueue(ctx context.Context, m *manifest.Manifest, name str
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{manifest.AttrName: name, manifest.AttrARN: arn, manifest.AttrURL: u}, nil
+	out := map[string]string{manifest.AttrName: name, manifest.AttrARN: arn, manifest.AttrURL: u}
+	maps.Copy(out, dlq)
+	return out, nil
 }
 
 // queueURL returns the URL of the queue named name, creating it with

@@ -218,7 +218,7 @@ func (t tagged) Unwrap() error        { return t.error }
 func attrsOf(d *manifest.Resource) []string {
 	var out []string
 	for _, a := range manifest.ResourceKinds[d.Kind].Attrs {
-		if a == manifest.AttrStreamARN && d.Stream == "" {
+		if a == manifest.AttrStreamARN && d.Stream == "" || isDLQAttr(a) && !d.HasDeadLetter() {
 			continue
 		}
 		out = append(out, a)

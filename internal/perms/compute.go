@@ -60,6 +60,7 @@ var grants = map[manifest.ResourceKind]map[manifest.Access]grantSpec{
 	manifest.ResourceQueue: {
 		manifest.AccessSend:    {[]string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}, []string{""}},
 		manifest.AccessConsume: {[]string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}, []string{""}},
+		manifest.AccessRedrive: {union(redriveDLQActions, redriveQueueActions), []string{""}}, // two statements: see declareRedrive
 	},
 	manifest.ResourceTopic: {
 		manifest.AccessPublish: {[]string{"sns:Publish"}, []string{""}},
@@ -155,6 +156,8 @@ type CeilingError struct {
 	// kind, Resource is empty.
 	Resource string
 	Kind     manifest.ResourceKind
+	// DeadLetter: the call targets Resource's dead-letter queue.
+	DeadLetter bool
 	// Has are the accesses the function has on Resource (empty: none).
 	Has []manifest.Access
 	// Hint is the Allow to add.
@@ -171,6 +174,9 @@ func (e *CeilingError) Error() string {
 	res := fmt.Sprintf("%s %q", e.Kind, e.Resource)
 	if e.Resource == "" {
 		res = "a declared " + string(e.Kind)
+	}
+	if e.DeadLetter {
+		res = "the dead-letter queue of " + res
 	}
 	has := "but the handler has no access to it"
 	if len(e.Has) > 0 {
@@ -371,6 +377,10 @@ func (f *fnState) declare(r *manifest.Resource, access manifest.Access, why Reas
 		f.pol.Statements[i].Reasons = append(f.pol.Statements[i].Reasons, why)
 		return
 	}
+	if r.Kind == manifest.ResourceQueue && access == manifest.AccessRedrive {
+		f.access[r.Name][access] = f.declareRedrive(r, why)
+		return
+	}
 	actions, suffixes := AccessActions(r.Kind, access)
 	if actions == nil {
 		return // Manifest.Validate reports it
@@ -490,6 +500,16 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 				case named == nil && external[prefix] != "":
 					why.Detail = fmt.Sprintf("the %s names a %s resource outside the app, so the call may target it", external[prefix], prefix)
 					f.wide(prefix, action, why)
+					continue
+				}
+				if named != nil && named.Kind == manifest.ResourceQueue && c.Target.DeadLetter {
+					if e := f.deadLetterCall(named, action, handler, why, target.unknown); e != nil {
+						key := e.Function + "|" + e.Pos + "|" + e.Action + "|" + e.Resource + "|dlq"
+						if !seen[key] {
+							seen[key] = true
+							errs = append(errs, e)
+						}
+					}
 					continue
 				}
 				// A call on a declared resource: the declaration is the

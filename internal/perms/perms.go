@@ -116,8 +116,9 @@ type Resource struct {
 	ARN string `json:"arn,omitempty"`
 	// Ref is the name of the declared resource whose ARN this is.
 	Ref string `json:"ref,omitempty"`
-	// Attr is the attribute of Ref: manifest.AttrARN, or
-	// manifest.AttrStreamARN for a table's stream. Empty means AttrARN.
+	// Attr is the attribute of Ref: manifest.AttrARN,
+	// manifest.AttrStreamARN for a table's stream, or manifest.AttrDLQARN
+	// for a queue's dead-letter queue. Empty means AttrARN.
 	Attr string `json:"attr,omitempty"`
 	// Suffix is appended to Ref's ARN: "/*" (a bucket's objects),
 	// "/index/*" (a table's indexes), or "".
@@ -140,8 +141,11 @@ func (r Resource) String() string {
 		return r.ARN
 	}
 	s := policy.ResourceRef(r.Ref) + r.Suffix
-	if r.Attribute() == manifest.AttrStreamARN {
+	switch r.Attribute() {
+	case manifest.AttrStreamARN:
 		s += " (stream)"
+	case manifest.AttrDLQARN:
+		s += " (dead-letter queue)"
 	}
 	return s
 }
@@ -159,6 +163,8 @@ func (r Resource) Label(m *manifest.Manifest) string {
 	switch {
 	case r.Attribute() == manifest.AttrStreamARN:
 		return fmt.Sprintf("stream of %s %q", kind, r.Ref)
+	case r.Attribute() == manifest.AttrDLQARN:
+		return fmt.Sprintf("dead-letter queue of %s %q", kind, r.Ref)
 	case r.Suffix == "/*":
 		return fmt.Sprintf("objects of %s %q", kind, r.Ref)
 	case r.Suffix == "/index/*":

@@ -63,6 +63,9 @@ type Target struct {
 	// Name is the declared name ("todos"); empty when the handle is known
 	// by its type only (a parameter of type *resource.Secret).
 	Name string `json:",omitempty"`
+	// DeadLetter is true when the call names the queue's dead-letter queue
+	// (q.DeadLetter().URL()), which only the Redrive access reaches.
+	DeadLetter bool `json:",omitempty"`
 }
 
 // Names a Call's Functions may hold besides function names.

@@ -431,6 +431,9 @@ func inputTarget(info *types.Info, call *ast.CallExpr) (kind string, obj types.O
 			switch sel.Sel.Name {
 			case "Name", "ARN", "URL", "StreamARN":
 				kind, obj, ok = handleTarget(info, sel)
+				if dl := deadLetterOf(sel); !ok && dl != nil {
+					kind, obj, ok = handleTarget(info, dl)
+				}
 			}
 			return !ok
 		})
@@ -482,4 +485,36 @@ func (g *graph) handleName(obj types.Object) string {
 		return names[0]
 	}
 	return ""
+}
+
+// deadLetterOf returns, for the selector of q.DeadLetter().URL() (or
+// Name, ARN), the selector q.DeadLetter; nil for any other.
+func deadLetterOf(sel *ast.SelectorExpr) *ast.SelectorExpr {
+	c, ok := ast.Unparen(sel.X).(*ast.CallExpr)
+	if !ok || len(c.Args) != 0 {
+		return nil
+	}
+	inner, ok := ast.Unparen(c.Fun).(*ast.SelectorExpr)
+	if !ok || inner.Sel.Name != "DeadLetter" {
+		return nil
+	}
+	return inner
+}
+
+// namesDeadLetter reports whether an SDK call's input names a queue
+// handle's dead-letter queue: q.DeadLetter().URL(), .ARN() or .Name().
+func namesDeadLetter(call *ast.CallExpr) bool {
+	found := false
+	for _, a := range call.Args {
+		ast.Inspect(a, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && !found {
+				switch sel.Sel.Name {
+				case "Name", "ARN", "URL":
+					found = deadLetterOf(sel) != nil
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }

@@ -35,6 +35,7 @@ func TestScanAttributesExampleTodo(t *testing.T) {
 		"Query":        policy.RoutePrefix + "byOwner",
 		"UpdateItem":   "done",
 		"Publish":      "done",
+		"SendMessage":  "done",
 		"Secret.Value": policy.RoutePrefix + "add secret:apiKey",
 	} {
 		if got[op] != want {

@@ -310,6 +310,8 @@ type callMeta struct {
 	node   ast.Node
 	kind   string       // the target handle's resource kind, "" when unknown
 	handle types.Object // the variable or field holding it, when known
+	// deadLetter: the input names the queue handle's dead-letter queue.
+	deadLetter bool
 }
 
 // ifaceCall is a method call through an interface, resolved against the
@@ -347,7 +349,7 @@ func (s *scanner) attribute() {
 		m := s.meta[i]
 		s.calls[i].Functions = functionsOf(reach, m.node)
 		if m.kind != "" {
-			s.calls[i].Target = &policy.Target{Kind: m.kind, Name: s.g.handleName(m.handle)}
+			s.calls[i].Target = &policy.Target{Kind: m.kind, Name: s.g.handleName(m.handle), DeadLetter: m.deadLetter}
 		}
 	}
 }
@@ -523,6 +525,7 @@ func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
 			meta := callMeta{node: s.node()}
 			if call, ok := s.callOf[sel]; ok {
 				meta.kind, meta.handle, _ = inputTarget(p.TypesInfo, call)
+				meta.deadLetter = namesDeadLetter(call)
 			}
 			s.addAt(pos, pkgPath, fn.Name(), via, policy.OperationActions(pkgPath, fn.Name()), meta)
 		}
@@ -595,6 +598,7 @@ func (s *scanner) constructor(p *packages.Package, call *ast.CallExpr) {
 	}
 	meta := callMeta{node: s.node()}
 	meta.kind, meta.handle, _ = inputTarget(p.TypesInfo, call)
+	meta.deadLetter = namesDeadLetter(call)
 	s.addAt(pos, pkgPath, op, via, policy.OperationActions(pkgPath, op), meta)
 }
 
