@@ -44,8 +44,11 @@ func (r *Resource) validateQueueOptions() []error {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{r.Label()}, args...)...))
 	}
 	if r.Kind != ResourceQueue {
-		if r.ContentBasedDeduplication || r.MessageRetentionSeconds != 0 || r.DeliveryDelaySeconds != 0 {
-			bad("content-based deduplication, a message retention period and a delivery delay belong to queues only: remove them")
+		if r.ContentBasedDeduplication && r.Kind != ResourceTopic {
+			bad("content-based deduplication belongs to queues and topics only: remove it")
+		}
+		if r.MessageRetentionSeconds != 0 || r.DeliveryDelaySeconds != 0 {
+			bad("a message retention period and a delivery delay belong to queues only: remove them")
 		}
 		return errs
 	}
