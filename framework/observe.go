@@ -84,8 +84,14 @@ func (a *App) observe(ctx context.Context, req *Request, kind HandlerKind, handl
 
 // finish ends the invocation: writes its metrics line, if it has one.
 func (inv *invocation) finish() {
-	if inv != nil && inv.metrics != nil {
-		inv.metrics.end(inv)
+	if inv == nil {
+		return
+	}
+	inv.mu.Lock()
+	m := inv.metrics
+	inv.mu.Unlock()
+	if m != nil {
+		m.end(inv)
 	}
 }
 
