@@ -44,6 +44,7 @@ const lambdaTraceKey = "x-amzn-trace-id"
 
 // invocation is one call of a handler, as Logger and Metrics see it.
 type invocation struct {
+	_         [0]func() // not comparable: no equality function to link
 	app       *App
 	ctx       context.Context // the context before the invocation was added
 	req       *Request        // a route's request; nil for an event
@@ -258,32 +259,51 @@ type logConfig struct {
 	sample float64
 }
 
-var logSettings = sync.OnceValue(func() logConfig {
-	c := logConfig{level: slog.LevelInfo}
-	switch strings.ToLower(os.Getenv(names.EnvLogLevel)) {
-	case "debug":
-		c.level = slog.LevelDebug
-	case "warn", "warning":
-		c.level = slog.LevelWarn
-	case "error":
-		c.level = slog.LevelError
-	}
-	if r, err := strconv.ParseFloat(os.Getenv(names.EnvLogSampleRate), 64); err == nil && r > 0 && r <= 1 {
-		c.sample = r
-	}
-	return c
-})
+// logSettings returns the logConfig of the process, read once. (A
+// function, not a sync.OnceValue variable, so that the linker drops it
+// from an app that never calls Logger.)
+func logSettings() logConfig {
+	logOnce.Do(func() {
+		c := logConfig{level: slog.LevelInfo}
+		switch strings.ToLower(os.Getenv(names.EnvLogLevel)) {
+		case "debug":
+			c.level = slog.LevelDebug
+		case "warn", "warning":
+			c.level = slog.LevelWarn
+		case "error":
+			c.level = slog.LevelError
+		}
+		if r, err := strconv.ParseFloat(os.Getenv(names.EnvLogSampleRate), 64); err == nil && r > 0 && r <= 1 {
+			c.sample = r
+		}
+		logCfg = c
+	})
+	return logCfg
+}
+
+var (
+	logOnce sync.Once
+	logCfg  logConfig
+)
 
 // baseLogHandler is the handler Logger's loggers write through: the app's
 // own slog default when it set one, else JSON lines on stdout in Lambda,
 // else the process's log format on stderr (logtext.go), as the app's
 // other lines.
-var baseLogHandler = sync.OnceValue(func() slog.Handler {
-	if appLogHandler != nil {
-		return appLogHandler
-	}
-	return logHandlerFor(logFormat(), os.Stdout, os.Stderr)
-})
+func baseLogHandler() slog.Handler {
+	baseOnce.Do(func() {
+		baseHandler = appLogHandler
+		if baseHandler == nil {
+			baseHandler = logHandlerFor(logFormat(), os.Stdout, os.Stderr)
+		}
+	})
+	return baseHandler
+}
+
+var (
+	baseOnce    sync.Once
+	baseHandler slog.Handler
+)
 
 // appLogHandler is the slog default handler the app set before Run, if it
 // set one (installLogHandler, installLocalLogHandler).
