@@ -78,3 +78,18 @@ func TestObserveOutsideInvocation(t *testing.T) {
 		t.Errorf("outside an invocation: Err %v", m.Err())
 	}
 }
+
+// Deployed, the stage is read from the function's name, which
+// CloudFormation makes from the stack's (app-stage) and the logical id.
+func TestStageOfFunction(t *testing.T) {
+	for _, tc := range []struct{ app, fn, want string }{
+		{"shop", "shop-prod-AppFunction76856677-AbCdEf123", "prod"},
+		{"shop", "shop-pr-42-AppOrdersFunction1A2B3C-x9Y8", "pr-42"},
+		{"shop", "shop-dev-orders", ""}, // framework local's name: FRAMEWORK_STAGE says it
+		{"shop", "other-prod-AppFunction1-x", ""},
+	} {
+		if got := stageOfFunction(tc.app, tc.fn); got != tc.want {
+			t.Errorf("stageOfFunction(%q, %q) = %q, want %q", tc.app, tc.fn, got, tc.want)
+		}
+	}
+}

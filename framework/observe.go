@@ -124,14 +124,34 @@ func (inv *invocation) id() string {
 	return inv.requestID
 }
 
-// stage is the stage the app serves: FRAMEWORK_STAGE (framework local and
-// the deployed functions set it), else the API Gateway stage of a route.
+// stage is the stage the app serves: FRAMEWORK_STAGE (framework local
+// sets it), else the stage in the deployed function's name, else the API
+// Gateway stage of a route.
 func (inv *invocation) stage() string {
 	if s := os.Getenv(names.EnvStage); s != "" {
 		return s
 	}
+	if s := stageOfFunction(inv.app.Name, os.Getenv("AWS_LAMBDA_FUNCTION_NAME")); s != "" {
+		return s
+	}
 	if inv.req != nil {
 		return inv.req.GatewayContext.Stage
+	}
+	return ""
+}
+
+// stageOfFunction returns the stage of a deployed function of app from
+// its name, which CloudFormation makes from the stack's (names.StackName:
+// app-stage) and the function's logical id (which starts with
+// names.ConstructID): "shop-prod-AppOrdersFunction1A2B-x9Y8" is stage
+// prod's. "" when the name is not of that form.
+func stageOfFunction(app, function string) string {
+	rest, ok := strings.CutPrefix(function, app+"-")
+	if !ok {
+		return ""
+	}
+	if i := strings.Index(rest, "-"+names.ConstructID); i > 0 {
+		return rest[:i]
 	}
 	return ""
 }
