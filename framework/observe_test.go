@@ -242,13 +242,17 @@ func TestObservabilityLambda(t *testing.T) {
 		}
 	}
 
-	t.Run("log level", func(t *testing.T) {
-		fn := testutil.StartFunction(t, bin, env(names.EnvLogLevel+"=debug"), runtimeapi.WithTimeout(10*time.Second))
-		if _, err := fn.Invoke(t.Context(), order); err != nil {
-			t.Fatal(err)
-		}
-		waitOutput(t, fn.Output, "the debug line", func(s string) bool { return len(jsonLines(s, "msg", "order detail")) == 1 })
-	})
+	// log_level debug, or a sample rate of 1 at level info, lets the
+	// debug line through.
+	for _, v := range []string{names.EnvLogLevel + "=debug", names.EnvLogSampleRate + "=1"} {
+		t.Run(v, func(t *testing.T) {
+			fn := testutil.StartFunction(t, bin, env(v), runtimeapi.WithTimeout(10*time.Second))
+			if _, err := fn.Invoke(t.Context(), order); err != nil {
+				t.Fatal(err)
+			}
+			waitOutput(t, fn.Output, "the debug line", func(s string) bool { return len(jsonLines(s, "msg", "order detail")) == 1 })
+		})
+	}
 
 	t.Run("refused metrics", func(t *testing.T) {
 		fn := testutil.StartFunction(t, bin, env(), runtimeapi.WithTimeout(10*time.Second))
