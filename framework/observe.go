@@ -43,19 +43,16 @@ const envTraceID = "_X_AMZN_TRACE_ID"
 const lambdaTraceKey = "x-amzn-trace-id"
 
 // invocation is one call of a handler, as Logger and Metrics see it.
-//
-// It is also the context handlers get: the one before, which it embeds,
-// plus itself under invocationKey (one allocation, not two).
 type invocation struct {
-	context.Context           // the context before the invocation was added
-	_               [0]func() // not comparable: no equality function to link
-	app             *App
-	req             *Request // a route's request; nil for an event
-	kind            HandlerKind
-	handler         string // the route's or event handler's name
-	function        string // the function serving it: names.APIHandlerName for routes
-	requestID       string
-	cold            bool
+	_         [0]func()       // not comparable: no equality function to link
+	ctx       context.Context // the context before the invocation was added
+	app       *App
+	req       *Request // a route's request; nil for an event
+	kind      HandlerKind
+	handler   string // the route's or event handler's name
+	function  string // the function serving it: names.APIHandlerName for routes
+	requestID string
+	cold      bool
 
 	mu      sync.Mutex // guards what follows: handlers may log from several goroutines
 	trace   string     // the X-Ray trace header, once traceHeader looked
@@ -80,18 +77,9 @@ func (a *App) observe(ctx context.Context, req *Request, kind HandlerKind, handl
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	inv := &invocation{Context: ctx, app: a, req: req, kind: kind, handler: handler, function: function,
+	inv := &invocation{ctx: ctx, app: a, req: req, kind: kind, handler: handler, function: function,
 		cold: !warm.Swap(true)}
-	return inv, inv
-}
-
-// Value returns the invocation for invocationKey, else the value of the
-// context before it.
-func (inv *invocation) Value(key any) any {
-	if _, ok := key.(invocationKey); ok {
-		return inv
-	}
-	return inv.Context.Value(key)
+	return context.WithValue(ctx, invocationKey{}, inv), inv
 }
 
 // finish ends the invocation: writes its metrics line, if it has one.
@@ -127,7 +115,7 @@ func (inv *invocation) ids() (requestID, traceID string) {
 // local server makes one up the same way).
 func (inv *invocation) id() string {
 	if inv.requestID == "" {
-		inv.requestID = lambdaRequestID(inv.Context)
+		inv.requestID = lambdaRequestID(inv.ctx)
 		if inv.requestID == "" && inv.req != nil {
 			inv.requestID = inv.req.GatewayContext.RequestID
 		}
@@ -177,7 +165,7 @@ func (inv *invocation) traceHeader() string {
 		return inv.trace
 	}
 	inv.traced = true
-	if v, _ := inv.Context.Value(lambdaTraceKey).(string); v != "" {
+	if v, _ := inv.ctx.Value(lambdaTraceKey).(string); v != "" {
 		inv.trace = v
 	} else if v := os.Getenv(envTraceID); v != "" && os.Getenv(names.EnvLambdaRuntimeAPI) != "" {
 		inv.trace = v
