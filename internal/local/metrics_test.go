@@ -2,9 +2,17 @@ package local
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/framework-dev/framework/internal/lockedbuf"
+	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // A metrics line of the app (CloudWatch EMF, as framework.Metrics writes
@@ -48,5 +56,65 @@ func TestMetricsLinesShown(t *testing.T) {
 			ev.Metrics[1].Name != "ChargeTime" || len(ev.Metrics[1].Values) != 2 || ev.Metrics[1].Unit != "Milliseconds" {
 			t.Errorf("the event %s", strings.TrimSpace(stdout.String()))
 		}
+	}
+}
+
+// metricsApp is an app whose route records a metric.
+const metricsApp = `package main
+
+import "github.com/framework-dev/framework/framework"
+
+func main() {
+	app := framework.New("shop")
+	app.Route("/orders", func(r *framework.Request) (any, error) {
+		m := framework.Metrics(r.Context())
+		m.Count("OrdersPlaced")
+		m.Dimension("Channel", "web")
+		return "ok", nil
+	}, framework.Name("place-order"))
+	app.Run()
+}
+`
+
+// Under framework local, a route's metrics line reaches the terminal as
+// its readable summary, not as the EMF JSON the deployed function writes.
+func TestLocalShowsMetrics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds an app")
+	}
+	t.Setenv(names.EnvCacheDir, t.TempDir())
+	t.Setenv("GOFLAGS", "-mod=mod -buildvcs=false") // the module's requirements come from the replace
+	t.Setenv("GOPROXY", "off")
+	dir := testutil.WriteModule(t, testutil.FrameworkModule(t, map[string]string{"main.go": metricsApp}))
+	var out lockedbuf.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, Options{ProjectDir: dir, Port: 0, NoAutoreload: true, Stdout: &out, Stderr: &out}) }()
+	defer func() { cancel(); <-done }()
+	wait := func(what string, ok func(string) bool) string {
+		t.Helper()
+		wctx, wcancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer wcancel()
+		got, found := out.Wait(wctx, ok)
+		if !found {
+			t.Fatalf("no %s in the output:\n%s", what, got)
+		}
+		return got
+	}
+	served := wait("Serving on line", func(s string) bool {
+		return strings.Contains(s, "Build failed") || regexp.MustCompile(`Serving on \S+\n`).MatchString(s)
+	})
+	if strings.Contains(served, "Build failed") {
+		t.Fatalf("the app did not build:\n%s", served)
+	}
+	addr := regexp.MustCompile(`Serving on (\S+)\n`).FindStringSubmatch(served)[1]
+	resp, err := http.Get("http://" + addr + "/orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := wait("metrics line", func(s string) bool { return strings.Contains(s, "metrics api/place-order:") && strings.HasSuffix(s, "\n") })
+	if !strings.Contains(got, "metrics api/place-order: OrdersPlaced 1 Count, ColdStart 1 Count [Channel=web]\n") || strings.Contains(got, `{"_aws"`) {
+		t.Errorf("output:\n%s\nwant the readable metrics line and no EMF JSON", got)
 	}
 }
