@@ -93,3 +93,28 @@ func TestStageOfFunction(t *testing.T) {
 		}
 	}
 }
+
+// A handler may record metrics and log from several goroutines: the
+// values all reach the line (go test -race checks the rest).
+func TestMetricsConcurrent(t *testing.T) {
+	var out bytes.Buffer
+	metricsOut = &out
+	defer func() { metricsOut = nil }()
+	ctx, inv := New("shop").observe(context.Background(), nil, KindSQS, "orders", "orders")
+	done := make(chan struct{})
+	for range 8 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			Metrics(ctx).Add("Items", 1, UnitCount)
+			Logger(ctx).Debug("item")
+		}()
+	}
+	for range 8 {
+		<-done
+	}
+	inv.finish()
+	var line struct{ Items []float64 }
+	if err := json.Unmarshal(out.Bytes(), &line); err != nil || len(line.Items) != 8 {
+		t.Errorf("line %s (%v), want 8 values of Items", out.String(), err)
+	}
+}
