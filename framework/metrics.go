@@ -410,7 +410,15 @@ func (m *MetricSet) line(inv *invocation, requestID, traceID string, now time.Ti
 	if traceID != "" {
 		str(keyTraceID, traceID)
 	}
+	taken := func(k string) bool {
+		return slices.ContainsFunc(m.dims, func(d [2]string) bool { return d[0] == k }) ||
+			slices.ContainsFunc(m.metrics, func(mt *metric) bool { return mt.name == k })
+	}
 	for _, p := range m.props {
+		if taken(p[0].(string)) {
+			m.errs = append(m.errs, fmt.Errorf("property %q: a dimension or metric has that name: give another", p[0]))
+			continue
+		}
 		v, err := encodeJSON(p[1])
 		if err != nil {
 			m.errs = append(m.errs, fmt.Errorf("property %q: %T does not encode as JSON: %v", p[0], p[1], err))

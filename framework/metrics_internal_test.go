@@ -38,6 +38,8 @@ func TestMetricsRefused(t *testing.T) {
 		m.Add(fmt.Sprintf("M%d", i), 1, UnitNone)
 	}
 	m.Property("request_id", "x")
+	m.Property("Many", "x")
+	m.Property("order", "o-1")
 	want := []string{
 		`metric "": the name is empty`,
 		`metric "xxx` + strings.Repeat("x", 253) + `": the name has 256 bytes: CloudWatch allows 255`,
@@ -53,18 +55,19 @@ func TestMetricsRefused(t *testing.T) {
 		`metric "M98": more than 100 metrics in one invocation, EMF's limit for one line`,
 		`property "request_id": the key is empty or taken`,
 	}
+	inv.finish()
+	want = append(want, `property "Many": a dimension or metric has that name`)
 	err := m.Err()
 	for _, w := range want {
 		if err == nil || !strings.Contains(err.Error(), w) {
 			t.Errorf("Err() = %v\nwant it to contain %q", err, w)
 		}
 	}
-	inv.finish()
 	var line map[string]any
 	if err := json.Unmarshal(out.Bytes(), &line); err != nil {
 		t.Fatalf("the line is not JSON: %v: %s", err, out.String())
 	}
-	if len(line["Many"].([]any)) != 100 || line["Latency"] != 1.0 || line["M97"] != 1.0 || line["M98"] != nil || line["Ratio"] != nil {
+	if line["order"] != "o-1" || len(line["Many"].([]any)) != 100 || line["Latency"] != 1.0 || line["M97"] != 1.0 || line["M98"] != nil || line["Ratio"] != nil {
 		t.Errorf("line %s", out.String())
 	}
 }
