@@ -246,7 +246,7 @@ func installLogHandler(stdout io.Writer, local slog.Handler) {
 	}
 	w, flags := log.Writer(), log.Flags()
 	if !isDefaultHandler(h) {
-		local = nil
+		local, appLogHandler = nil, h
 	} else if local != nil {
 		h = local
 	} else {
@@ -270,8 +270,10 @@ func isDefaultHandler(h slog.Handler) bool {
 // standard log package) write the local format (logtext.go) on stderr,
 // unless the app set its own default before Run.
 func installLocalLogHandler(format string, stderr io.Writer) {
-	if isDefaultHandler(slog.Default().Handler()) {
+	if h := slog.Default().Handler(); isDefaultHandler(h) {
 		slog.SetDefault(slog.New(newLogHandler(format, stderr)))
+	} else {
+		appLogHandler = h
 	}
 }
 

@@ -106,6 +106,8 @@ func dispatchAPIEvent[E, R any](a *App, ctx context.Context, event []byte, serve
 
 // dispatch runs the event handler or plain function f on event.
 func (a *App) dispatch(ctx context.Context, f *function, event []byte) (out []byte, err error) {
+	ctx, inv := a.observe(ctx, nil, f.Kind, f.Name, f.Name)
+	defer inv.finish()
 	defer func() {
 		if p := recover(); p != nil {
 			pe := &PanicError{Handler: f.Name, Value: p, Stack: debug.Stack()}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -40,6 +41,9 @@ func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (
 			req.URIParams[name] = args[i]
 		}
 	}
+	var inv *invocation
+	req.ctx, inv = a.observe(req.ctx, req, KindHTTP, route.Name, names.APIHandlerName)
+	defer inv.finish()
 	defer func() {
 		if p := recover(); p != nil {
 			res = a.internalError(route, req, fmt.Errorf("panic: %v", p), debug.Stack())

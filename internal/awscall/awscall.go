@@ -197,6 +197,7 @@ func (c Config) Call(ctx context.Context, service, target string, input, output 
 		req.Header.Set("Content-Type", "application/x-amz-json-"+s.JSONVersion)
 		req.Header.Set("X-Amz-Target", target)
 		Sign(req, body, creds, c.Region, s.SigningName, c.now())
+		setTraceHeader(ctx, req)
 		resp, err := hc.Do(req)
 		if err != nil {
 			return fail("%w", err)

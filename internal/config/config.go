@@ -101,6 +101,8 @@ type Settings struct {
 	OperationSettings
 	// FrontDoorSettings choose the stage's front door (frontdoor.go).
 	FrontDoorSettings
+	// LoggingSettings set framework.Logger's level (logging.go).
+	LoggingSettings
 }
 
 // Stage is the resolved configuration of one stage: the defaults of this
@@ -145,6 +147,9 @@ type Stage struct {
 	Operations
 	// FrontDoor is the stage's front door (frontdoor.go).
 	FrontDoor
+	// Logging is framework.Logger's level and sampling (logging.go),
+	// also in EnvironmentVariables.
+	Logging
 }
 
 // Environ returns the stage's environment variables as sorted KEY=VALUE

@@ -18,6 +18,7 @@ var settingKeys = []string{
 	"manage_role", "role_id", "autogen_policy", "lambda_memory_size", "lambda_timeout",
 	"architecture", "api_gateway_stage", "environment_variables", "tags",
 	"lambda_functions", "aws_endpoint",
+	"log_level", "log_sample_rate", // framework.Logger (logging.go)
 }
 
 var topOnlyKeys = []string{"version", "app_name", "stages"}
@@ -379,7 +380,8 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 			}
 		}
 	default:
-		return p.operation(&s.OperationSettings, prefix, m) || p.frontDoor(&s.FrontDoorSettings, prefix, m)
+		return p.operation(&s.OperationSettings, prefix, m) || p.frontDoor(&s.FrontDoorSettings, prefix, m) ||
+			p.logging(&s.LoggingSettings, prefix, m)
 	}
 	return true
 }

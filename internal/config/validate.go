@@ -194,6 +194,7 @@ func resolve(path, name string, top, st Settings, declared bool) (*Stage, []erro
 		maps.Copy(s.Tags, layer.Tags)
 	}
 	s.LambdaFunctions = resolveFunctions(s, top, st)
+	resolveLogging(s, top, st)
 
 	var errs []error
 	fail := func(key, format string, args ...any) {

@@ -167,6 +167,8 @@ func Run(ctx context.Context, o Options) error {
 	if o.JSON {
 		s.appOut = o.Stderr
 	}
+	// The app's metrics lines, readable (or as events).
+	s.appOut = &emfFilter{w: s.appOut, report: s.reportMetrics}
 	if err := s.loadEnv(); err != nil {
 		return err
 	}
