@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
@@ -58,6 +59,8 @@ func TestStreamArrivesIncrementally(t *testing.T) {
 								}
 							case <-r.Context().Done():
 								return r.Context().Err()
+							case <-time.After(time.Minute): // a bound on failure, not a measure
+								return fmt.Errorf("the client did not read event %d", i)
 							}
 						}
 					}
