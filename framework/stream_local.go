@@ -33,8 +33,11 @@ func (s *httpSink) write(p []byte) error {
 func writeStream(w http.ResponseWriter, res *result) {
 	rc := http.NewResponseController(w)
 	// A stream lasts as long as its body writes: the server's write
-	// timeout would cut it (deployed, the function's timeout ends it).
+	// timeout would cut it, and its read timeout (the whole request's,
+	// still running) would cancel the request's context (deployed, the
+	// function's timeout ends it).
 	_ = rc.SetWriteDeadline(time.Time{})
+	_ = rc.SetReadDeadline(time.Time{})
 	if instead, _ := res.stream.run(&httpSink{w: w, rc: rc}, res); instead != nil {
 		writeResult(w, instead)
 	}
