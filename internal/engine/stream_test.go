@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/testutil"
 	"github.com/framework-dev/framework/manifest"
 )
 
-// TestSynthStreaming: an app with a streaming route gets a function URL in
-// RESPONSE_STREAM mode, or a REST API whose streaming route (and only it)
+// TestSynthStreaming: an app with a streaming route (examples/streaming's
+// url stage, then a manifest) gets a function URL in RESPONSE_STREAM mode, or a REST API whose streaming route (and only it)
 // has the streaming integration; an HTTP API stage is refused with
 // StreamingHTTPAPIError, naming the route and the two front doors that
 // stream. Both templates pass cfn-lint.
@@ -25,7 +27,9 @@ func TestSynthStreaming(t *testing.T) {
 	ticks.Streaming = true
 	m := &manifest.Manifest{Version: manifest.Version, App: "streamer", Routes: []manifest.Route{route("/", "GET"), ticks}}
 
-	res, err := assemble(ctx, prebuilt(t, m, "dev", &constructs.Config{APIType: constructs.APIFunctionURL}, nil), t.TempDir(), nil)
+	// examples/streaming's url stage, as framework synth --stage url builds it.
+	t.Setenv(build.CacheDirEnv, t.TempDir())
+	res, err := Synth(ctx, Options{ProjectDir: filepath.Join(testutil.RepoRoot(t), "examples", "streaming"), Stage: "url", OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +37,13 @@ func TestSynthStreaming(t *testing.T) {
 		t.Errorf("function URL %v, want InvokeMode RESPONSE_STREAM", u.Properties)
 	}
 	cfnLint(t, res.TemplatePath)
+	res, err = assemble(ctx, prebuilt(t, m, "dev", &constructs.Config{APIType: constructs.APIFunctionURL}, nil), t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := readTemplate(t, res.TemplatePath).one(t, "AWS::Lambda::Url"); u.Properties["InvokeMode"] != "RESPONSE_STREAM" {
+		t.Errorf("function URL %v, want InvokeMode RESPONSE_STREAM", u.Properties)
+	}
 
 	res, err = assemble(ctx, prebuilt(t, m, "dev", &constructs.Config{TimeoutSeconds: 120}, nil), t.TempDir(), nil)
 	if err != nil {
