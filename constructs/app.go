@@ -364,6 +364,9 @@ func (a *App) buildRESTAPI(p *Prepared, stack awscdk.Stack, d *derived) error {
 		jsii.String("arn:"), stack.Partition(), jsii.String(":apigateway:"), stack.Region(),
 		jsii.String(":lambda:path/2015-03-31/functions/"), a.Function.FunctionArn(), jsii.String("/invocations"),
 	})
+	if p.streams() {
+		d.streamURI = *a.streamingURI(stack)
+	}
 	body, err := d.body(*uri, a.appAuthURIs)
 	if err != nil {
 		return fmt.Errorf("REST API of %s: %w", p.Manifest.App, err)

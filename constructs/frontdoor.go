@@ -214,7 +214,11 @@ func (a *App) buildFunctionURL(p *Prepared) error {
 	if p.Config.FunctionURLAuth == URLAuthIAM {
 		auth = awslambda.FunctionUrlAuthType_AWS_IAM
 	}
-	a.FunctionURL = a.Function.AddFunctionUrl(&awslambda.FunctionUrlOptions{AuthType: auth})
+	opts := &awslambda.FunctionUrlOptions{AuthType: auth}
+	if p.streams() {
+		opts.InvokeMode = awslambda.InvokeMode_RESPONSE_STREAM
+	}
+	a.FunctionURL = a.Function.AddFunctionUrl(opts)
 	return nil
 }
 

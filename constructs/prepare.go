@@ -79,9 +79,12 @@ type Prepared struct {
 // derived is what the construct derives from the route manifest, computed
 // (and so checked) before any CDK call.
 type derived struct {
-	body   func(integrationURI string, authorizerURIs map[string]string) (map[string]any, error)
-	authz  []authorizerTarget
-	apiKey bool
+	body func(integrationURI string, authorizerURIs map[string]string) (map[string]any, error)
+	// streamURI is the streaming invocation URI body gives the routes that
+	// stream (stream.go).
+	streamURI string
+	authz     []authorizerTarget
+	apiKey    bool
 }
 
 // PrepareOptions adjust Prepare for a caller that keeps a cache of its
@@ -306,10 +309,13 @@ func (p *Prepared) derive() (*derived, error) {
 		return nil, errors.New("constructs: the prepared inputs lack a route manifest, an app name, a configuration or a package: build them with constructs.Prepare")
 	}
 	m, title := p.Manifest, p.Name
-	d := &derived{body: func(uri string, authURIs map[string]string) (map[string]any, error) {
-		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri, AuthorizerURIs: authURIs})
-	}}
+	d := &derived{}
+	d.body = func(uri string, authURIs map[string]string) (map[string]any, error) {
+		return openapi.Build(m, openapi.Options{Title: title, IntegrationURI: uri, AuthorizerURIs: authURIs,
+			StreamingIntegrationURI: d.streamURI, StreamingTimeoutMillis: streamingTimeoutMillis(p.Config)})
+	}
 	const check = "arn:aws:apigateway:us-east-1:lambda:path/2015-03-31/functions/arn:aws:lambda:us-east-1:000000000000:function:check/invocations"
+	d.streamURI = checkStreamURI
 	checkAuth := map[string]string{}
 	for _, f := range m.Functions {
 		if f.Kind == manifest.KindAuthorizer {

@@ -166,14 +166,19 @@ func (a *App) dispatchV2(ctx context.Context, event []byte) ([]byte, error) {
 // handleEventV2 answers one payload format 2.0 event through the same
 // pipeline as handleEvent.
 func (a *App) handleEventV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	return toV2Response(a.resultV2(ctx, ev)), nil
+}
+
+// resultV2 is the answer to a 2.0 event, before it is encoded.
+func (a *App) resultV2(ctx context.Context, ev events.APIGatewayV2HTTPRequest) *result {
 	t, err := a.compiled()
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{StatusCode: 500, Headers: map[string]string{"Content-Type": "text/plain; charset=utf-8"}, Body: err.Error()}, nil
+		return &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(err.Error())}
 	}
 	door := eventDoor(&ev)
 	req, body, ok := eventRequestV2(ctx, ev)
 	if !ok {
-		return toV2Response(jsonResult(400, errorBody{Code: "BadRequest", Message: "the event's body is marked base64-encoded but is not valid base64"})), nil
+		return jsonResult(400, errorBody{Code: "BadRequest", Message: "the event's body is marked base64-encoded but is not valid base64"})
 	}
 	req.RawBody, req.door = body, door
 	e, args := t.eventEntryV2(&ev)
@@ -184,7 +189,7 @@ func (a *App) handleEventV2(ctx context.Context, ev events.APIGatewayV2HTTPReque
 		req.GatewayContext.ResourcePath = e.pattern
 		res = a.serveRoute(t, e, route, req, args)
 	}
-	return toV2Response(res), nil
+	return res
 }
 
 // eventDoor tells an HTTP API's event from a function URL's: a function
@@ -279,6 +284,15 @@ func eventRequestV2(ctx context.Context, event events.APIGatewayV2HTTPRequest) (
 // cookies, other repeated headers joined by commas, a binary body
 // base64-encoded.
 func toV2Response(res *result) events.APIGatewayV2HTTPResponse {
+	if res.stream != nil {
+		res = res.buffered()
+	}
+	return encodeV2(res)
+}
+
+// encodeV2 is toV2Response of a result whose stream, if any, is left
+// alone: its status and headers.
+func encodeV2(res *result) events.APIGatewayV2HTTPResponse {
 	out := events.APIGatewayV2HTTPResponse{StatusCode: res.status, Headers: make(map[string]string, len(res.headers))}
 	for _, h := range res.headers {
 		if strings.EqualFold(h.Name, "Set-Cookie") {
@@ -332,7 +346,7 @@ func joinRepeatedHeaders(h Headers) {
 // to the client: the repeated ones joined by commas, each Set-Cookie its
 // own header.
 func asV2Result(res *result) *result {
-	out := toV2Response(res)
+	out := encodeV2(res)
 	if len(out.Headers) == len(res.headers)-len(out.Cookies) {
 		return res // no header repeated
 	}

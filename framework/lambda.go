@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/manifest"
 )
 
 // handleEvent answers one API Gateway REST API (v1) proxy event: the Lambda
@@ -14,13 +15,18 @@ import (
 // pipeline as local serving and translates the result back; a binary
 // response is returned base64-encoded with IsBase64Encoded set.
 func (a *App) handleEvent(ctx context.Context, ev events.APIGatewayProxyRequest) (events.APIGatewayProxyResponse, error) {
+	return toProxyResponse(a.resultREST(ctx, ev)), nil
+}
+
+// resultREST is the answer to a REST API proxy event, before it is encoded.
+func (a *App) resultREST(ctx context.Context, ev events.APIGatewayProxyRequest) *result {
 	t, err := a.compiled()
 	if err != nil {
-		return events.APIGatewayProxyResponse{StatusCode: 500, Headers: map[string]string{"Content-Type": "text/plain; charset=utf-8"}, Body: err.Error()}, nil
+		return &result{status: 500, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte(err.Error())}
 	}
 	req, body := eventRequest(ctx, ev)
 	if body == nil && ev.Body != "" {
-		return toProxyResponse(jsonResult(400, errorBody{Code: "BadRequest", Message: "the event's body is marked base64-encoded but is not valid base64"})), nil
+		return jsonResult(400, errorBody{Code: "BadRequest", Message: "the event's body is marked base64-encoded but is not valid base64"})
 	}
 	req.RawBody = body
 	e, args := t.eventEntry(&ev)
@@ -31,7 +37,7 @@ func (a *App) handleEvent(ctx context.Context, ev events.APIGatewayProxyRequest)
 	if res == nil {
 		res = a.serveRoute(t, e, route, req, args)
 	}
-	return toProxyResponse(res), nil
+	return res
 }
 
 // eventRequest builds the Request of an event; body is nil when the event
@@ -106,6 +112,9 @@ func eventRequest(ctx context.Context, event events.APIGatewayProxyRequest) (*Re
 }
 
 func toProxyResponse(res *result) events.APIGatewayProxyResponse {
+	if res.stream != nil {
+		res = res.buffered()
+	}
 	out := events.APIGatewayProxyResponse{StatusCode: res.status, MultiValueHeaders: make(map[string][]string, len(res.headers))}
 	for _, h := range res.headers {
 		out.MultiValueHeaders[h.Name] = append(out.MultiValueHeaders[h.Name], h.Value)

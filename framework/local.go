@@ -261,6 +261,10 @@ func localContext(r *http.Request, req *Request, pattern, stage string, route *r
 }
 
 func writeResult(w http.ResponseWriter, res *result) {
+	if res.stream != nil {
+		writeStream(w, res)
+		return
+	}
 	setResultHeaders(w.Header(), res)
 	w.WriteHeader(res.status)
 	if len(res.body) > 0 {

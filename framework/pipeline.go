@@ -24,7 +24,11 @@ func unsupportedMediaType() *result {
 // serveRoute runs route's handler for req and returns the response,
 // with the path's CORS headers added.
 func (a *App) serveRoute(t *routeTable, e *pathEntry, route *route, req *Request, args []string) *result {
-	return withCORS(e, a.invoke(t, route, req, args))
+	res := withCORS(e, a.invoke(t, route, req, args))
+	if res.stream != nil {
+		res.stream.entry = e
+	}
+	return res
 }
 
 func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (res *result) {
@@ -75,6 +79,9 @@ func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (
 	}
 	if route.status != 0 && route.chain == nil && !isResponse(v) {
 		res.status = route.status
+	}
+	if res.stream != nil {
+		return a.streamResult(route, req, res)
 	}
 	if respType, ok := res.header("Content-Type"); ok && len(t.binary) > 0 && t.binary.has(mediaType(respType)) {
 		accept := req.Headers.Get("accept")

@@ -40,6 +40,8 @@ type result struct {
 	headers []manifest.HeaderField
 	body    []byte
 	binary  bool
+	// stream is the body of a streamed answer (stream.go), nil otherwise.
+	stream *streamRun
 }
 
 func (r *result) header(name string) (string, bool) {
@@ -129,6 +131,8 @@ func (resp *Response) toResult() (*result, error) {
 		res.body, defaultType = []byte(b), "text/plain; charset=utf-8"
 	case []byte:
 		res.body, defaultType = b, "application/octet-stream"
+	case StreamBody:
+		res.stream, defaultType = &streamRun{body: b}, "application/octet-stream"
 	default:
 		body, err := encodeJSON(b)
 		if err != nil {

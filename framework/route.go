@@ -43,6 +43,7 @@ type route struct {
 	input          *typedInput  // a typed handler's body parameter
 	output         reflect.Type // the handler's result type
 	status         int          // Status, 0 when not set
+	streaming      bool         // Streaming: the route may stream its body
 }
 
 // handlerFunc is a handler with its captures passed as a slice.
@@ -220,7 +221,7 @@ func (r *route) manifestRoute() manifest.Route {
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
-		Status: r.status, Declared: r.where,
+		Status: r.status, Declared: r.where, Streaming: r.streaming,
 	}
 }
 

@@ -62,7 +62,9 @@ func (a *App) run(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		a.apiEvents = a.lambdaServe(stdout, os.Getenv(names.EnvAccessLog))
-		lambda.Start(h)
+		if streamLambda == nil || !streamLambda(a, h, stdout, os.Getenv(names.EnvAccessLog)) {
+			lambda.Start(h)
+		}
 		return 0
 	}
 	return a.runLocal(port, stdout, stderr)

@@ -75,6 +75,10 @@ type Route struct {
 	// Grants are this route's accesses to declared resources; the REST
 	// API's function, which serves every route, has them all.
 	Grants []Grant `json:"grants,omitempty"`
+	// Streaming is true when the route may stream its response body
+	// (framework.Streaming): its front door must stream (a function URL
+	// in RESPONSE_STREAM mode, or a REST API's streaming integration).
+	Streaming bool `json:"streaming,omitempty"`
 	// Declared is where the route was declared ("dir/file.go:line"), which
 	// Validate's errors name; empty when unknown. It is not part of the
 	// manifest's JSON.

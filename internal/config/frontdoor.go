@@ -79,8 +79,22 @@ func (f FrontDoor) Check(m *manifest.Manifest) error {
 				errs = append(errs, fmt.Errorf("%s: %w", label, err))
 			}
 		}
+		if r.Streaming && typ == APIHTTP {
+			errs = append(errs, &StreamingHTTPAPIError{Path: r.Path, Handler: r.Handler})
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// StreamingHTTPAPIError refuses a streaming route (framework.Streaming)
+// on a stage whose front door is an HTTP API, which cannot stream.
+type StreamingHTTPAPIError struct {
+	Path, Handler string
+}
+
+func (e *StreamingHTTPAPIError) Error() string {
+	return fmt.Sprintf("StreamingHTTPAPIError: route %s (handler %s) streams its response (framework.Streaming), and this stage's front door, the %s (api_type %q), cannot stream: an API Gateway HTTP API buffers every response. Set api_type to %q (a function URL in RESPONSE_STREAM mode) or %q (the REST API's streaming integration) for the stage",
+		e.Path, e.Handler, FrontDoorName(APIHTTP), APIHTTP, APIFunctionURL, APIRest)
 }
 
 // RouteAuth returns the AuthorizationType of an HTTP API route with

@@ -41,6 +41,15 @@ type Options struct {
 	// "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/<function arn>/invocations".
 	// The construct passes a string holding CDK token markers (e.g. "${Token[TOKEN.123]}"); copy it verbatim.
 	IntegrationURI string
+	// StreamingIntegrationURI is the integration URI of the routes that
+	// stream (manifest.Route.Streaming): the function's streaming
+	// invocation, "arn:${AWS::Partition}:apigateway:${AWS::Region}:lambda:path/2021-11-15/functions/<function arn>/response-streaming-invocations".
+	// Needed when a route streams.
+	StreamingIntegrationURI string
+	// StreamingTimeoutMillis is the integration timeout of the routes that
+	// stream (a streamed response may last up to 15 minutes); 0 leaves
+	// API Gateway's default.
+	StreamingTimeoutMillis int
 	// AuthorizerURIs are the Lambda invocation URIs of the app authorizers'
 	// functions, by authorizer name (manifest.AuthorizerApp); every app
 	// authorizer a route uses needs one.
@@ -87,6 +96,13 @@ func Build(m *manifest.Manifest, o Options) (map[string]any, error) {
 		op := map[string]any{
 			"responses":    proxyResponses(),
 			ExtIntegration: proxyIntegration(o.IntegrationURI),
+		}
+		if r := it.methods[method]; r.Streaming {
+			integration, err := streamingIntegration(r, o)
+			if err != nil {
+				return nil, err
+			}
+			op[ExtIntegration] = integration
 		}
 		if len(it.captures) > 0 {
 			op["parameters"] = pathParameters(it.captures)
@@ -234,6 +250,20 @@ func proxyIntegration(uri string) map[string]any {
 		"uri":                 uri,
 		"passthroughBehavior": "when_no_match",
 	}
+}
+
+// streamingIntegration is the integration of a route that streams: the
+// function's streaming invocation, with the response transfer mode STREAM.
+func streamingIntegration(r *manifest.Route, o Options) (map[string]any, error) {
+	if strings.TrimSpace(o.StreamingIntegrationURI) == "" {
+		return nil, fmt.Errorf("openapi: route %s (handler %s) streams, and Options.StreamingIntegrationURI is empty: it needs the function's response-streaming-invocations URI", r.Path, r.Handler)
+	}
+	in := proxyIntegration(o.StreamingIntegrationURI)
+	in["responseTransferMode"] = "STREAM"
+	if o.StreamingTimeoutMillis > 0 {
+		in["timeoutInMillis"] = o.StreamingTimeoutMillis
+	}
+	return in, nil
 }
 
 // binaryMediaTypes returns the binary types without duplicates (Validate

@@ -42,13 +42,20 @@
 // Lambda-Runtime-Function-Error-Type and Lambda-Runtime-Function-Error-Body)
 // counts as an error.
 //
+// A response posted in the streamed response mode (the header
+// Lambda-Runtime-Function-Response-Mode: streaming, a chunked body, as a
+// function behind a function URL in RESPONSE_STREAM mode or a REST API's
+// streaming integration sends it) reaches InvokeStream's caller piece by
+// piece, as the function writes it; Invoke reads it whole.
+//
 // What it does not do: it runs one function process's worth of invocations
 // and never starts, freezes or kills the process; a deadline that passes
 // fails the Invoke with ErrTimedOut but the process keeps running. There
-// are no extensions, telemetry or response streaming endpoints.
+// are no extensions or telemetry endpoints.
 package runtimeapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -60,6 +67,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,6 +103,9 @@ const (
 	// HeaderFunctionErrorBody is the trailer of a failed /response holding
 	// the base64-encoded error document.
 	HeaderFunctionErrorBody = "Lambda-Runtime-Function-Error-Body"
+	// HeaderResponseMode is "streaming" on a /response posted in the
+	// streamed response mode.
+	HeaderResponseMode = "Lambda-Runtime-Function-Response-Mode"
 )
 
 // Errors Invoke returns; test them with errors.Is.
@@ -179,6 +190,7 @@ type invocation struct {
 type outcome struct {
 	payload []byte
 	err     error
+	stream  *StreamResponse // a response in the streamed mode
 }
 
 // New starts a local Runtime API on a free port of 127.0.0.1.
@@ -268,8 +280,48 @@ func (s *Server) InitError() *FunctionError {
 // deadline passes, ErrClosed when the server closes, ErrEventTooLarge, or
 // ctx's error.
 func (s *Server) Invoke(ctx context.Context, event []byte) ([]byte, error) {
+	out := s.invoke(ctx, event)
+	if out.stream != nil {
+		defer out.stream.Close()
+		b, err := io.ReadAll(out.stream)
+		if err != nil {
+			return nil, err
+		}
+		if err := out.stream.Err(); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return out.payload, out.err
+}
+
+// InvokeStream is Invoke returning the response as the function posts
+// it: a response in the streamed mode is read as it arrives (Mode
+// "streaming"), another one whole (Mode "buffered"). Read it to its end,
+// or Close it, before the function can take its next event.
+func (s *Server) InvokeStream(ctx context.Context, event []byte) (*StreamResponse, error) {
+	out := s.invoke(ctx, event)
+	if out.stream != nil {
+		return out.stream, nil
+	}
+	if out.err != nil {
+		return nil, out.err
+	}
+	return &StreamResponse{Mode: "buffered", body: bytes.NewReader(out.payload), done: make(chan struct{})}, nil
+}
+
+// invoke queues event and waits for the function's outcome.
+func (s *Server) invoke(ctx context.Context, event []byte) outcome {
+	o, err := s.invokeOutcome(ctx, event)
+	if err != nil {
+		return outcome{err: err}
+	}
+	return o
+}
+
+func (s *Server) invokeOutcome(ctx context.Context, event []byte) (outcome, error) {
 	if len(event) > MaxEventBytes {
-		return nil, fmt.Errorf("%w: %d bytes", ErrEventTooLarge, len(event))
+		return outcome{}, fmt.Errorf("%w: %d bytes", ErrEventTooLarge, len(event))
 	}
 	inv := &invocation{
 		id:       newRequestID(),
@@ -280,7 +332,7 @@ func (s *Server) Invoke(ctx context.Context, event []byte) ([]byte, error) {
 	s.mu.Lock()
 	if ie := s.initErr; ie != nil {
 		s.mu.Unlock()
-		return nil, ie
+		return outcome{}, ie
 	}
 	s.inflight[inv.id] = inv
 	s.mu.Unlock()
@@ -289,32 +341,32 @@ func (s *Server) Invoke(ctx context.Context, event []byte) ([]byte, error) {
 	select {
 	case s.queue <- inv:
 	case <-s.closed:
-		return nil, ErrClosed
+		return outcome{}, ErrClosed
 	case <-ctx.Done():
-		return nil, fmt.Errorf("runtimeapi: queueing invocation %s: %w", inv.id, ctx.Err())
+		return outcome{}, fmt.Errorf("runtimeapi: queueing invocation %s: %w", inv.id, ctx.Err())
 	}
 
 	var timer <-chan time.Time
 	for {
 		select {
 		case out := <-inv.done:
-			return out.payload, out.err
+			return out, nil
 		case d := <-inv.deadline:
 			timer = time.After(time.Until(d))
 		case <-timer:
 			// The function may have answered at the same moment.
 			select {
 			case out := <-inv.done:
-				return out.payload, out.err
+				return out, nil
 			default:
 			}
-			return nil, fmt.Errorf("%w: invocation %s, timeout %v", ErrTimedOut, inv.id, s.timeout)
+			return outcome{}, fmt.Errorf("%w: invocation %s, timeout %v", ErrTimedOut, inv.id, s.timeout)
 		case <-s.initDone:
-			return nil, s.InitError()
+			return outcome{}, s.InitError()
 		case <-s.closed:
-			return nil, ErrClosed
+			return outcome{}, ErrClosed
 		case <-ctx.Done():
-			return nil, fmt.Errorf("runtimeapi: waiting for invocation %s: %w", inv.id, ctx.Err())
+			return outcome{}, fmt.Errorf("runtimeapi: waiting for invocation %s: %w", inv.id, ctx.Err())
 		}
 	}
 }
@@ -382,6 +434,17 @@ func (s *Server) response(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if r.Header.Get(HeaderResponseMode) == "streaming" {
+		sr := &StreamResponse{Mode: "streaming", ContentType: r.Header.Get("Content-Type"), Chunked: slices.Contains(r.TransferEncoding, "chunked"),
+			id: inv.id, req: r, body: r.Body, done: make(chan struct{})}
+		s.finish(inv, outcome{stream: sr})
+		select {
+		case <-sr.done:
+		case <-s.closed:
+		}
+		accepted(w)
+		return
+	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxResponseBytes+1))
 	if err != nil {
 		apiError(w, http.StatusBadRequest, "InvalidRequest", "reading the response body: "+err.Error())
@@ -405,6 +468,52 @@ func (s *Server) response(w http.ResponseWriter, r *http.Request) {
 		s.finish(inv, outcome{payload: body})
 	}
 	accepted(w)
+}
+
+// StreamResponse is a function's response as InvokeStream returns it.
+type StreamResponse struct {
+	// Mode is "streaming" for a response posted in the streamed response
+	// mode, "buffered" for another.
+	Mode string
+	// ContentType is the Content-Type the function posted with.
+	ContentType string
+	// Chunked is set when the body came with chunked transfer encoding.
+	Chunked bool
+
+	id   string
+	req  *http.Request // nil for a buffered response
+	body io.Reader
+	done chan struct{}
+	once sync.Once
+	err  error
+}
+
+// Read reads the response's body as the function writes it.
+func (r *StreamResponse) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if err == io.EOF && r.req != nil {
+		// The error trailers of a response that failed mid-stream are
+		// known once the body is read.
+		if typ := r.req.Trailer.Get(HeaderFunctionErrorType); typ != "" && r.err == nil {
+			doc, _ := base64.StdEncoding.DecodeString(r.req.Trailer.Get(HeaderFunctionErrorBody))
+			fe := parseFunctionError(doc, typ)
+			fe.RequestID = r.id
+			r.err = fe
+		}
+		r.Close()
+	}
+	return n, err
+}
+
+// Err returns the error the function reported after the body it sent
+// (the trailers of a response that failed mid-stream), once Read has
+// returned io.EOF; nil otherwise.
+func (r *StreamResponse) Err() error { return r.err }
+
+// Close ends the reading; the function can then take its next event.
+func (r *StreamResponse) Close() error {
+	r.once.Do(func() { close(r.done) })
+	return nil
 }
 
 // invocationError answers POST /runtime/invocation/{id}/error.
