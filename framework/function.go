@@ -28,6 +28,8 @@ type function struct {
 	call  eventFunc
 	errs  []error
 	chain Next // the handler behind the middleware of its kind; nil without middleware
+	// guards are the innermost middleware of options (guard.go).
+	guards []Middleware
 }
 
 // eventFunc runs a handler on a raw JSON event and returns its raw JSON result.
@@ -40,6 +42,7 @@ type FunctionOption struct {
 	name  string
 	kinds []HandlerKind // nil: every kind
 	apply func(*manifest.Function)
+	fn    func(*function) // set by a guard's option (guard.go), nil otherwise
 }
 
 // kindsWhere lists the kinds whose description satisfies ok.
@@ -245,6 +248,9 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 			continue
 		}
 		o.apply(&f.spec)
+		if o.fn != nil {
+			o.fn(f)
+		}
 	}
 	return f
 }

@@ -43,6 +43,11 @@ type route struct {
 	input          *typedInput  // a typed handler's body parameter
 	output         reflect.Type // the handler's result type
 	status         int          // Status, 0 when not set
+
+	// guards are the innermost middleware of options (guard.go), and
+	// guardGrants the accesses they need.
+	guards      []Middleware
+	guardGrants []manifest.Grant
 }
 
 // handlerFunc is a handler with its captures passed as a slice.
@@ -220,7 +225,7 @@ func (r *route) manifestRoute() manifest.Route {
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
-		Status: r.status, Declared: r.where,
+		Status: r.status, Declared: r.where, Grants: r.guardGrants[:len(r.guardGrants):len(r.guardGrants)],
 	}
 }
 

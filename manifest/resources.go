@@ -34,6 +34,10 @@ const (
 	AccessSend      Access = "send"       // queue
 	AccessConsume   Access = "consume"    // queue
 	AccessPublish   Access = "publish"    // topic
+	// AccessIdempotency is what a handler made idempotent needs on the
+	// table holding its records (get, put and delete an item); the option
+	// that makes it idempotent grants it (resource.Idempotent).
+	AccessIdempotency Access = "idempotency" // table
 )
 
 // Attributes of a deployed resource that the stack hands to the functions
@@ -66,7 +70,7 @@ type ResourceSpec struct {
 
 // ResourceKinds describes every resource kind.
 var ResourceKinds = map[ResourceKind]ResourceSpec{
-	ResourceTable:     {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
+	ResourceTable:     {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite, AccessIdempotency}, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
 	ResourceQueue:     {Accesses: []Access{AccessSend, AccessConsume}, Attrs: []string{AttrName, AttrARN, AttrURL}, Source: KindSQS},
 	ResourceTopic:     {Accesses: []Access{AccessPublish}, Attrs: []string{AttrName, AttrARN}, Source: KindSNS},
 	ResourceBucket:    {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN}, Source: KindS3},
