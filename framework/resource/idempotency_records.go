@@ -121,6 +121,7 @@ func (s *idemStore) records(c *framework.Call, next framework.Next, partial bool
 			s.release(ctx, h.cl)
 		}
 	}
+	inBatch := map[string]claimOutcome{} // a key twice in one batch: the later is a duplicate
 	for _, m := range msgs {
 		key := messageKey(m, s.opt.KeyPath)
 		if key == "" {
@@ -128,7 +129,14 @@ func (s *idemStore) records(c *framework.Call, next framework.Next, partial bool
 			kept = append(kept, m.raw)
 			continue
 		}
+		if o, dup := inBatch[key]; dup {
+			if o == inProgress {
+				busy = append(busy, m.id)
+			}
+			continue
+		}
 		outcome, _, cl, err := s.claim(ctx, c.Handler+"#"+key, recordsFingerprint)
+		inBatch[key] = outcome
 		if err != nil {
 			release()
 			return nil, err

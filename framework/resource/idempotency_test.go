@@ -280,9 +280,10 @@ func TestIdempotencyAgainstMoto(t *testing.T) {
 			t.Errorf("the retry of failed message m3 was processed as %v, want [m3]", processed)
 		}
 		invoke("byorder", msg("x1", `{"order":{"id":7}}`), msg("x2", `{"order":{"id":8}}`))
-		invoke("byorder", msg("x3", `{"order":{"id":7}}`)) // another message, the same order
-		if plain.Load() != 2 {
-			t.Errorf("messages of orders 7, 8, 7 were processed %d times, want 2 (by the key at order.id)", plain.Load())
+		invoke("byorder", msg("x3", `{"order":{"id":7}}`))                                  // another message, the same order
+		invoke("byorder", msg("x4", `{"order":{"id":9}}`), msg("x5", `{"order":{"id":9}}`)) // twice in one batch
+		if plain.Load() != 3 {
+			t.Errorf("messages of orders 7, 8, 7, 9, 9 were processed %d times, want 3 (by the key at order.id)", plain.Load())
 		}
 	})
 }
