@@ -286,6 +286,35 @@ func TestIdempotencyAgainstMoto(t *testing.T) {
 			t.Errorf("messages of orders 7, 8, 7, 9, 9 were processed %d times, want 3 (by the key at order.id)", plain.Load())
 		}
 	})
+
+	// SNS and EventBridge: a message or event delivered twice (one id)
+	// runs once.
+	t.Run("sns and eventbridge", func(t *testing.T) {
+		app := framework.New("shop")
+		keys := keysTable(app)
+		var sns, eb atomic.Int64
+		app.OnSNSMessage("fanout", "topic", func(ctx context.Context, ev events.SNSEvent) error {
+			sns.Add(int64(len(ev.Records)))
+			return nil
+		}, resource.IdempotentRecords(keys, resource.Idempotency{}))
+		app.OnEventBridge("placed", map[string]any{"source": []string{"shop"}}, func(ctx context.Context, ev events.EventBridgeEvent) error {
+			eb.Add(1)
+			return nil
+		}, resource.IdempotentRecords(keys, resource.Idempotency{KeyPath: "order"}))
+		frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		for i := 0; i < 2; i++ {
+			if _, err := c.Invoke("fanout", events.SNSEvent{Records: []events.SNSEventRecord{{EventSource: "aws:sns", SNS: events.SNSEntity{MessageID: "s1", Message: "hi"}}}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Invoke("placed", events.EventBridgeEvent{ID: fmt.Sprint("e", i), Source: "shop", Detail: json.RawMessage(`{"order":"o1"}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sns.Load() != 1 || eb.Load() != 1 {
+			t.Errorf("an SNS message delivered twice ran %d times, two events of one order %d times; want once each", sns.Load(), eb.Load())
+		}
+	})
 }
 
 // The option declares what it needs: the handler's access to the table
