@@ -28,8 +28,6 @@ type function struct {
 	call  eventFunc
 	errs  []error
 	chain Next // the handler behind the middleware of its kind; nil without middleware
-	// guards are the innermost middleware of options (guard.go).
-	guards []Middleware
 }
 
 // eventFunc runs a handler on a raw JSON event and returns its raw JSON result.

@@ -1,6 +1,10 @@
 package framework
 
 import (
+	"context"
+	"encoding/json"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/manifest"
 )
@@ -27,7 +31,7 @@ func (internals) FunctionGuard(name string, kinds []manifest.Kind, mw func(parti
 		},
 		fn: func(f *function) {
 			partial := func() bool { return f.spec.ReportBatchItemFailures }
-			f.guards = append(f.guards, mw(partial).(Middleware))
+			f.call = guardCall(f, mw(partial).(Middleware), f.call)
 		},
 	}
 }
@@ -47,4 +51,33 @@ func (internals) AnswerOf(resp any, err error) (apphook.Answer, bool) {
 		}
 	}
 	return apphook.Answer{Status: res.status, Headers: res.headers, Body: res.body}, true
+}
+
+// guardCall is call behind the guard m: the innermost step of the
+// function's middleware chain, as finalHandler and callChain see it.
+func guardCall(f *function, m Middleware, call eventFunc) eventFunc {
+	inner := func(c *Call) (*Response, error) {
+		out, err := call(c.Context(), c.Event)
+		if err != nil {
+			return nil, err
+		}
+		return &Response{Body: json.RawMessage(out)}, nil
+	}
+	return func(ctx context.Context, event []byte) ([]byte, error) {
+		c := &Call{Kind: f.Kind, Handler: f.Name, Event: event, ctx: ctx}
+		if lc, ok := lambdacontext.FromContext(ctx); ok {
+			c.RequestID = lc.AwsRequestID
+		}
+		resp, err := m(c, inner)
+		if err != nil {
+			return nil, err
+		}
+		if resp == nil || resp.Body == nil {
+			return []byte("null"), nil
+		}
+		if raw, ok := resp.Body.(json.RawMessage); ok {
+			return raw, nil
+		}
+		return json.Marshal(resp.Body)
+	}
 }

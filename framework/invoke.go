@@ -164,7 +164,7 @@ func (a *App) lambdaHandler(name string) (lambdaHandler, error) {
 // (App.UseFor with its kind or KindAll).
 func (a *App) chainFunctionMiddleware() {
 	for _, f := range a.functions {
-		if mws := append(a.middlewareFor(f.Kind), f.guards...); len(mws) > 0 {
+		if mws := a.middlewareFor(f.Kind); len(mws) > 0 {
 			f.chain = chainHandlers(mws, f.finalHandler())
 		}
 	}

@@ -68,9 +68,14 @@ type ResourceSpec struct {
 	Source Kind
 }
 
+// tableAccesses are a table's accesses: a package variable, statically
+// initialized, rather than a literal in ResourceKinds, whose init would
+// allocate it and link an equality function for it into every binary.
+var tableAccesses = []Access{AccessRead, AccessWrite, AccessReadWrite, AccessIdempotency}
+
 // ResourceKinds describes every resource kind.
 var ResourceKinds = map[ResourceKind]ResourceSpec{
-	ResourceTable:     {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite, AccessIdempotency}, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
+	ResourceTable:     {Accesses: tableAccesses, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
 	ResourceQueue:     {Accesses: []Access{AccessSend, AccessConsume}, Attrs: []string{AttrName, AttrARN, AttrURL}, Source: KindSQS},
 	ResourceTopic:     {Accesses: []Access{AccessPublish}, Attrs: []string{AttrName, AttrARN}, Source: KindSNS},
 	ResourceBucket:    {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN}, Source: KindS3},
