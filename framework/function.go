@@ -40,6 +40,7 @@ type FunctionOption struct {
 	name  string
 	kinds []HandlerKind // nil: every kind
 	apply func(*manifest.Function)
+	fn    func(*function) // set by a guard's option (guard.go), nil otherwise
 }
 
 // kindsWhere lists the kinds whose description satisfies ok.
@@ -258,6 +259,9 @@ func (a *App) newFunction(name string, kind HandlerKind, nilHandler bool, call e
 			continue
 		}
 		o.apply(&f.spec)
+		if o.fn != nil {
+			o.fn(f)
+		}
 	}
 	return f
 }

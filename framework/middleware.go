@@ -218,7 +218,7 @@ func quoteAll[S ~string](s []S) []string {
 func (a *App) chainMiddleware() {
 	app := a.middlewareFor(KindHTTP)
 	for _, r := range a.routes {
-		if mws := slices.Concat(app, r.groupMW, r.mw); len(mws) > 0 {
+		if mws := slices.Concat(app, r.groupMW, r.mw, r.guards); len(mws) > 0 {
 			r.chain = chainHandlers(mws, r.finalHandler())
 		}
 	}

@@ -44,6 +44,11 @@ type route struct {
 	output         reflect.Type // the handler's result type
 	status         int          // Status, 0 when not set
 	streaming      bool         // Streaming: the route may stream its body
+
+	// guards are the innermost middleware of options (guard.go), and
+	// guardGrants the accesses they need.
+	guards      []Middleware
+	guardGrants []manifest.Grant
 }
 
 // handlerFunc is a handler with its captures passed as a slice.
@@ -222,6 +227,7 @@ func (r *route) manifestRoute() manifest.Route {
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
 		Status: r.status, Declared: r.where, Streaming: r.streaming,
+		Grants: r.guardGrants[:len(r.guardGrants):len(r.guardGrants)],
 	}
 }
 

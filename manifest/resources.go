@@ -34,6 +34,10 @@ const (
 	AccessSend      Access = "send"       // queue
 	AccessConsume   Access = "consume"    // queue
 	AccessPublish   Access = "publish"    // topic
+	// AccessIdempotency is what a handler made idempotent needs on the
+	// table holding its records (get, put and delete an item); the option
+	// that makes it idempotent grants it (resource.Idempotent).
+	AccessIdempotency Access = "idempotency" // table
 )
 
 // Attributes of a deployed resource that the stack hands to the functions
@@ -65,9 +69,14 @@ type ResourceSpec struct {
 	Source Kind
 }
 
+// tableAccesses are a table's accesses: a package variable, statically
+// initialized, rather than a literal in ResourceKinds, whose init would
+// allocate it and link an equality function for it into every binary.
+var tableAccesses = []Access{AccessRead, AccessWrite, AccessReadWrite, AccessIdempotency}
+
 // ResourceKinds describes every resource kind.
 var ResourceKinds = map[ResourceKind]ResourceSpec{
-	ResourceTable:     {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
+	ResourceTable:     {Accesses: tableAccesses, Attrs: []string{AttrName, AttrARN, AttrStreamARN}, Source: KindDynamoDB},
 	ResourceQueue:     {Accesses: []Access{AccessSend, AccessConsume, AccessRedrive}, Attrs: []string{AttrName, AttrARN, AttrURL, AttrDLQName, AttrDLQURL, AttrDLQARN}, Source: KindSQS},
 	ResourceTopic:     {Accesses: []Access{AccessPublish}, Attrs: []string{AttrName, AttrARN}, Source: KindSNS},
 	ResourceBucket:    {Accesses: []Access{AccessRead, AccessWrite, AccessReadWrite}, Attrs: []string{AttrName, AttrARN}, Source: KindS3},

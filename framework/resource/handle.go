@@ -24,6 +24,8 @@ type handle struct {
 	where string
 	// noStream: a table declared without a stream has no STREAM_ARN.
 	noStream bool
+	// decl is the resource as declared.
+	decl manifest.Resource
 
 	warned sync.Once
 }

@@ -279,7 +279,7 @@ func NewParameter(app *framework.App, name string) *Parameter {
 
 // declare declares r on app, from the app's code two frames up.
 func declare(app *framework.App, r manifest.Resource) *handle {
-	h := &handle{app: apphook.Of(app), name: r.Name, kind: r.Kind, where: apphook.Caller(2)}
+	h := &handle{app: apphook.Of(app), name: r.Name, kind: r.Kind, where: apphook.Caller(2), decl: r}
 	h.app.DeclareResource(r, h.where)
 	return h
 }

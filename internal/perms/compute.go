@@ -56,6 +56,8 @@ var grants = map[manifest.ResourceKind]map[manifest.Access]grantSpec{
 		manifest.AccessRead:      {tableRead, []string{"", "/index/*"}},
 		manifest.AccessWrite:     {tableWrite, []string{"", "/index/*"}},
 		manifest.AccessReadWrite: {union(tableRead, tableWrite), []string{"", "/index/*"}},
+		// Exactly the calls of the idempotency records (framework/resource).
+		manifest.AccessIdempotency: {[]string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"}, []string{""}},
 	},
 	manifest.ResourceQueue: {
 		manifest.AccessSend:    {[]string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"}, []string{""}},
