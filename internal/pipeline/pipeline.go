@@ -27,6 +27,10 @@ const (
 	DefaultTemplatePath = ".framework/pipeline-role.yaml"
 )
 
+// RoleStackName is the stack name the template's header suggests for
+// the roles: not <app>-<stage>, so that no stage's stack is named so.
+func RoleStackName(app string) string { return app + "-github-pipeline" }
+
 // Options are what the generated files depend on.
 type Options struct {
 	App        string // the app's name: its stacks are <App>-<stage>
@@ -75,6 +79,7 @@ type data struct {
 	AssetsStack, AssetsBucket  string
 	DeployVar, DiffVar         string
 	DeploySubject, DiffSubject string
+	RoleStack                  string
 }
 
 func newData(o Options) data {
@@ -85,6 +90,7 @@ func newData(o Options) data {
 		DeployVar: DeployRoleVariable, DiffVar: DiffRoleVariable,
 		DeploySubject: "repo:" + o.Repository + ":ref:refs/heads/" + o.Branch,
 		DiffSubject:   "repo:" + o.Repository + ":pull_request",
+		RoleStack:     RoleStackName(o.App),
 	}
 }
 
@@ -113,3 +119,33 @@ func parse(name, text string) *template.Template {
 
 var workflowTemplate = parse("workflow", workflowText)
 var roleTemplate = parse("roles", roleText)
+
+// RepoFromRemote returns the owner/name of a GitHub remote URL, in any of
+// git's forms: https://github.com/o/r(.git), git@github.com:o/r.git,
+// ssh://git@github.com/o/r.git. A remote elsewhere is an error.
+func RepoFromRemote(remote string) (string, error) {
+	u := strings.TrimSpace(remote)
+	var path string
+	switch {
+	case strings.HasPrefix(u, "git@github.com:"):
+		path = strings.TrimPrefix(u, "git@github.com:")
+	default:
+		_, rest, ok := strings.Cut(u, "://")
+		if !ok {
+			return "", fmt.Errorf("remote %q is not a GitHub URL", u)
+		}
+		host, p, _ := strings.Cut(rest, "/")
+		if _, h, ok := strings.Cut(host, "@"); ok {
+			host = h
+		}
+		if host != "github.com" && host != "www.github.com" {
+			return "", fmt.Errorf("remote %q is not on github.com", u)
+		}
+		path = p
+	}
+	repo := strings.TrimSuffix(strings.TrimSuffix(path, "/"), ".git")
+	if !repoRE.MatchString(repo) {
+		return "", fmt.Errorf("remote %q does not name a GitHub repository owner/name", u)
+	}
+	return repo, nil
+}

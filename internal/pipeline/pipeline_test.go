@@ -223,3 +223,20 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+func TestRepoFromRemote(t *testing.T) {
+	t.Parallel()
+	for _, remote := range []string{
+		"git@github.com:acme/todo-api.git", "https://github.com/acme/todo-api.git\n", "https://github.com/acme/todo-api",
+		"ssh://git@github.com/acme/todo-api.git", "https://token@github.com/acme/todo-api.git",
+	} {
+		if got, err := RepoFromRemote(remote); err != nil || got != "acme/todo-api" {
+			t.Errorf("RepoFromRemote(%q) = %q, %v; want acme/todo-api", remote, got, err)
+		}
+	}
+	for _, remote := range []string{"https://gitlab.com/acme/todo-api.git", "/srv/git/todo.git", "git@github.com:acme"} {
+		if got, err := RepoFromRemote(remote); err == nil {
+			t.Errorf("RepoFromRemote(%q) = %q, want an error", remote, got)
+		}
+	}
+}

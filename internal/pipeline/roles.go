@@ -23,14 +23,14 @@ const roleText = `# Written by ` + "`framework generate-pipeline --github`" + `:
 # Deploy it once, with credentials that may create IAM roles:
 #
 #   aws cloudformation deploy --region <% .Region %> --capabilities CAPABILITY_IAM \
-#     --stack-name <% .App %>-github-pipeline --template-file <% .TemplatePath %>
+#     --stack-name <% .RoleStack %> --template-file <% .TemplatePath %>
 #
 # An account has one GitHub OIDC provider: if it has one already, add
 #   --parameter-overrides ExistingOIDCProviderArn=arn:aws:iam::<account>:oidc-provider/token.actions.githubusercontent.com
 # Then set the repository variables (Settings > Secrets and variables > Actions > Variables)
 # <% .DeployVar %> to the stack's output DeployRoleArn and <% .DiffVar %> to DiffRoleArn:
 #
-#   aws cloudformation describe-stacks --region <% .Region %> --stack-name <% .App %>-github-pipeline --query 'Stacks[0].Outputs'
+#   aws cloudformation describe-stacks --region <% .Region %> --stack-name <% .RoleStack %> --query 'Stacks[0].Outputs'
 #
 # CloudFormation creates the app's resources with the deploy role's
 # credentials: the role may use the services below only through
