@@ -27,8 +27,8 @@ type GeneratePipelineCmd struct {
 	Branch    string `default:"main" help:"Branch whose pushes deploy, and which pull requests target."`
 	Repo      string `name:"repo" placeholder:"OWNER/NAME" help:"GitHub repository the workflow runs in (default: read from git remote get-url origin); the deploy role trusts only its runs."`
 	Region    string `help:"AWS region of the app's stacks (default: AWS_REGION, else AWS_DEFAULT_REGION)."`
-	Workflow  string `default:"${pipeline_workflow}" placeholder:"PATH" help:"Where to write the workflow, relative to the project directory."`
-	Template  string `default:"${pipeline_template}" placeholder:"PATH" help:"Where to write the roles' CloudFormation template, relative to the project directory."`
+	Workflow  string `default:"${pipeline_workflow}" placeholder:"PATH" help:"Where to write the workflow, relative to the project directory (default: ${pipeline_workflow})."`
+	Template  string `default:"${pipeline_template}" placeholder:"PATH" help:"Where to write the roles' CloudFormation template, relative to the project directory (default: ${pipeline_template})."`
 	Force     bool   `help:"Replace the files when they exist (without it, nothing is written then)."`
 	JSON      bool   `name:"json" help:"Print what was written as one JSON object: files [{path, kind}], app, repository, branch, stage, diff_stage, region, role_stack, variables {repository variable: template output}."`
 }
@@ -117,8 +117,11 @@ func (c *GeneratePipelineCmd) Run(g *Globals, env *Env) error {
 				exist = append(exist, rels[i])
 			}
 		}
-		if len(exist) > 0 {
-			return fmt.Errorf("generate-pipeline: %s already exists: nothing was written (pass --force to replace it, or --workflow/--template to write elsewhere)", strings.Join(exist, " and "))
+		switch len(exist) {
+		case 1:
+			return fmt.Errorf("generate-pipeline: %s already exists: nothing was written (pass --force to replace it, or --workflow/--template to write elsewhere)", exist[0])
+		case 2:
+			return fmt.Errorf("generate-pipeline: %s already exist: nothing was written (pass --force to replace them, or --workflow/--template to write elsewhere)", strings.Join(exist, " and "))
 		}
 	}
 	res := pipelineResult{
@@ -136,7 +139,8 @@ func (c *GeneratePipelineCmd) Run(g *Globals, env *Env) error {
 		res.Files = append(res.Files, pipelineFile{Path: filepath.ToSlash(rels[i]), Kind: f.kind})
 	}
 	fmt.Fprintf(human.Stdout, `Wrote %s (tests; framework diff --stage %s on pull requests; framework deploy --stage %s on pushes to %s)
-and %s (the AWS roles it assumes through GitHub's OIDC provider, trusted by %s only).
+and %s (the AWS roles it assumes through GitHub's OIDC provider: the deploy role trusted
+only by pushes to %s of %s, the read-only diff role by its pull requests).
 Next:
   1. Create the roles once, with credentials that may create IAM roles:
        aws cloudformation deploy --region %s --capabilities CAPABILITY_IAM --stack-name %s --template-file %s
@@ -144,7 +148,7 @@ Next:
   2. Set the repository variables %s and %s (Settings > Secrets and variables > Actions > Variables)
      to the stack's outputs DeployRoleArn and DiffRoleArn.
   3. Commit both files and push.
-`, o.WorkflowPath, c.DiffStage, c.Stage, c.Branch, o.TemplatePath, repo,
+`, o.WorkflowPath, c.DiffStage, c.Stage, c.Branch, o.TemplatePath, c.Branch, repo,
 		region, res.RoleStack, o.TemplatePath, pipeline.DeployRoleVariable, pipeline.DiffRoleVariable)
 	if c.JSON {
 		return writeJSONLine(env.Stdout, res)
@@ -178,7 +182,7 @@ func checkFrameworkRequirement(dir string, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("read the project's go.mod (the workflow installs the framework CLI at the version it requires): %w", err)
 	}
-	f, err := modfile.ParseLax(path, b, nil)
+	f, err := modfile.Parse(path, b, nil)
 	if err != nil {
 		return err
 	}

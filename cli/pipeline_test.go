@@ -137,3 +137,25 @@ func TestGeneratePipelineNeedsGitHubAndRegion(t *testing.T) {
 		t.Errorf("a refused run wrote files: %v", err)
 	}
 }
+
+func TestGeneratePipelineChecksTheFrameworkRequirement(t *testing.T) {
+	t.Parallel()
+	args := []string{"--github", "--repo", "acme/todo-api", "--region", "eu-west-1"}
+	dir := pipelineProject(t, "")
+	gomod := filepath.Join(dir, "go.mod")
+	if err := os.WriteFile(gomod, []byte("module example.com/todo\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runPipeline(t, dir, args...); code == 0 || !strings.Contains(stderr, "does not require github.com/framework-dev/framework") {
+		t.Errorf("go.mod without the framework: exit %d, stderr %q", code, stderr)
+	}
+	// A replace by a directory (a development build's project) is written
+	// out, with a note that CI cannot build it so.
+	if err := os.WriteFile(gomod, []byte("module example.com/todo\n\ngo 1.26\n\nrequire github.com/framework-dev/framework v0.3.0\n\nreplace github.com/framework-dev/framework => ../framework\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runPipeline(t, dir, args...)
+	if code != 0 || !strings.Contains(stdout, "replaces github.com/framework-dev/framework with the directory ../framework") {
+		t.Errorf("go.mod with a replace: exit %d, stdout %q, stderr %q: want the files and a note about the replace", code, stdout, stderr)
+	}
+}
