@@ -78,6 +78,34 @@ func TestGeneratePipelineWritesBothFiles(t *testing.T) {
 	if !strings.Contains(stderr, "FRAMEWORK_DEPLOY_ROLE_ARN") {
 		t.Errorf("stderr does not say which repository variables to set:\n%s", stderr)
 	}
+	// What the command wrote passes the linters (internal/pipeline's tests
+	// lint other option sets).
+	for _, lint := range [][]string{
+		{lintTool(t, "actionlint", "go install github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"), "-no-color", filepath.Join(dir, ".github/workflows/framework.yml")},
+		{lintTool(t, "cfn-lint", "pip install cfn-lint"), "--regions", "eu-west-1", "--", filepath.Join(dir, ".framework/pipeline-role.yaml")},
+	} {
+		if out, err := exec.Command(lint[0], lint[1:]...).CombinedOutput(); err != nil {
+			t.Errorf("%s on what generate-pipeline wrote: %v\n%s", filepath.Base(lint[0]), err, out)
+		}
+	}
+}
+
+// lintTool returns the path of a linter the test needs, on PATH or in
+// $(go env GOPATH)/bin, and fails the test saying how to install it
+// when it is in neither.
+func lintTool(t *testing.T, name, install string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	if gp, err := exec.Command("go", "env", "GOPATH").Output(); err == nil {
+		p := filepath.Join(strings.TrimSpace(string(gp)), "bin", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("%s is not installed (neither on PATH nor in $(go env GOPATH)/bin): install it with `%s` (.ci/run does)", name, install)
+	return ""
 }
 
 func TestGeneratePipelineRefusesToOverwrite(t *testing.T) {
