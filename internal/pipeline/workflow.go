@@ -58,6 +58,12 @@ jobs:
           version="$(go list -m -f '{{.Version}}' "$FRAMEWORK_MODULE")"
           go install "$FRAMEWORK_MODULE/cli/framework@$version"
           echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"
+      # The synthesis engine the CLI builds once per framework version
+      # (about a minute): kept between runs.
+      - uses: actions/cache@v4
+        with:
+          path: ~/.cache/framework/engine
+          key: framework-engine-${{ runner.os }}-${{ hashFiles('go.sum') }}
       - uses: aws-actions/configure-aws-credentials@v4
         with:
           role-to-assume: ${{ vars.<% .DiffVar %> }}
@@ -101,6 +107,12 @@ jobs:
           version="$(go list -m -f '{{.Version}}' "$FRAMEWORK_MODULE")"
           go install "$FRAMEWORK_MODULE/cli/framework@$version"
           echo "$(go env GOPATH)/bin" >> "$GITHUB_PATH"
+      # The synthesis engine the CLI builds once per framework version
+      # (about a minute): kept between runs.
+      - uses: actions/cache@v4
+        with:
+          path: ~/.cache/framework/engine
+          key: framework-engine-${{ runner.os }}-${{ hashFiles('go.sum') }}
       - uses: aws-actions/configure-aws-credentials@v4
         with:
           role-to-assume: ${{ vars.<% .DeployVar %> }}
