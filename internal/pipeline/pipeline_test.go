@@ -164,6 +164,9 @@ func TestRolePoliciesNameOnlyTheAppsStacks(t *testing.T) {
 			t.Errorf("%s role: want %q and not %q in its policy:\n%s", c.name, c.want, c.not, c.text)
 		}
 	}
+	if !strings.Contains(deploy, "stack/FrameworkAssets/*") || strings.Contains(diff, "stack/FrameworkAssets") {
+		t.Errorf("want the assets stack in the deploy role's policy only (deploy creates it, diff never touches it)")
+	}
 	if strings.Contains(diff, "ExecuteChangeSet") || strings.Contains(diff, "cloudformation:*") {
 		t.Errorf("diff role may execute change sets:\n%s", diff)
 	}

@@ -203,7 +203,6 @@ Resources:
                   - cloudformation:ListChangeSets
                 Resource:
                   - !Sub arn:${AWS::Partition}:cloudformation:${AWS::Region}:${AWS::AccountId}:stack/<% .DiffStack %>/*
-                  - !Sub arn:${AWS::Partition}:cloudformation:${AWS::Region}:${AWS::AccountId}:stack/<% .AssetsStack %>/*
               - Sid: ListStacks
                 Effect: Allow
                 Action: cloudformation:ListStacks
