@@ -201,6 +201,8 @@ Resources:
                   - cloudformation:DescribeChangeSet
                   - cloudformation:DeleteChangeSet
                   - cloudformation:ListChangeSets
+                  # The change set carries the stack's tags (config.json's tags).
+                  - cloudformation:TagResource
                 Resource:
                   - !Sub arn:${AWS::Partition}:cloudformation:${AWS::Region}:${AWS::AccountId}:stack/<% .DiffStack %>/*
               - Sid: ListStacks
