@@ -149,14 +149,11 @@ Resources:
                   - s3:*
                   - events:*
                   - kms:*
-                  - ssm:GetParameter
-                  - ssm:GetParameters
-                  - ssm:PutParameter
-                  - ssm:DeleteParameter
-                  - ssm:AddTagsToResource
-                  - ssm:RemoveTagsFromResource
+                  - ssm:*
                   - secretsmanager:*
                   - acm:DescribeCertificate
+                  # An EDGE custom domain (api_gateway_custom_domain) is a CloudFront distribution.
+                  - cloudfront:UpdateDistribution
                   - route53:GetHostedZone
                   - route53:ListHostedZonesByName
                   - route53:ChangeResourceRecordSets
