@@ -16,6 +16,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/pipeline"
 	"github.com/framework-dev/framework/internal/procgroup"
 	"github.com/framework-dev/framework/internal/scratch"
 	"github.com/framework-dev/framework/internal/synth"
@@ -73,6 +74,8 @@ type CLI struct {
 	GenPolicy  GenPolicyCmd  `cmd:"" name:"gen-policy" help:"Print the IAM policy generated from the app's AWS SDK calls."`
 	OpenAPI    OpenAPICmd    `cmd:"" name:"openapi" help:"Write the OpenAPI 3.0 document of the app (routes, typed schemas, errors, security)."`
 	Cache      CacheCmd      `cmd:"" help:"Show the CLI's cache of synthesis engines and project builds (--json), or clear it (cache clean)."`
+
+	GeneratePipeline GeneratePipelineCmd `cmd:"" name:"generate-pipeline" help:"Write a CI/CD pipeline for the app (--github): a GitHub Actions workflow that tests, diffs pull requests and deploys the main branch, and the CloudFormation template of the OIDC-trusted AWS roles it runs with."`
 }
 
 // ExitError carries a specific exit code for a failed command.
@@ -106,6 +109,8 @@ func vars() kong.Vars {
 		"version":           version(),
 		"default_stage":     names.DefaultStage,
 		"production_stages": strings.Join(names.ProductionStages, ", "),
+		"pipeline_workflow": pipeline.DefaultWorkflowPath,
+		"pipeline_template": pipeline.DefaultTemplatePath,
 	}
 }
 
