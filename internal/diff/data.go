@@ -134,7 +134,9 @@ func DeclaredNames(outputs map[string]any) map[string]string {
 		out, _ := o.(map[string]any)
 		desc, _ := out["Description"].(string)
 		m := declaredOutput.FindStringSubmatch(desc)
-		if !strings.HasPrefix(key, "Res") || m == nil {
+		if !strings.HasPrefix(key, "Res") || m == nil || strings.HasPrefix(desc, "DLQ_") {
+			// A queue's dead-letter queue (DLQ_NAME, ... of the queue)
+			// is not the declared queue.
 			continue
 		}
 		val, _ := out["Value"].(map[string]any)
