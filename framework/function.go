@@ -40,6 +40,7 @@ type FunctionOption struct {
 	name  string
 	kinds []HandlerKind // nil: every kind
 	apply func(*manifest.Function)
+	auth  *AppAuthorizer // ConnectAuthorizer's (websocket.go)
 }
 
 // kindsWhere lists the kinds whose description satisfies ok.
