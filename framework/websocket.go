@@ -33,7 +33,7 @@ var ErrNoWebSocketAPI = manifest.ErrNoWebSocketAPI
 // wsDecl is the app's WebSocket API as declared.
 type wsDecl struct {
 	routeSelection string
-	connections    bool            // App.Connections was called
+	connections    bool             // App.Connections was called
 	authorizers    []*AppAuthorizer // of the connect handlers
 }
 

@@ -155,7 +155,9 @@ func TestWebSocketDeclarationErrors(t *testing.T) {
 			a.WebSocket(framework.RouteSelection("action"))
 		}, `route selection expression "action": write $request.body.FIELD`},
 		{"authorizer off connect", func(a *framework.App) {
-			a.OnWebSocketMessage("m", "send", ok, framework.ConnectAuthorizer(framework.AppAuthorizer{Name: "z", Func: func(context.Context, framework.AuthRequest) (framework.AuthResult, error) { return framework.AuthResult{}, nil }}))
+			a.OnWebSocketMessage("m", "send", ok, framework.ConnectAuthorizer(framework.AppAuthorizer{Name: "z", Func: func(context.Context, framework.AuthRequest) (framework.AuthResult, error) {
+				return framework.AuthResult{}, nil
+			}}))
 		}, "an authorizer protects only $connect"},
 		{"nil handler", func(a *framework.App) { a.OnWebSocketConnect("c", nil) }, "the handler is nil"},
 		{"option of another kind", func(a *framework.App) { a.OnWebSocketConnect("c", ok, framework.BatchSize(3)) }, "option BatchSize does not apply to a websocket handler"},
