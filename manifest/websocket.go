@@ -114,3 +114,12 @@ func (m *Manifest) validateWebSocket() []error {
 	}
 	return errs
 }
+
+// WebSocketRef names the app's WebSocket API where a policy statement
+// names a declared resource (perms.Resource.Ref); AttrConnectionsARN is
+// the ARN of its connections, the resource of
+// execute-api:ManageConnections.
+const (
+	WebSocketRef       = "$websocket"
+	AttrConnectionsARN = "ConnectionsArn"
+)

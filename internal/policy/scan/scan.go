@@ -8,6 +8,7 @@
 package scan
 
 import (
+	"slices"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -532,6 +533,12 @@ func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
 			meta := callMeta{node: s.node()}
 			meta.kind, meta.handle, _ = handleTarget(p.TypesInfo, sel)
 			s.addAt(pos, pkgPath, named.Obj().Name()+"."+fn.Name(), "handle", actions, meta)
+		}
+	case pkgPath == policy.FrameworkPackage && named.Obj().Name() == "Connections":
+		// The WebSocket connections handle calls the API Gateway
+		// management API (framework/connections.go).
+		if slices.Contains([]string{"Send", "SendJSON", "Close", "Describe"}, fn.Name()) {
+			s.addAt(pos, pkgPath, "Connections."+fn.Name(), "handle", []string{policy.ManageConnections}, callMeta{node: s.node(), kind: "websocket"})
 		}
 	case named.Obj().Name() == "PresignClient":
 		if op, ok := strings.CutPrefix(fn.Name(), "Presign"); ok && op != "" {
