@@ -8,13 +8,13 @@
 package scan
 
 import (
-	"slices"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
