@@ -96,7 +96,9 @@ func postBroadcast(t *testing.T, base, text string) string {
 }
 
 // TestLocalWebSocketChat: examples/chat under `framework local` (its
-// connections table at moto). A client without a name is refused with the
+// connections table at moto). Headless Chromium connects two clients, an
+// HTTP request broadcasts, both see it (chromiumChat). Then, with Go
+// clients: a client without a name is refused with the
 // connect handler's 400; two clients connect, a message routed by its
 // action and a POST /broadcast (the connections handle, unchanged, at the
 // local management endpoint) reach both; a reload keeps them connected
@@ -104,6 +106,7 @@ func postBroadcast(t *testing.T, base, text string) string {
 // runs the disconnect handler, and a broadcast then reaches one client.
 func TestLocalWebSocketChat(t *testing.T) {
 	s, wsURL, dir := startChat(t)
+	t.Run("chromium", func(t *testing.T) { chromiumChat(t, s, wsURL) })
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 
