@@ -202,6 +202,13 @@ func (a *App) addWebSocketManifest(m *manifest.Manifest) {
 		return
 	}
 	m.WebSocket = &manifest.WebSocket{RouteSelection: a.ws.routeSelection, Connections: a.ws.connections}
+	seen := map[string]bool{}
+	for _, z := range a.ws.authorizers {
+		if !seen[z.Name] {
+			seen[z.Name] = true
+			m.WebSocket.Authorizers = append(m.WebSocket.Authorizers, *z.manifest())
+		}
+	}
 	if m.WebSocket.RouteSelection == "" {
 		m.WebSocket.RouteSelection = manifest.DefaultRouteSelection
 	}

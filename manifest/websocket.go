@@ -38,6 +38,22 @@ type WebSocket struct {
 	// Connections is true when the app took the connections handle
 	// (App.Connections), which reaches the API's management endpoint.
 	Connections bool `json:"connections,omitempty"`
+	// Authorizers are the app authorizers that protect $connect (their
+	// functions are KindAuthorizer functions of the same name).
+	Authorizers []Authorizer `json:"authorizers,omitempty"`
+}
+
+// AuthorizerDef returns the WebSocket API's authorizer named name, or nil.
+func (m *Manifest) AuthorizerDef(name string) *Authorizer {
+	if m.WebSocket == nil {
+		return nil
+	}
+	for i := range m.WebSocket.Authorizers {
+		if m.WebSocket.Authorizers[i].Name == name {
+			return &m.WebSocket.Authorizers[i]
+		}
+	}
+	return nil
 }
 
 // WebSocketFunctions returns the app's WebSocket handlers, in manifest
