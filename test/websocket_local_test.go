@@ -37,7 +37,11 @@ func chatProject(t *testing.T) string {
 	gomod := strings.Replace(string(mod), "module github.com/framework-dev/framework", "module example.com/chat", 1) +
 		"\nrequire github.com/framework-dev/framework v0.0.0\n\nreplace github.com/framework-dev/framework => " + root + "\n"
 	dir := t.TempDir()
-	testutil.WriteFiles(t, dir, map[string]string{"go.mod": gomod, "go.sum": string(sum), "main.go": string(src)})
+	cfg, err := os.ReadFile(filepath.Join(root, "examples", "chat", ".framework", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFiles(t, dir, map[string]string{"go.mod": gomod, "go.sum": string(sum), "main.go": string(src), ".framework/config.json": string(cfg)})
 	return dir
 }
 
