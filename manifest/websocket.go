@@ -3,7 +3,6 @@ package manifest
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -68,9 +67,29 @@ func (m *Manifest) WebSocketFunctions() []*Function {
 	return out
 }
 
-// routeSelectionRe is what API Gateway accepts as a WebSocket API's route
-// selection expression: a field of the JSON message body.
-var routeSelectionRe = regexp.MustCompile(`^\$request\.body\.[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+// validRouteSelection reports whether expr is what API Gateway accepts as
+// a WebSocket API's route selection expression: a field of the JSON
+// message body, $request.body.NAME(.NAME)*, each NAME a letter or _
+// then letters, digits and _. (No regexp: the manifest package is linked
+// into every Lambda binary.)
+func validRouteSelection(expr string) bool {
+	rest, ok := strings.CutPrefix(expr, "$request.body.")
+	if !ok {
+		return false
+	}
+	for _, name := range strings.Split(rest, ".") {
+		if name == "" || name[0] >= '0' && name[0] <= '9' {
+			return false
+		}
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // RouteSelectionPath returns the JSON field path the expression selects
 // by ("action" for $request.body.action, "a.b" for $request.body.a.b).
@@ -94,7 +113,7 @@ func (m *Manifest) validateWebSocket() []error {
 		}
 		return errs
 	}
-	if !routeSelectionRe.MatchString(m.WebSocket.RouteSelection) {
+	if !validRouteSelection(m.WebSocket.RouteSelection) {
 		errs = append(errs, fmt.Errorf("websocket: route selection expression %q: write $request.body.FIELD, for example %s", m.WebSocket.RouteSelection, DefaultRouteSelection))
 	}
 	authorizers := map[string]bool{}
