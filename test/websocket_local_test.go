@@ -19,10 +19,10 @@ import (
 	"github.com/framework-dev/framework/internal/testutil"
 )
 
-// chatProject copies examples/chat into a module of its own (the
-// repository's requirements, the framework replaced by this checkout), so
-// that a test may change its source.
-func chatProject(t *testing.T) string {
+// repoModule writes files into a new module that requires what this
+// repository requires, the framework replaced by this checkout, and
+// returns its directory: its app may import the AWS SDK as the examples do.
+func repoModule(t *testing.T, files map[string]string) string {
 	t.Helper()
 	root := testutil.RepoRoot(t)
 	mod, err := os.ReadFile(filepath.Join(root, "go.mod"))
@@ -30,19 +30,28 @@ func chatProject(t *testing.T) string {
 		t.Fatal(err)
 	}
 	sum, _ := os.ReadFile(filepath.Join(root, "go.sum"))
+	files["go.mod"] = strings.Replace(string(mod), "module github.com/framework-dev/framework", "module example.com/app", 1) +
+		"\nrequire github.com/framework-dev/framework v0.0.0\n\nreplace github.com/framework-dev/framework => " + root + "\n"
+	files["go.sum"] = string(sum)
+	dir := t.TempDir()
+	testutil.WriteFiles(t, dir, files)
+	return dir
+}
+
+// chatProject copies examples/chat into a module of its own (repoModule),
+// so that a test may change its source.
+func chatProject(t *testing.T) string {
+	t.Helper()
+	root := testutil.RepoRoot(t)
 	src, err := os.ReadFile(filepath.Join(root, "examples", "chat", "main.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod := strings.Replace(string(mod), "module github.com/framework-dev/framework", "module example.com/chat", 1) +
-		"\nrequire github.com/framework-dev/framework v0.0.0\n\nreplace github.com/framework-dev/framework => " + root + "\n"
-	dir := t.TempDir()
 	cfg, err := os.ReadFile(filepath.Join(root, "examples", "chat", ".framework", "config.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	testutil.WriteFiles(t, dir, map[string]string{"go.mod": gomod, "go.sum": string(sum), "main.go": string(src), ".framework/config.json": string(cfg)})
-	return dir
+	return repoModule(t, map[string]string{"main.go": string(src), ".framework/config.json": string(cfg)})
 }
 
 // startChat runs `framework local` on the chat example against moto, the
