@@ -64,6 +64,11 @@ func TestLocalWebSocketAuthorizer(t *testing.T) {
 	wsURL := ev["url"].(string)
 	ctx := t.Context()
 
+	// Without the identity source, API Gateway refuses with 401 and does
+	// not call the authorizer.
+	if _, resp, err := websocket.Dial(ctx, wsURL, nil); err == nil || resp == nil || resp.StatusCode != 401 {
+		t.Fatalf("no token: %v, %v; want 401", err, resp)
+	}
 	_, resp, err := websocket.Dial(ctx, wsURL+"?token=bad", nil)
 	if err == nil || resp == nil || resp.StatusCode != 403 {
 		t.Fatalf("a bad token: %v, %v; want 403", err, resp)

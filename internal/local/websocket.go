@@ -493,10 +493,35 @@ func (ws *wsServer) invoke(ctx context.Context, app string, fn *manifest.Functio
 // the status of a refusal (401 or 403).
 func (ws *wsServer) authorize(ctx context.Context, app, name string, c *wsConn, headers map[string]string, multi map[string][]string, ev map[string]any) (bool, map[string]any, int) {
 	ws.mu.Lock()
-	fn := ws.fns[name]
+	fn, api := ws.fns[name], ws.api
 	ws.mu.Unlock()
-	if fn == nil {
+	if fn == nil || api == nil {
 		return false, nil, http.StatusInternalServerError
+	}
+	// As API Gateway: a handshake lacking an identity source is refused
+	// with 401 without calling the authorizer.
+	q, _ := ev["multiValueQueryStringParameters"].(map[string][]string)
+	for _, def := range api.Authorizers {
+		if def.Name != name {
+			continue
+		}
+		sources := def.IdentitySources
+		if len(sources) == 0 && def.Header != "" {
+			sources = []string{"header." + def.Header}
+		}
+		for _, src := range sources {
+			kind, key, _ := strings.Cut(src, ".")
+			missing := false
+			switch kind {
+			case "query":
+				missing = len(q[key]) == 0 || q[key][0] == ""
+			case "header":
+				missing = http.Header(multi).Get(key) == ""
+			}
+			if missing {
+				return false, nil, http.StatusUnauthorized
+			}
+		}
 	}
 	rc := ws.requestContext(c, manifest.RouteConnect, "CONNECT", time.Now())
 	auth := map[string]any{"type": "REQUEST", "methodArn": fmt.Sprintf("arn:aws:execute-api:us-east-1:000000000000:%s/%s/$connect", ws.apiID, ws.s.o.Stage),
