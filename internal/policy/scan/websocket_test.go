@@ -60,7 +60,7 @@ func TestScanExampleChat(t *testing.T) {
 			t.Errorf("%s: ManageConnections statements %+v, want them: %v", fn, manage, want)
 		}
 		for _, s := range manage {
-			if len(s.Resources) != 1 || s.Resources[0].Ref != perms.WebSocketRef || slices.Contains(s.Actions, "*") {
+			if len(s.Resources) != 1 || s.Resources[0].Label(m) != "the connections of the app's WebSocket API" || slices.Contains(s.Actions, "*") {
 				t.Errorf("%s: %+v is not on the WebSocket API only", fn, s)
 			}
 		}
