@@ -161,6 +161,9 @@ func printURL(w io.Writer, stack string, outputs map[string]string) error {
 	if domain := outputs[names.OutputCustomDomainURL]; domain != "" {
 		fmt.Fprintf(w, "Custom domain URL: %s\n", domain)
 	}
+	if ws := outputs[names.OutputWebSocketURL]; ws != "" {
+		fmt.Fprintf(w, "WebSocket URL: %s\n", ws)
+	}
 	return nil
 }
 

@@ -47,9 +47,11 @@ type deployResult struct {
 	// Hotswapped names the functions whose code a hotswap updated.
 	Hotswapped []string `json:"hotswapped,omitempty"`
 	// URL is the stage's base URL; CustomDomainURL its custom domain's.
-	URL             string            `json:"url,omitempty"`
-	CustomDomainURL string            `json:"custom_domain_url,omitempty"`
-	Outputs         map[string]string `json:"outputs,omitempty"`
+	URL             string `json:"url,omitempty"`
+	CustomDomainURL string `json:"custom_domain_url,omitempty"`
+	// WebSocketURL is the wss:// URL of the app's WebSocket API, if any.
+	WebSocketURL string            `json:"websocket_url,omitempty"`
+	Outputs      map[string]string `json:"outputs,omitempty"`
 	// Seconds is the deploy's time; with --watch, since the change was saved.
 	Seconds float64 `json:"seconds"`
 	Error   string  `json:"error,omitempty"`
@@ -60,7 +62,8 @@ func newDeployResult(stage, stack, region, action string, outputs map[string]str
 	return deployResult{
 		Stage: stage, Stack: stack, Region: region, Action: action,
 		URL: outputs[names.OutputEndpointURL], CustomDomainURL: outputs[names.OutputCustomDomainURL],
-		Outputs: outputs, Seconds: time.Since(start).Round(time.Millisecond).Seconds(),
+		WebSocketURL: outputs[names.OutputWebSocketURL],
+		Outputs:      outputs, Seconds: time.Since(start).Round(time.Millisecond).Seconds(),
 	}
 }
 

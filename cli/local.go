@@ -30,6 +30,7 @@ type LocalCmd struct {
 	NoSchedules  bool   `name:"no-schedules" help:"Do not fire the schedule handlers on their timers."`
 	NoIAMCheck   bool   `name:"no-iam-check" help:"Do not check the functions' AWS calls against the policies of their deployed roles (a call a role would refuse then succeeds locally)."`
 	JSON         bool   `name:"json" help:"Print events (serving, change, build_failed, reloaded, ...) as JSON lines; the app's own output goes to stderr."`
+	WSPort       port   `name:"ws-port" default:"8001" help:"TCP port of the app's WebSocket API, served when the app declares WebSocket handlers (0 picks a free one)."`
 }
 
 // Run serves until the first Ctrl-C (SIGINT) or SIGTERM, then stops the app
@@ -54,7 +55,7 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 	ctx, stop := env.Context()
 	defer stop()
 	err := local.Run(ctx, local.Options{
-		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage,
+		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage, WebSocketPort: int(c.WSPort),
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
 		NoIAMCheck: c.NoIAMCheck, Scan: localScan,

@@ -42,14 +42,19 @@ func (c *URLCmd) Run(g *Globals, env *Env) error {
 			Region          string `json:"region"`
 			URL             string `json:"url"`
 			CustomDomainURL string `json:"custom_domain_url,omitempty"`
-		}{c.Stage, name, e.Region, url, st.Outputs[names.OutputCustomDomainURL]})
+			WebSocketURL    string `json:"websocket_url,omitempty"`
+		}{c.Stage, name, e.Region, url, st.Outputs[names.OutputCustomDomainURL], st.Outputs[names.OutputWebSocketURL]})
 	}
 	if domain := st.Outputs[names.OutputCustomDomainURL]; domain != "" {
 		// The domain's URL first, then the execute-api URL, which keeps
 		// working (and is the one to use until the domain's DNS answers).
 		_, err = fmt.Fprintf(env.Stdout, "%s\n%s\n", domain, url)
-		return err
+	} else {
+		_, err = fmt.Fprintln(env.Stdout, url)
 	}
-	_, err = fmt.Fprintln(env.Stdout, url)
+	if ws := st.Outputs[names.OutputWebSocketURL]; ws != "" && err == nil {
+		// The WebSocket API's URL last, on a line of its own.
+		_, err = fmt.Fprintln(env.Stdout, ws)
+	}
 	return err
 }

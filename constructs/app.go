@@ -112,6 +112,10 @@ type App struct {
 	HTTPAPI    awsapigatewayv2.CfnApi
 	HTTPStage  awsapigatewayv2.CfnStage
 	HTTPDomain awsapigatewayv2.CfnDomainName
+	// WebSocketAPI and WebSocketStage are the app's WebSocket API and its
+	// stage, when it declares WebSocket handlers (nil otherwise).
+	WebSocketAPI   awsapigatewayv2.CfnApi
+	WebSocketStage awsapigatewayv2.CfnStage
 	// FunctionURL is Function's URL when Config.APIType is
 	// APIFunctionURL (nil otherwise).
 	FunctionURL awslambda.FunctionUrl
@@ -271,6 +275,7 @@ func (a *App) build(p *Prepared) error {
 	if err := a.buildResources(p); err != nil {
 		return err
 	}
+	a.buildWebSocketAPI(p)
 
 	// The execution roles: one per function, each with exactly its
 	// policy (perms.Compute), or the imported role for every function.
@@ -311,6 +316,10 @@ func (a *App) build(p *Prepared) error {
 		m = a.resourceEnv(m, res)
 		env = &m
 	}
+	if a.WebSocketAPI != nil {
+		m := a.webSocketEnv(deref(env))
+		env = &m
+	}
 	code := awslambda.Code_FromAsset(jsii.String(p.PackageZip), &awss3assets.AssetOptions{
 		AssetHash:     jsii.String(p.PackageSHA256),
 		AssetHashType: awscdk.AssetHashType_CUSTOM,
@@ -346,6 +355,9 @@ func (a *App) build(p *Prepared) error {
 
 	// Event handlers and plain functions: one function each, same package.
 	if err := a.buildFunctions(p, code, arch); err != nil {
+		return err
+	}
+	if err := a.buildWebSocketRoutes(p); err != nil {
 		return err
 	}
 

@@ -190,6 +190,8 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 				opts.StartingPosition = awslambda.StartingPosition_TRIM_HORIZON
 			}
 			fn.AddEventSourceMapping(jsii.String("Source"), opts)
+		case manifest.TriggerWebSocket:
+			// A route of the WebSocket API (buildWebSocketRoutes).
 		case manifest.TriggerNone:
 			// Invoked directly.
 		}
@@ -208,6 +210,7 @@ func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.A
 		env[k] = jsii.String(v)
 	}
 	env = a.resourceEnv(env, a.usedResources(p, spec.Name))
+	env = a.webSocketEnv(env)
 	memory, timeout := cfg.MemorySize, cfg.TimeoutSeconds
 	if fc, ok := cfg.Functions[spec.Name]; ok {
 		memory, timeout = cmpOr(fc.MemorySize, memory), cmpOr(fc.TimeoutSeconds, timeout)

@@ -252,6 +252,9 @@ func (a *App) functionRole(p *Prepared, id, name, desc string) (awsiam.IRole, er
 // resourceAttr returns the CloudFormation token of attribute attr of the
 // declared resource named name.
 func (a *App) resourceAttr(name, attr string) (string, bool) {
+	if name == manifest.WebSocketRef {
+		return a.webSocketAttr(attr)
+	}
 	for n, r := range a.Resources {
 		if strings.EqualFold(n, name) {
 			if v, ok := r.Attrs[attr]; ok && v != nil {

@@ -93,6 +93,7 @@ type App struct {
 	logFmt      string           // the error lines' format, as Run chose it (logFormat); "" is JSON
 	resources   []resourceDecl   // declared with package framework/resource
 	grants      []grantDecl
+	ws          wsDecl // the WebSocket API (websocket.go)
 }
 
 // New returns an App named name with the default binary types.
@@ -202,6 +203,7 @@ func (a *App) compile() (*routeTable, error) {
 		errs = append(errs, r.validate()...)
 	}
 	errs = append(errs, a.addAppAuthorizers()...)
+	errs = append(errs, a.addWebSocketAuthorizers()...)
 	errs = append(errs, a.validateFunctions()...)
 	clashes, kept := conflicts(a.routes)
 	errs = append(errs, clashes...)
@@ -258,6 +260,7 @@ func (a *App) manifestOf(routes []*route) *manifest.Manifest {
 	})
 	m.Functions = a.manifestFunctions()
 	a.addResources(m)
+	a.addWebSocketManifest(m)
 	return m
 }
 

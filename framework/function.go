@@ -41,6 +41,7 @@ type FunctionOption struct {
 	kinds []HandlerKind // nil: every kind
 	apply func(*manifest.Function)
 	fn    func(*function) // set by a guard's option (guard.go), nil otherwise
+	auth  *AppAuthorizer  // ConnectAuthorizer's (websocket.go)
 }
 
 // kindsWhere lists the kinds whose description satisfies ok.

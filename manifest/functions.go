@@ -87,6 +87,13 @@ type Function struct {
 	// items that failed, so that only those are retried (KindSQS,
 	// KindDynamoDB, KindKinesis).
 	ReportBatchItemFailures bool `json:"report_batch_item_failures,omitempty"`
+	// RouteKey is the WebSocket API route the handler answers: $connect,
+	// $disconnect, $default or a route key the route selection expression
+	// selects (KindWebSocket).
+	RouteKey string `json:"route_key,omitempty"`
+	// Authorizer names the app authorizer (a KindAuthorizer function)
+	// protecting a $connect handler (KindWebSocket).
+	Authorizer string `json:"authorizer,omitempty"`
 }
 
 // Label names a function in error messages.

@@ -22,6 +22,9 @@ const (
 	TriggerSubscription
 	// TriggerBucketNotification: an S3 bucket notification.
 	TriggerBucketNotification
+	// TriggerWebSocket: a route of the app's WebSocket API (websocket.go)
+	// integrates the function.
+	TriggerWebSocket
 )
 
 // KindSpec describes one kind of event handler: what its Source refers
@@ -83,6 +86,7 @@ var Kinds = []KindSpec{
 		ReadActions: []string{"kinesis:DescribeStream", "kinesis:DescribeStreamSummary", "kinesis:GetRecords", "kinesis:GetShardIterator", "kinesis:ListShards", "kinesis:ListStreams", "kinesis:SubscribeToShard"}},
 	{Kind: KindFunction},
 	{Kind: KindAuthorizer},
+	{Kind: KindWebSocket, Trigger: TriggerWebSocket},
 }
 
 // SpecOf returns the description of kind, and false for a kind that is

@@ -44,6 +44,9 @@ type Manifest struct {
 	// Grants are the accesses to declared resources that every function of
 	// the app has; routes and functions add their own.
 	Grants []Grant `json:"grants,omitempty"`
+	// WebSocket is the app's WebSocket API; nil when the app declares no
+	// WebSocket handler (websocket.go).
+	WebSocket *WebSocket `json:"websocket,omitempty"`
 }
 
 // Route is one handler of one path in a Manifest.
@@ -419,6 +422,7 @@ func (m *Manifest) Validate() error {
 		}
 	}
 	errs = append(errs, m.validateFunctions()...)
+	errs = append(errs, m.validateWebSocket()...)
 	errs = append(errs, m.validateAuthorizers()...)
 	errs = append(errs, m.validateResources()...)
 	return errors.Join(errs...)

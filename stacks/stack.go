@@ -122,6 +122,7 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	} else {
 		frontDoorOutputs(a, output)
 	}
+	webSocketOutputs(a, output)
 	output(names.OutputFunctionName, a.Function.FunctionName(), "Name of the Lambda function")
 	output(names.OutputFunctionArn, a.Function.FunctionArn(), "ARN of the Lambda function")
 	output(names.OutputRoleArn, a.Role.RoleArn(), "ARN of the function's execution role")

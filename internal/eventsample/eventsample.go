@@ -197,6 +197,8 @@ func For(f manifest.Function) ([]byte, error) {
 			Type: "TOKEN", AuthorizationToken: "sample-token",
 			MethodArn: fmt.Sprintf("arn:aws:execute-api:%s:%s:sample/api/GET/", Region, Account),
 		}
+	case manifest.KindWebSocket:
+		ev = WebSocket(f.RouteKey, manifest.DefaultRouteSelection)
 	case framework.KindHTTP, "":
 		return nil, fmt.Errorf("no sample event for the REST API's function: give an API Gateway proxy event with --event, or call the route with `framework local`")
 	default:

@@ -107,6 +107,10 @@ type Options struct {
 	// returns ErrNoScan when it cannot scan cheaply (the engine is not
 	// built yet): the check is then skipped, saying so once.
 	Scan func(ctx context.Context, dir string) (*policy.Report, error)
+	// WebSocketPort is the TCP port of the local WebSocket API, served
+	// when the app declares WebSocket handlers; 0 picks a free one (the
+	// line printed says which).
+	WebSocketPort int
 }
 
 // ErrInterruptedFirstBuild is what Run returns when ctx is done before the
@@ -291,6 +295,8 @@ type supervisor struct {
 	// perms are each function's policy, as the last good build's code and
 	// declarations make it (nil before, or when not scanned).
 	perms *perms.Policies
+	// ws is the local WebSocket API, once a build declares one (websocket.go).
+	ws *wsServer
 }
 
 // child is one running app process.
@@ -407,6 +413,7 @@ func (s *supervisor) reload(ctx context.Context, why string) {
 			s.failed("permission_error", err)
 			return
 		}
+		s.updateWebSocket(m)
 		s.resolve(ctx, m, bin)
 	}
 	s.stopFallback()
@@ -516,7 +523,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = slices.Concat(s.env, s.res.env, s.iamEnv(names.APIHandlerName), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
+	cmd.Env = slices.Concat(s.env, s.res.env, s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr
@@ -584,6 +591,9 @@ func (s *supervisor) release() {
 		pool.Close()
 	}
 	s.stopFallback()
+	if s.ws != nil {
+		s.ws.close()
+	}
 	if s.cur != nil {
 		s.stop(s.cur)
 		s.cur.res.Close()

@@ -86,7 +86,7 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		// A new build: its handlers get processes of their own.
 		stale, s.fnPool = s.fnPool, &localinvoke.Pool{}
 	}
-	s.fnBin, s.fnEnv, s.fnTimeouts = bin, append(slices.Clip(s.env), res.Env...), s.timeouts
+	s.fnBin, s.fnEnv, s.fnTimeouts = bin, slices.Concat(s.env, res.Env, s.wsEnv()), s.timeouts
 	s.fnMu.Unlock()
 	if stale != nil {
 		stale.Close()

@@ -474,6 +474,10 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 			f, handler := target.fn, target.handler
 			for _, action := range c.Actions {
 				why := Reason{Kind: ReasonScan, Pos: shortPos(c.Pos), Call: callName(c)}
+				if action == policy.ManageConnections && m.WebSocket != nil {
+					f.manageConnections(why)
+					continue
+				}
 				prefix, _, _ := strings.Cut(action, ":")
 				kind, _, unscoped, ok := policy.DeclaredKind(c, action)
 				var candidates []*manifest.Resource

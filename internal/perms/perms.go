@@ -156,6 +156,9 @@ func (r Resource) Label(m *manifest.Manifest) string {
 	if r.Ref == "" {
 		return r.ARN
 	}
+	if r.Ref == WebSocketRef {
+		return "the connections of the app's WebSocket API"
+	}
 	kind := "resource"
 	if d := m.Resource(r.Ref); d != nil {
 		kind = string(d.Kind)

@@ -180,3 +180,8 @@ func camel(prefix string) string {
 	}
 	return b.String()
 }
+
+// ManageConnections is the IAM action of the WebSocket connections
+// handle (framework.Connections: Send, SendJSON, Close, Describe), which
+// the scan reports with Via "handle".
+const ManageConnections = "execute-api:ManageConnections"

@@ -93,14 +93,18 @@ func (s *Server) checkResource(st *stack, r *Resource) error {
 		}
 	case "AWS::ApiGatewayV2::Route":
 		key := s.eval(st, p["RouteKey"])
-		if method, path, ok := strings.Cut(key, " "); key != "$default" && (!ok || !slices.Contains(httpAPIMethods, method) || !strings.HasPrefix(path, "/")) {
+		if s.webSocketAPI(st, p) {
+			if key == "" || strings.HasPrefix(key, "$") && !slices.Contains([]string{"$connect", "$disconnect", "$default"}, key) {
+				return fmt.Errorf("Resource handler returned message: \"Invalid route key %q for a WebSocket API\" (HandlerErrorCode: InvalidRequest)", key)
+			}
+		} else if method, path, ok := strings.Cut(key, " "); key != "$default" && (!ok || !slices.Contains(httpAPIMethods, method) || !strings.HasPrefix(path, "/")) {
 			return fmt.Errorf("Resource handler returned message: \"Invalid route key %q: use $default or METHOD /path\" (HandlerErrorCode: InvalidRequest)", key)
 		}
 		if s.eval(st, p["ApiId"]) == "" {
 			return fmt.Errorf("Invalid request: ApiId must name an existing API")
 		}
 	case "AWS::ApiGatewayV2::Integration":
-		if s.eval(st, p["IntegrationType"]) == "AWS_PROXY" && s.eval(st, p["PayloadFormatVersion"]) == "" {
+		if s.eval(st, p["IntegrationType"]) == "AWS_PROXY" && s.eval(st, p["PayloadFormatVersion"]) == "" && !s.webSocketAPI(st, p) {
 			return fmt.Errorf("Resource handler returned message: \"PayloadFormatVersion is required for AWS_PROXY integrations of HTTP APIs\" (HandlerErrorCode: InvalidRequest)")
 		}
 	case "AWS::ApiGatewayV2::Stage", "AWS::ApiGatewayV2::ApiMapping":
@@ -145,6 +149,9 @@ func (s *Server) typeAttr(r *Resource, attr string) (string, bool) {
 	case "AWS::ApiGatewayV2::DomainName.RegionalDomainName":
 		return "d-" + shortHash(r.PhysicalID) + ".execute-api." + s.Region + ".amazonaws.com", true
 	case "AWS::ApiGatewayV2::Api.ApiEndpoint":
+		if r.Properties["ProtocolType"] == "WEBSOCKET" {
+			return "wss://" + r.PhysicalID + ".execute-api." + s.Region + ".amazonaws.com", true
+		}
 		return "https://" + r.PhysicalID + ".execute-api." + s.Region + ".amazonaws.com", true
 	case "AWS::Lambda::Url.FunctionUrl":
 		return "https://" + shortHash(r.PhysicalID) + shortHash(r.PhysicalID+"/url") + ".lambda-url." + s.Region + ".on.aws/", true
@@ -165,4 +172,17 @@ func shortHash(s string) string {
 		h /= 36
 	}
 	return string(out)
+}
+
+// webSocketAPI reports whether the ApiId of props names a WebSocket API
+// of the stack (a route's or integration's rules differ from an HTTP
+// API's).
+func (s *Server) webSocketAPI(st *stack, props map[string]any) bool {
+	id := s.eval(st, props["ApiId"])
+	for _, r := range st.resources {
+		if r.Type == "AWS::ApiGatewayV2::Api" && r.PhysicalID == id {
+			return r.Properties["ProtocolType"] == "WEBSOCKET"
+		}
+	}
+	return false
 }

@@ -225,7 +225,7 @@ func registration(info *types.Info, call *ast.CallExpr) (targets []string, ok bo
 	}
 	name := fn.Name()
 	switch {
-	case recv == "" && name == "LambdaFunction":
+	case recv == "" && (name == "LambdaFunction" || name == "WebSocketRoute"):
 		if len(call.Args) > 1 {
 			if s, ok := constString(info, call.Args[1]); ok {
 				return []string{s}, true

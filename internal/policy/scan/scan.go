@@ -14,6 +14,7 @@ import (
 	"go/types"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -535,6 +536,14 @@ func (s *scanner) selector(p *packages.Package, sel *ast.SelectorExpr) {
 			meta := callMeta{node: s.node()}
 			meta.kind, meta.handle, _ = handleTarget(p.TypesInfo, sel)
 			s.addAt(pos, pkgPath, named.Obj().Name()+"."+fn.Name(), "handle", actions, meta)
+		}
+	case pkgPath == policy.FrameworkPackage && named.Obj().Name() == "Connections" && p.PkgPath != policy.FrameworkPackage:
+		// The WebSocket connections handle calls the API Gateway
+		// management API (framework/connections.go); its own methods
+		// calling each other (scanned when the app is in this
+		// repository's module) are not the app's calls.
+		if slices.Contains([]string{"Send", "SendJSON", "Close", "Describe"}, fn.Name()) {
+			s.addAt(pos, pkgPath, "Connections."+fn.Name(), "handle", []string{policy.ManageConnections}, callMeta{node: s.node(), kind: "websocket"})
 		}
 	case named.Obj().Name() == "PresignClient":
 		if op, ok := strings.CutPrefix(fn.Name(), "Presign"); ok && op != "" {
