@@ -99,3 +99,19 @@ func TestSchemaKeyIgnored(t *testing.T) {
 		t.Errorf("$schema a number: got %v, want must be a string", err)
 	}
 }
+
+func TestSchemaURL(t *testing.T) {
+	const base = "https://raw.githubusercontent.com/framework-dev/framework/"
+	for version, ref := range map[string]string{
+		"v0.3.0":                             "v0.3.0",
+		"v0.4.0-rc.1":                        "v0.4.0-rc.1",
+		"":                                   "main",
+		"v0.1.0-dev":                         "main",
+		"v0.0.0-20260101000000-abcdefabcdef": "main",
+		"v0.3.0+dirty":                       "main",
+	} {
+		if got, want := SchemaURL(version), base+ref+"/docs/config.schema.json"; got != want {
+			t.Errorf("SchemaURL(%q) = %s, want %s", version, got, want)
+		}
+	}
+}
