@@ -209,7 +209,7 @@ var Keys = []Key{
 	{Name: "api_gateway_endpoint_type", Scope: PerStage, Production: true, Type: TypeString, Default: EndpointEdge, DefaultJSON: EndpointEdge,
 		Doc:     "The REST API's endpoint type: `EDGE` (through CloudFront), `REGIONAL` or `PRIVATE` (which needs `api_gateway_policy_file`).",
 		Enum:    []any{EndpointEdge, EndpointRegional, EndpointPrivate},
-		Example: strconv.Quote(EndpointRegional)},
+		Example: strconv.Quote(EndpointRegional), With: `"api_gateway_policy_file": "api-policy.json"`},
 	{Name: "api_gateway_policy_file", Scope: PerStage, Production: true, Type: TypeString,
 		Doc:     "The REST API's resource policy (an IAM policy document), a path relative to `.framework/`; required for `PRIVATE`.",
 		Values:  "a path relative to `.framework/`",
