@@ -73,14 +73,26 @@ same keys, types and values in an editor; ` + "`framework new-project`" + ` name
 }
 
 func keyTable(b *bytes.Buffer, keys []config.Key, prefix string) {
-	b.WriteString("| Key | Type | Default | Allowed values | Meaning |\n|---|---|---|---|---|\n")
+	b.WriteString("| Key | Where | Type | Default | Allowed values | Meaning |\n|---|---|---|---|---|---|\n")
 	for _, k := range keys {
 		def := k.Default
 		if def != "" && (k.DefaultJSON != nil || def == "{}" || def == "[]") {
 			def = "`" + def + "`"
 		}
-		fmt.Fprintf(b, "| `%s%s` | %s | %s | %s | %s |\n", prefix, k.Name, k.Type, cell(def), cell(allowed(k)), cell(k.Doc))
+		fmt.Fprintf(b, "| `%s%s` | %s | %s | %s | %s | %s |\n", prefix, k.Name, where(k, prefix), k.Type, cell(def), cell(allowed(k)), cell(k.Doc))
 	}
+}
+
+// where says where k may be written: at the top level only, at the top
+// level and in each stage (global or per stage), or inside another key.
+func where(k config.Key, prefix string) string {
+	switch k.Scope {
+	case config.TopLevel:
+		return "top level"
+	case config.PerStage:
+		return "top level or stage"
+	}
+	return "in `" + strings.TrimSuffix(prefix, ".") + "`"
 }
 
 // allowed describes the values k allows.
