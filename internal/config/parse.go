@@ -308,7 +308,8 @@ func (p *parser) stages(raw json.RawMessage) map[string]Settings {
 }
 
 // setting reads one settings key into s; it returns false for a key that is
-// not a setting.
+// not a setting. Its callers pass only keys that have a row in Keys
+// (keys.go): a new key needs a row there too, or it is refused as unknown.
 func (p *parser) setting(s *Settings, prefix string, m member) bool {
 	key := join(prefix, m.key)
 	switch m.key {

@@ -37,15 +37,15 @@ func ConfigSchema() ([]byte, error) {
 	if s, ok := top["stages"].(map[string]any); ok {
 		s["additionalProperties"] = map[string]any{"$ref": "#/$defs/stage"}
 	}
-	schema := map[string]any{
-		"$schema":              "https://json-schema.org/draft/2020-12/schema",
-		"$id":                  config.SchemaURL(""),
-		"title":                ".framework/config.json",
-		"description":          "The configuration of an app of the framework (github.com/framework-dev/framework): top-level defaults and per-stage settings.",
-		"type":                 "object",
-		"properties":           top,
-		"additionalProperties": false,
-		"$defs":                defs,
+	schema := ordered{
+		{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+		{"$id", config.SchemaURL("")},
+		{"title", ".framework/config.json"},
+		{"description", "The configuration of an app of the framework (github.com/framework-dev/framework): top-level defaults and per-stage settings."},
+		{"type", "object"},
+		{"properties", top},
+		{"additionalProperties", false},
+		{"$defs", defs},
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -138,4 +138,33 @@ func nestedProps(keys []config.Key) map[string]any {
 		props[n.Name] = keySchema(n)
 	}
 	return props
+}
+
+// ordered is a JSON object whose members keep their order (the schema's
+// root: "$schema" first, as readers expect).
+type ordered []struct {
+	key   string
+	value any
+}
+
+// MarshalJSON writes the members in order.
+func (o ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // keep <name> readable in descriptions
+		if err := enc.Encode(m.key); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := enc.Encode(m.value); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
