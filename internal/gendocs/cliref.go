@@ -76,6 +76,18 @@ func CLIReference(app *kong.Application) []byte {
 		} else if len(c.Children) == 0 {
 			b.WriteString("No flags but the global ones.\n")
 		}
+		var subs []string
+		for _, sub := range c.Children {
+			if !sub.Hidden && sub.Type == kong.CommandNode {
+				subs = append(subs, fmt.Sprintf("[`%s`](#%s)", path(sub), anchor(path(sub))))
+			}
+		}
+		if len(subs) > 0 {
+			if len(flags) > 0 {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "Subcommands: %s.\n", strings.Join(subs, ", "))
+		}
 	}
 	return b.Bytes()
 }
