@@ -48,6 +48,13 @@ test: test-deps build
 	$(GO) test -run '^$$' -fuzz '^FuzzRouteMatch$$' -fuzztime 60000x ./framework/
 	$(GO) test -count=1 -timeout 20m ./...
 
+# docs regenerates the reference pages and the JSON Schema derived from the
+# code (docs/cli.md, docs/config.md, docs/config.schema.json); `make test`
+# fails while they are stale (internal/gendocs).
+.PHONY: docs
+docs:
+	$(GO) generate ./internal/gendocs
+
 bench: build
 	@mkdir -p .bench
 	$(GO) test -run '^$$' -bench . -benchmem ./framework/... | tee .bench/framework.txt

@@ -121,8 +121,8 @@ func run(root any, args []string, env *Env) int {
 	stdout, stderr := env.Stdout, env.Stderr
 	exitCode := -1
 	parser, err := kong.New(root,
-		kong.Name("framework"),
-		kong.Description("A serverless REST framework for Go: routes on Go functions, served locally and deployed to API Gateway and Lambda."),
+		kong.Name(cliName),
+		kong.Description(cliDescription),
 		kong.UsageOnError(),
 		vars(),
 		kong.Writers(stdout, stderr),

@@ -73,6 +73,9 @@ type File struct {
 	Version string
 	// AppName is the app's name as new-project wrote it; may be empty.
 	AppName string
+	// Schema is the file's "$schema", the JSON Schema editors check it
+	// with; the framework keeps it when writing and reads nothing from it.
+	Schema string
 	// Defaults are the settings written at the top level of the file.
 	Defaults Settings
 	// Stages are the per-stage overrides, keyed by stage name.
@@ -242,6 +245,7 @@ func Default(appName string) *File {
 
 // fileJSON fixes the key order of the written file.
 type fileJSON struct {
+	Schema   string              `json:"$schema,omitempty"`
 	Version  string              `json:"version"`
 	AppName  string              `json:"app_name,omitempty"`
 	Settings                     // inlined top-level settings
@@ -251,7 +255,7 @@ type fileJSON struct {
 // Marshal encodes f as indented JSON with a trailing newline. The output is
 // deterministic: keys in a fixed order, map keys sorted.
 func (f *File) Marshal() ([]byte, error) {
-	v := fileJSON{Version: f.Version, AppName: f.AppName, Settings: f.Defaults, Stages: f.Stages}
+	v := fileJSON{Schema: f.Schema, Version: f.Version, AppName: f.AppName, Settings: f.Defaults, Stages: f.Stages}
 	if v.Version == "" {
 		v.Version = FormatVersion
 	}

@@ -24,7 +24,7 @@ type FunctionConfig struct {
 }
 
 // functionKeys are the keys allowed in an entry of lambda_functions.
-var functionKeys = []string{"lambda_memory_size", "lambda_timeout"}
+var functionKeys = nestedKeyNames("lambda_functions")
 
 // functionNameRe is the rule of a function's name (the runtime's).
 var functionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)

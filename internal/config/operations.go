@@ -4,15 +4,10 @@ package config
 // (concurrency, layers, VPC, tracing, logs, the REST API's endpoint and
 // domain). They are allowed at the top level and in a stage, like
 // settingKeys; a stage's value replaces the top level's whole.
-var operationKeys = []string{
-	"reserved_concurrency", "layers", "subnet_ids", "security_group_ids", "xray",
-	"log_retention_in_days", "api_gateway_endpoint_type", "api_gateway_policy_file",
-	"minimum_compression_size", "api_gateway_custom_domain", "access_log",
-	"api_type", "function_url_auth", // the front door (frontdoor.go)
-}
+var operationKeys = perStageKeys(true)
 
 // customDomainKeys are the keys of api_gateway_custom_domain.
-var customDomainKeys = []string{"domain_name", "certificate_arn", "base_path", "tls_version", "hosted_zone_id", "hosted_zone_name"}
+var customDomainKeys = nestedKeyNames("api_gateway_custom_domain")
 
 // REST API endpoint types (api_gateway_endpoint_type).
 const (

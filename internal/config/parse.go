@@ -13,15 +13,17 @@ import (
 	"github.com/framework-dev/framework/internal/userfile"
 )
 
-// Keys allowed in a stage object and, with topOnlyKeys, at the top level.
-var settingKeys = []string{
-	"manage_role", "role_id", "autogen_policy", "lambda_memory_size", "lambda_timeout",
-	"architecture", "api_gateway_stage", "environment_variables", "tags",
-	"lambda_functions", "aws_endpoint",
-	"log_level", "log_sample_rate", // framework.Logger (logging.go)
-}
+// Keys allowed in a stage object and, with topOnlyKeys, at the top level:
+// the rows of the key table (keys.go), which the parser reads and no other.
+var settingKeys = perStageKeys(false)
 
-var topOnlyKeys = []string{"version", "app_name", "stages"}
+var topOnlyKeys = keyNames(TopLevel)
+
+// isStageKey reports whether key is in the table as a key of the top level
+// and of each stage.
+func isStageKey(key string) bool {
+	return slices.Contains(settingKeys, key) || slices.Contains(operationKeys, key)
+}
 
 // parser collects every problem of one file rather than stopping at the first.
 type parser struct {
@@ -73,8 +75,13 @@ func (p *parser) parse(data []byte) *File {
 			}
 		case "stages":
 			f.Stages = p.stages(m.value)
+		case "$schema":
+			// For editors (see Keys); the framework keeps it and reads nothing from it.
+			if v := p.str(m.key, m.value); v != nil {
+				f.Schema = *v
+			}
 		default:
-			if p.setting(&f.Defaults, "", m) {
+			if isStageKey(m.key) && p.setting(&f.Defaults, "", m) {
 				continue
 			}
 			p.unknownKey(m.key, "", append(append([]string{}, topOnlyKeys...), settingKeys...))
@@ -286,7 +293,7 @@ func (p *parser) stages(raw json.RawMessage) map[string]Settings {
 		}
 		var s Settings
 		for _, f := range fields {
-			if p.setting(&s, key, f) {
+			if isStageKey(f.key) && p.setting(&s, key, f) {
 				continue
 			}
 			if contains(topOnlyKeys, f.key) {
@@ -301,7 +308,8 @@ func (p *parser) stages(raw json.RawMessage) map[string]Settings {
 }
 
 // setting reads one settings key into s; it returns false for a key that is
-// not a setting.
+// not a setting. Its callers pass only keys that have a row in Keys
+// (keys.go): a new key needs a row there too, or it is refused as unknown.
 func (p *parser) setting(s *Settings, prefix string, m member) bool {
 	key := join(prefix, m.key)
 	switch m.key {

@@ -73,6 +73,20 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("%s already exists: choose another name, or remove it first; nothing was written", e.Path)
 }
 
+// Config is the configuration file of the new project: the defaults, and
+// a "$schema" naming the JSON Schema of the framework version the project
+// requires (main's for a development build), so that editors complete
+// and check its keys.
+func Config(o Options) *config.File {
+	f := config.Default(o.Name)
+	version := o.FrameworkVersion
+	if o.FrameworkDir != "" {
+		version = ""
+	}
+	f.Schema = config.SchemaURL(version)
+	return f
+}
+
 // Create writes the new project. Nothing is left behind on failure: the
 // files are written into a temporary sibling directory that is renamed into
 // place only when everything, go.sum included, is ready.
@@ -136,7 +150,7 @@ func Create(ctx context.Context, o Options) (*Result, error) {
 			return nil, fmt.Errorf("write %s: %w", name, err)
 		}
 	}
-	if err := config.Default(o.Name).Write(tmp); err != nil {
+	if err := Config(o).Write(tmp); err != nil {
 		return nil, err
 	}
 	if replace != "" {

@@ -28,6 +28,10 @@ func TestCreateBuildsOffline(t *testing.T) {
 	if !strings.Contains(string(mod), "replace "+FrameworkModule+" => "+testutil.RepoRoot(t)) {
 		t.Errorf("go.mod does not point at the checkout:\n%s", mod)
 	}
+	cfg, _ := os.ReadFile(filepath.Join(res.Dir, ".framework", "config.json"))
+	if !strings.Contains(string(cfg), `"$schema": "https://raw.githubusercontent.com/framework-dev/framework/main/docs/config.schema.json"`) {
+		t.Errorf("config.json does not name its JSON Schema:\n%s", cfg)
+	}
 	main, _ := os.ReadFile(filepath.Join(res.Dir, "main.go"))
 	if !strings.Contains(string(main), `framework.New("orders")`) {
 		t.Errorf("main.go does not name the app:\n%s", main)
