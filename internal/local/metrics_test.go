@@ -89,7 +89,9 @@ func TestLocalShowsMetrics(t *testing.T) {
 	var out lockedbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, Options{ProjectDir: dir, Port: 0, NoAutoreload: true, Stdout: &out, Stderr: &out}) }()
+	go func() {
+		done <- Run(ctx, Options{ProjectDir: dir, Port: 0, NoAutoreload: true, Stdout: &out, Stderr: &out})
+	}()
 	defer func() { cancel(); <-done }()
 	wait := func(what string, ok func(string) bool) string {
 		t.Helper()
@@ -113,7 +115,9 @@ func TestLocalShowsMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	got := wait("metrics line", func(s string) bool { return strings.Contains(s, "metrics api/place-order:") && strings.HasSuffix(s, "\n") })
+	got := wait("metrics line", func(s string) bool {
+		return strings.Contains(s, "metrics api/place-order:") && strings.HasSuffix(s, "\n")
+	})
 	if !strings.Contains(got, "metrics api/place-order: OrdersPlaced 1 Count, ColdStart 1 Count [Channel=web]\n") || strings.Contains(got, `{"_aws"`) {
 		t.Errorf("output:\n%s\nwant the readable metrics line and no EMF JSON", got)
 	}
