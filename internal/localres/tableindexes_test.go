@@ -34,7 +34,9 @@ func TestEmulatorUpdatesTableIndexes(t *testing.T) {
 	}
 	indexes := func() []string {
 		t.Helper()
-		var out struct{ Table struct{ GlobalSecondaryIndexes []tableIndex } }
+		var out struct {
+			Table struct{ GlobalSecondaryIndexes []tableIndex }
+		}
 		if err := r.Client.Call(ctx, "dynamodb", "DescribeTable", map[string]any{"TableName": table}, &out); err != nil {
 			t.Fatal(err)
 		}
