@@ -155,8 +155,13 @@ func (c *Client) updateGlobalIndexes(ctx context.Context, name string, d *manife
 	var done []string
 	note := func() {
 		if len(done) > 0 {
-			noteChange(ctx, Change{Resource: name, Applied: true,
-				Line: fmt.Sprintf("Updated table %s at the emulator to its declaration: %s.", name, strings.Join(done, ", "))})
+			line := fmt.Sprintf("Updated table %s at the emulator to its declaration: %s.", name, strings.Join(done, ", "))
+			if len(drop)+len(create) > 1 {
+				// CloudFormation refuses more than one index created or
+				// deleted in one update of the table.
+				line += " Deployed, CloudFormation adds or removes one global index per deploy: deploy the changes one at a time."
+			}
+			noteChange(ctx, Change{Resource: name, Applied: true, Line: line})
 		}
 	}
 	for _, x := range drop {
@@ -202,7 +207,7 @@ func (c *Client) updateGlobalIndexes(ctx context.Context, name string, d *manife
 			return err
 		}
 		if _, was := haveDesc[x]; was {
-			done = append(done, fmt.Sprintf("global index %s changed (%s -> %s)", x, haveDesc[x], want.desc[x]))
+			done = append(done, fmt.Sprintf("global index %s changed (%s -> %s; a deployed stack cannot change an index in place: rename it there)", x, haveDesc[x], want.desc[x]))
 		} else {
 			done = append(done, "global index "+x+" added")
 		}

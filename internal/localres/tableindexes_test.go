@@ -58,7 +58,7 @@ func TestEmulatorUpdatesTableIndexes(t *testing.T) {
 	if got, want := indexes(), []string{"byTag KEYS_ONLY"}; !slices.Equal(got, want) {
 		t.Errorf("global indexes at the emulator %q, want %q", got, want)
 	}
-	want := Change{Resource: table, Applied: true, Line: "Updated table links-dev-links at the emulator to its declaration: global index byOwner removed, global index byTag added."}
+	want := Change{Resource: table, Applied: true, Line: "Updated table links-dev-links at the emulator to its declaration: global index byOwner removed, global index byTag added. Deployed, CloudFormation adds or removes one global index per deploy: deploy the changes one at a time."}
 	if !slices.Contains(r.Changes, want) {
 		t.Errorf("changes %v\nwant %v", r.Changes, want)
 	}
@@ -80,7 +80,7 @@ func TestEmulatorUpdatesTableIndexes(t *testing.T) {
 	if got, want := indexes(), []string{"byTag ALL"}; !slices.Equal(got, want) {
 		t.Errorf("global indexes after the projection changed %q, want %q", got, want)
 	}
-	if lines := fmt.Sprint(r.Changes); !strings.Contains(lines, "Updated table links-dev-links at the emulator to its declaration: global index byTag changed (tag (S), at (N); KEYS_ONLY -> tag (S), at (N); ALL).") {
+	if lines := fmt.Sprint(r.Changes); !strings.Contains(lines, "Updated table links-dev-links at the emulator to its declaration: global index byTag changed (tag (S), at (N); KEYS_ONLY -> tag (S), at (N); ALL; a deployed stack cannot change an index in place: rename it there).") {
 		t.Errorf("changes after the projection changed: %s", lines)
 	}
 
