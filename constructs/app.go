@@ -300,20 +300,14 @@ func (a *App) build(p *Prepared) error {
 	if cfg.Architecture == ArchX8664 {
 		arch = awslambda.Architecture_X86_64()
 	}
-	var env *map[string]*string
-	if len(cfg.EnvironmentVariables) > 0 {
-		m := make(map[string]*string, len(cfg.EnvironmentVariables))
-		for k, v := range cfg.EnvironmentVariables {
-			m[k] = jsii.String(v)
-		}
-		env = &m
+	// FRAMEWORK_STAGE tells the runtime its stage (its logs and metrics
+	// carry it), as framework local does.
+	env := &map[string]*string{names.EnvStage: jsii.String(p.Stage)}
+	for k, v := range cfg.EnvironmentVariables {
+		(*env)[k] = jsii.String(v)
 	}
 	if res := a.usedResources(p, policy.APIFunction); len(res) > 0 {
-		m := map[string]*string{}
-		if env != nil {
-			m = *env
-		}
-		m = a.resourceEnv(m, res)
+		m := a.resourceEnv(*env, res)
 		env = &m
 	}
 	if a.WebSocketAPI != nil {

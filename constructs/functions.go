@@ -201,11 +201,11 @@ func (a *App) buildFunctions(p *Prepared, code awslambda.Code, arch awslambda.Ar
 
 // handlerFunction adds the Lambda function of one event handler, plain
 // function or app authorizer and its role: the app's package,
-// FRAMEWORK_HANDLER naming it, the variables of the declared resources it
+// FRAMEWORK_HANDLER naming it, FRAMEWORK_STAGE its stage, the variables of the declared resources it
 // may use, the stage's settings, and lambda_functions' memory and timeout.
 func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.Architecture, spec manifest.Function) (awslambda.Function, error) {
 	cfg := p.Config
-	env := map[string]*string{names.EnvHandler: jsii.String(spec.Name)}
+	env := map[string]*string{names.EnvHandler: jsii.String(spec.Name), names.EnvStage: jsii.String(p.Stage)}
 	for k, v := range cfg.EnvironmentVariables {
 		env[k] = jsii.String(v)
 	}

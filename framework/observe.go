@@ -124,8 +124,9 @@ func (inv *invocation) id() string {
 }
 
 // stage is the stage the app serves: FRAMEWORK_STAGE (framework local
-// sets it), else the stage in the deployed function's name, else the API
-// Gateway stage of a route.
+// and the stack set it on every function), else the stage in the
+// deployed function's name (a function deployed before the stack set
+// it), else the API Gateway stage of a route.
 func (inv *invocation) stage() string {
 	if s := os.Getenv(names.EnvStage); s != "" {
 		return s

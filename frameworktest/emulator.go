@@ -6,12 +6,16 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/apphook"
+	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/manifest"
 )
 
@@ -54,8 +58,13 @@ func UseEmulator(t testing.TB, app *framework.App) *Emulator {
 // neither the developer's AWS configuration nor instance metadata plays a
 // part. When the test ends, the resources are deleted and the environment
 // restored. Because it sets the environment, the test must not be
-// parallel (t.Parallel). A declaration error, an unreachable emulator or a
-// resource the emulator refuses fails the test.
+// parallel (t.Parallel). The project's .framework/config.json (found from
+// the test's directory up to its module's root), when there is one, is
+// read for its dev stage, as framework local reads it: a queue's default
+// visibility timeout follows the stage's lambda_timeout. A declaration
+// error or one the stage refuses (with the message framework synth gives),
+// an unreachable emulator or a resource the emulator refuses fails the
+// test.
 func UseEmulatorAt(t testing.TB, app *framework.App, endpoint string) *Emulator {
 	t.Helper()
 	if err := localres.CheckEndpoint(endpoint); err != nil {
@@ -64,6 +73,16 @@ func UseEmulatorAt(t testing.TB, app *framework.App, endpoint string) *Emulator 
 	m, err := apphook.Of(app).Manifest()
 	if err != nil {
 		t.Fatalf("frameworktest: the app's declarations: %v", err)
+	}
+	// The project's dev stage, as framework local serves it: its
+	// configuration gives the queues' default visibility timeouts, and
+	// what synth would refuse is refused here, with the same message.
+	stage, err := projectStage()
+	if err != nil {
+		t.Fatalf("frameworktest: %v", err)
+	}
+	if err := declspec.Check(m, stage); err != nil {
+		t.Fatalf("frameworktest: %v\n(framework local, synth and deploy refuse stage %s for the same reason)", err, names.DefaultStage)
 	}
 	region := os.Getenv("AWS_REGION")
 	if region == "" {
@@ -81,7 +100,7 @@ func UseEmulatorAt(t testing.TB, app *framework.App, endpoint string) *Emulator 
 	e := &Emulator{Endpoint: endpoint, Stage: "test-" + hex.EncodeToString(b), m: m}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := localres.Resolve(ctx, m, localres.Options{App: m.App, Stage: e.Stage, Endpoint: endpoint, Region: region})
+	res, err := localres.Resolve(ctx, m, localres.Options{App: m.App, Stage: e.Stage, Endpoint: endpoint, Region: region, Config: stage})
 	if res != nil {
 		e.res = res
 		t.Cleanup(func() {
@@ -105,6 +124,30 @@ func UseEmulatorAt(t testing.TB, app *framework.App, endpoint string) *Emulator 
 		}
 	}
 	return e
+}
+
+// projectStage is the dev stage of the project the test runs in: the
+// first directory from the working directory up holding
+// .framework/config.json, up to the module's root (the directory holding
+// go.mod); the zero Stage when there is none.
+func projectStage() (declspec.Stage, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return declspec.Stage{}, err
+	}
+	for {
+		if _, err := os.Lstat(config.FilePath(dir)); err == nil {
+			return declspec.Load(dir, names.DefaultStage)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return declspec.Stage{}, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return declspec.Stage{}, nil
+		}
+		dir = parent
+	}
 }
 
 // Name returns the physical name of the declared resource name at the

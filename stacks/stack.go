@@ -125,7 +125,7 @@ func New(scope awsconstructs.Construct, props *Props) (s *Stage, err error) {
 	webSocketOutputs(a, output)
 	output(names.OutputFunctionName, a.Function.FunctionName(), "Name of the Lambda function")
 	output(names.OutputFunctionArn, a.Function.FunctionArn(), "ARN of the Lambda function")
-	output(names.OutputRoleArn, a.Role.RoleArn(), "ARN of the function's execution role")
+	output(names.OutputRoleArn, a.Role.RoleArn(), "ARN of the execution role of the function serving the routes (each event handler's function has its own)")
 	if a.APIKey != nil {
 		output(names.OutputAPIKeyID, a.APIKey.KeyId(), "ID of the API key (read its value with `aws apigateway get-api-key --include-value --api-key <id>`)")
 	}

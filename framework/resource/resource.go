@@ -74,7 +74,10 @@ type TableSpec struct {
 	// feeds it to a handler.
 	Stream StreamView
 	// GlobalIndexes are the table's global secondary indexes (at most
-	// 20); adding or removing one keeps the table and its items.
+	// 20); adding or removing one keeps the table and its items
+	// (framework local does it at the emulator too). A deploy adds or
+	// removes one index at a time and cannot change one: rename it to
+	// replace it.
 	GlobalIndexes []GlobalIndex
 	// LocalIndexes are its local secondary indexes (at most 5, on a
 	// table with a sort key); adding, changing or removing one replaces

@@ -65,6 +65,13 @@ func defaultVisibility(m *manifest.Manifest, st Stage, d *manifest.Resource) int
 	return min(vis, maxVisibility)
 }
 
+// DeadLetter is the dead-letter queue of q (when q.MaxReceiveCount is
+// above 0) as the stack has it: FIFO when q is, SQS's default visibility
+// timeout, and DeadLetterRetentionSeconds.
+func (q *Queue) DeadLetter() Queue {
+	return Queue{FIFO: q.FIFO, VisibilityTimeoutSeconds: SQSDefaultVisibility, MessageRetentionSeconds: DeadLetterRetentionSeconds}
+}
+
 // QueueAttr is one SQS attribute that a queue's declaration decides. A
 // new setting of QueueSpec is one entry of QueueAttrs: framework local
 // then creates the emulator's queue with it and updates it when the

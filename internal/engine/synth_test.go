@@ -481,7 +481,7 @@ func TestStackFeatures(t *testing.T) {
 	t.Run("function", func(t *testing.T) {
 		fn := tpl.one(t, "AWS::Lambda::Function").Properties
 		env := fn["Environment"].(map[string]any)["Variables"].(map[string]any)
-		if env["TABLE"] != "orders" || env["MODE"] != "prod" || len(env) != 2 {
+		if env["TABLE"] != "orders" || env["MODE"] != "prod" || env[names.EnvStage] != "prod" || len(env) != 3 {
 			t.Errorf("environment %v", env)
 		}
 		if fn["MemorySize"] != float64(512) || fn["Timeout"] != float64(20) || fmt.Sprint(fn["Architectures"]) != "[x86_64]" ||

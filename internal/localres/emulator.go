@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -128,8 +127,15 @@ func (c *Client) ensureQueue(ctx context.Context, m *manifest.Manifest, name str
 		if q.FIFO {
 			dlqName += ".fifo"
 		}
-		dlqURL, err := c.queueURL(ctx, dlqName, map[string]string{"FifoQueue": attrs["FifoQueue"],
-			"MessageRetentionPeriod": strconv.Itoa(declspec.DeadLetterRetentionSeconds)})
+		// The dead-letter queue's attributes (declspec.Queue.DeadLetter),
+		// given to one that was there as to the queue itself.
+		dq := q.DeadLetter()
+		dlqURL, created, err := c.queueURLCreated(ctx, dlqName, dq.Attributes())
+		if err == nil && !created {
+			err = c.updateQueue(ctx, dlqName, dlqURL, &dq, map[string]string{})
+		} else if err == nil {
+			c.noteFIFOTwin(ctx, dlqName, dq.FIFO)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -54,6 +54,15 @@ func TestEmulatorTableIndexes(t *testing.T) {
 	if want := []string{"byOwner ALL[]", "byTag INCLUDE[title]", "byTitle KEYS_ONLY[]"}; !slices.Equal(got, want) {
 		t.Errorf("emulator table's indexes %q, want %q", got, want)
 	}
+	// The same declaration again: the indexes there are the declared
+	// ones, nothing to update or say.
+	again, err := Resolve(ctx, m, Options{App: "links", Stage: "dev", Endpoint: moto.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Changes != nil {
+		t.Errorf("the same declaration again: changes %v, want none", again.Changes)
+	}
 
 	s := func(v string) map[string]string { return map[string]string{"S": v} }
 	item := map[string]any{"id": s("l1"), "at": map[string]string{"N": "7"}, "owner": s("ann"), "tag": s("go"), "title": s("Go spec")}

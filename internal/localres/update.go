@@ -138,6 +138,8 @@ func orNone(v string) string {
 type keySchema struct {
 	KeySchema            []struct{ AttributeName, KeyType string }
 	AttributeDefinitions []struct{ AttributeName, AttributeType string }
+	// The table's secondary indexes (tableindexes.go).
+	GlobalSecondaryIndexes, LocalSecondaryIndexes []tableIndex
 }
 
 // describe says the keys of s as a declaration would: "id (S), at (N)".
@@ -168,20 +170,31 @@ func declaredKeys(d *manifest.Resource) string {
 
 // checkTable compares the table named name, which existed with keys have
 // and stream view haveStream ("" for none), with its declaration d: what
-// DynamoDB cannot change in place (its keys, its stream's view) is a
-// Change saying how to recreate it; its time-to-live attribute is changed
+// DynamoDB cannot change in place (its keys, its stream's view, its local
+// indexes) is a Change saying how to recreate it; its global indexes (when
+// its keys are the declared ones) and time-to-live attribute are changed
 // in place.
 func (c *Client) checkTable(ctx context.Context, name string, d *manifest.Resource, have *keySchema, haveStream string) error {
 	var differ []string
+	keysDiffer := false
 	if h, w := have.describe(), declaredKeys(d); h != w {
 		differ = append(differ, fmt.Sprintf("its keys are %s at the emulator and %s declared", h, w))
+		keysDiffer = true
 	}
 	if haveStream != "" && d.Stream != "" && haveStream != d.Stream {
 		differ = append(differ, fmt.Sprintf("its stream's view is %s at the emulator and %s declared", haveStream, d.Stream))
 	}
+	if s := localIndexesDiffer(have, d); s != "" {
+		differ = append(differ, s)
+	}
 	if len(differ) > 0 {
 		noteChange(ctx, Change{Resource: name, Line: fmt.Sprintf("Table %s at the emulator differs from its declaration and DynamoDB cannot change that in place: %s. It stays as it is, with its items; to recreate it (its items are lost), delete it (aws dynamodb delete-table --table-name %s --endpoint-url %s) and save a file.",
 			name, strings.Join(differ, "; "), name, c.endpoint)})
+	}
+	if !keysDiffer { // else recreating the table gives it its indexes
+		if err := c.updateGlobalIndexes(ctx, name, d, have); err != nil {
+			return err
+		}
 	}
 	var ttl struct {
 		TimeToLiveDescription struct{ TimeToLiveStatus, AttributeName string }

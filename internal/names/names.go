@@ -47,7 +47,7 @@ const (
 	OutputHTTPAPIID    = "HTTPAPIId"    // the HTTP API's id, for api_type http
 	OutputFunctionName = "FunctionName" // the Lambda function's name
 	OutputFunctionArn  = "FunctionArn"  // the Lambda function's ARN
-	OutputRoleArn      = "RoleArn"      // the execution role's ARN
+	OutputRoleArn      = "RoleArn"      // the ARN of the routes' function's execution role
 	OutputAPIKeyID     = "APIKeyId"     // the API key's id (never its value); only when a route requires a key
 	// OutputCustomDomainURL is https://{domain}/{base path}/, only when the
 	// stage has api_gateway_custom_domain.
