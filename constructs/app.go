@@ -44,10 +44,10 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // DefaultStage is the stage used when AppProps.Stage is empty.

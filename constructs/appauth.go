@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // buildAppAuthorizers adds the Lambda functions of the app's authorizers

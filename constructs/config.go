@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Architectures a Config accepts.

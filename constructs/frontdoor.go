@@ -14,7 +14,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // The front doors other than the REST API (Config.APIType): an API

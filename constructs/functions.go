@@ -18,8 +18,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // FunctionConfig is the memory and timeout of one event handler's or plain

@@ -15,12 +15,12 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/declspec"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/openapi"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/policy/scan"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Prepared are the construct's inputs, checked and built: what Prepare

@@ -18,9 +18,9 @@ import (
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/declspec"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Resource is one resource the app declares (manifest.Resource), as the

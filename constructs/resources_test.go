@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestEmbeddedResources: a CDK app embedding the construct reaches the

@@ -4,7 +4,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 var projectionTypes = map[string]awsdynamodb.ProjectionType{

@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // hasWebSocket reports whether m declares a WebSocket API.

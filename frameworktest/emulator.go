@@ -12,7 +12,7 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/localres"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // EndpointEnv is the environment variable UseEmulator reads: the URL of

@@ -38,12 +38,12 @@ import (
 
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/stacks"
 	"github.com/framework-dev/framework/internal/synth"
-	"github.com/framework-dev/framework/manifest"
-	"github.com/framework-dev/framework/stacks"
 )
 
 // The engine speaks in internal/synth's types, which the CLI shares.

@@ -12,8 +12,8 @@ import (
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/mototest"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // TestQueueDefaultsTemplateAndEmulator: the queues an app declares

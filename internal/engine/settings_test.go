@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // settingCases are config.json stages, each using production keys; the

@@ -25,10 +25,10 @@ import (
 
 	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/policy/scan"
-	"github.com/framework-dev/framework/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden templates under testdata/")

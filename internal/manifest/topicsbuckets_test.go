@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // A FIFO topic cannot feed an SNS handler, filter policies are checked as

@@ -19,7 +19,7 @@ func TestOpenAPICommand(t *testing.T) {
 	if out, err := exec.Command("python3", "-c", "import openapi_spec_validator").CombinedOutput(); err != nil {
 		t.Fatalf("openapi-spec-validator is needed to check the document and is not installed (pip install openapi-spec-validator): %v\n%s", err, out)
 	}
-	dir := filepath.Join("..", "examples", "bookstore")
+	dir := filepath.Join("..", "..", "examples", "bookstore")
 	out := filepath.Join(t.TempDir(), "openapi.json")
 	var stdout, stderr bytes.Buffer
 	if code := MainEnv([]string{"-C", dir, "openapi", "--stage", "dev", "--out", out, "--json"}, &Env{Stdout: &stdout, Stderr: &stderr}); code != 0 {

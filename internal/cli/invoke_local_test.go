@@ -16,7 +16,7 @@ func TestInvokeLocal(t *testing.T) {
 		t.Skip("builds the example")
 	}
 	t.Setenv("FRAMEWORK_CACHE_DIR", t.TempDir())
-	dir, err := filepath.Abs(filepath.Join("..", "examples", "events"))
+	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "events"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/framework-dev/framework/internal/localiam"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // deployedPolicies is how `invoke --local` learns what each function's

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation/types"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
-	"github.com/framework-dev/framework/test/cfnstandin"
+	"github.com/framework-dev/framework/internal/cfnstandin"
 )
 
 func clients(t *testing.T, maxAttempts int) (*cfnstandin.AWS, *cloudformation.Client, *sts.Client) {

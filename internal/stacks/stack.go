@@ -39,8 +39,8 @@ import (
 	"github.com/aws/jsii-runtime-go"
 
 	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Props are the inputs of New.

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // GenPolicyCmd prints the IAM policy generated from the AWS SDK for Go v2

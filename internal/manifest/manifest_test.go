@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func TestParsePath(t *testing.T) {

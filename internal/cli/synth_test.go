@@ -18,7 +18,7 @@ func TestSynthCommand(t *testing.T) {
 	offlineGo(t)
 	t.Setenv(names.EnvCacheDir, t.TempDir())
 	t.Setenv("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-	hello, err := filepath.Abs(filepath.Join("..", "examples", "hello"))
+	hello, err := filepath.Abs(filepath.Join("..", "..", "examples", "hello"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestSynthWithoutNodeIsOneLine(t *testing.T) {
 	offlineGo(t)
 	t.Setenv(names.EnvCacheDir, t.TempDir())
 	t.Setenv("JSII_NODE", filepath.Join(t.TempDir(), "node"))
-	hello, err := filepath.Abs(filepath.Join("..", "examples", "hello"))
+	hello, err := filepath.Abs(filepath.Join("..", "..", "examples", "hello"))
 	if err != nil {
 		t.Fatal(err)
 	}

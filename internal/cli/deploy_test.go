@@ -20,12 +20,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/cfnstandin"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/synth"
-	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 // lifecycle drives the deploy commands through MainEnv against the AWS

@@ -13,8 +13,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // SecretCmd groups the commands on the app's declared secrets and

@@ -10,7 +10,7 @@ import (
 	"github.com/framework-dev/framework/internal/testutil"
 )
 
-const policyFixture = "../internal/policy/testdata/fixture"
+const policyFixture = "../policy/testdata/fixture"
 
 // offlineGo keeps the go commands the tests start (package loading, builds)
 // off the network. It sets the process's environment, which those commands
@@ -29,7 +29,7 @@ func TestGenPolicyPrintsTheGeneratedPolicy(t *testing.T) {
 	}
 	// The policy package's golden file for the same fixture: the command
 	// prints exactly the document deploy would use.
-	want, err := os.ReadFile("../internal/policy/testdata/fixture.policy.json")
+	want, err := os.ReadFile("../policy/testdata/fixture.policy.json")
 	if err != nil {
 		t.Fatal(err)
 	}
