@@ -94,3 +94,11 @@ fmt:
 
 clean:
 	rm -rf bin .bench
+
+# api regenerates api/<package>.txt, the exported API of each public
+# package; `make test` fails while they are stale, or when an exported
+# name changed since the release (api/released/) and CHANGELOG.md's top
+# section does not name it (internal/apicheck).
+.PHONY: api
+api:
+	$(GO) generate ./internal/apicheck
