@@ -86,13 +86,11 @@ func API(dir string) ([]string, error) {
 		}
 		funcs := func(recv string, fs []*doc.Func) {
 			for _, f := range fs {
-				f.Decl.Body, f.Decl.Doc = nil, nil
 				kind, name := "func", f.Name
 				if recv != "" && f.Recv != "" {
 					kind, name = "method", recv+"."+f.Name
 				}
-				sig := print(f.Decl)
-				lines = append(lines, kind+" "+name+" "+strings.TrimPrefix(sig, "func "))
+				lines = append(lines, kind+" "+name+strings.TrimPrefix(print(f.Decl.Type), "func"))
 			}
 		}
 		values("const", d.Consts)

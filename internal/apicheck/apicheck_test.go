@@ -136,3 +136,14 @@ func TestChangelogCheck(t *testing.T) {
 		t.Errorf("NewAppContext counted as naming NewApp")
 	}
 }
+
+// TestPublicPackagesHaveExamples fails when a public package has no
+// package example (example_test.go with an Example function).
+func TestPublicPackagesHaveExamples(t *testing.T) {
+	for _, p := range Public {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p), "example_test.go"))
+		if err != nil || !strings.Contains(string(b), "\nfunc Example") {
+			t.Errorf("public package %s has no example_test.go with an Example function", p)
+		}
+	}
+}

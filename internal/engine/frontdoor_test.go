@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
 )

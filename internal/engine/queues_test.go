@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"

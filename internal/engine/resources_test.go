@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/testutil"

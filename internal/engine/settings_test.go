@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
 )

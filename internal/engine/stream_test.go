@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
 )

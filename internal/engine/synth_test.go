@@ -23,8 +23,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/testutil"
 
-	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"

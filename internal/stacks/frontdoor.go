@@ -1,7 +1,7 @@
 package stacks
 
 import (
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/names"
 )
 

@@ -38,7 +38,7 @@ import (
 	awsconstructs "github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 )
