@@ -59,25 +59,29 @@ func API(dir string) ([]string, error) {
 			continue
 		}
 		d := doc.New(p, "", 0)
-		print := func(n any) string {
+		src := func(n any) string {
 			var b bytes.Buffer
 			printer.Fprint(&b, fset, n)
 			return strings.Join(strings.Fields(b.String()), " ")
 		}
 		values := func(kind string, vs []*doc.Value) {
 			for _, v := range vs {
+				var typ ast.Expr // a constant without type or value repeats the previous one's type (iota)
 				for _, s := range v.Decl.Specs {
 					vs := s.(*ast.ValueSpec)
+					if vs.Type != nil || len(vs.Values) > 0 {
+						typ = vs.Type
+					}
 					for i, n := range vs.Names {
 						if !n.IsExported() {
 							continue
 						}
 						line := kind + " " + n.Name
-						if vs.Type != nil {
-							line += " " + print(vs.Type)
+						if typ != nil {
+							line += " " + src(typ)
 						}
 						if i < len(vs.Values) {
-							line += " = " + print(vs.Values[i])
+							line += " = " + src(vs.Values[i])
 						}
 						lines = append(lines, line)
 					}
@@ -90,7 +94,7 @@ func API(dir string) ([]string, error) {
 				if recv != "" && f.Recv != "" {
 					kind, name = "method", recv+"."+f.Name
 				}
-				lines = append(lines, kind+" "+name+strings.TrimPrefix(print(f.Decl.Type), "func"))
+				lines = append(lines, kind+" "+name+strings.TrimPrefix(src(f.Decl.Type), "func"))
 			}
 		}
 		values("const", d.Consts)
@@ -109,7 +113,7 @@ func API(dir string) ([]string, error) {
 			}
 			head := "type " + t.Name
 			if spec.TypeParams != nil {
-				head += print(spec.TypeParams)
+				head += src(spec.TypeParams)
 			}
 			if spec.Assign.IsValid() {
 				head += " ="
@@ -118,7 +122,7 @@ func API(dir string) ([]string, error) {
 			case *ast.StructType:
 				lines = append(lines, head+" struct")
 				for _, f := range st.Fields.List {
-					typ := print(f.Type)
+					typ := src(f.Type)
 					if len(f.Names) == 0 {
 						lines = append(lines, "field "+t.Name+"."+strings.TrimPrefix(typ, "*")+" (embedded)")
 					}
@@ -131,14 +135,14 @@ func API(dir string) ([]string, error) {
 				for _, f := range st.Methods.List {
 					f.Doc, f.Comment = nil, nil
 					if len(f.Names) == 0 {
-						lines = append(lines, "method "+t.Name+"."+print(f.Type)+" (embedded)")
+						lines = append(lines, "method "+t.Name+"."+src(f.Type)+" (embedded)")
 					}
 					for _, n := range f.Names {
-						lines = append(lines, "method "+t.Name+"."+n.Name+strings.TrimPrefix(print(f.Type), "func"))
+						lines = append(lines, "method "+t.Name+"."+n.Name+strings.TrimPrefix(src(f.Type), "func"))
 					}
 				}
 			default:
-				lines = append(lines, head+" "+print(spec.Type))
+				lines = append(lines, head+" "+src(spec.Type))
 			}
 		}
 	}
