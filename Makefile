@@ -2,7 +2,7 @@
 GO        ?= go
 BIN       := bin/framework
 ROOT      := $(abspath .)
-LDFLAGS   := -s -w -X github.com/framework-dev/framework/cli.SourceDir=$(ROOT)
+LDFLAGS   := -s -w -X github.com/framework-dev/framework/internal/cli.SourceDir=$(ROOT)
 CDK_CLI_VERSION := 2.1148.1
 # With GOGC=400 the Go compiler collects garbage less often and needs about
 # a fifth less CPU time, for a larger peak memory; a GOGC of your own is
@@ -94,3 +94,11 @@ fmt:
 
 clean:
 	rm -rf bin .bench
+
+# api regenerates api/<package>.txt, the exported API of each public
+# package; `make test` fails while they are stale, or when an exported
+# name changed since the release (api/released/) and CHANGELOG.md's top
+# section does not name it (internal/apicheck).
+.PHONY: api
+api:
+	$(GO) generate ./internal/apicheck

@@ -25,7 +25,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/aws/aws-lambda-go/events"
 )

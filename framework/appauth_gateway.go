@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/aws/aws-lambda-go/events"
 )

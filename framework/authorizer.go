@@ -3,7 +3,7 @@ package framework
 import (
 	"slices"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Authorizer protects a route; see RoleAuthorizer, UserPoolAuthorizer,

@@ -1,6 +1,6 @@
 package framework
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // CORSConfig is the CORS configuration of a route. The zero AllowOrigin
 // means "*". API Gateway answers the OPTIONS preflight of a CORS route, and

@@ -20,7 +20,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func ok(r *framework.Request) (any, error)            { return "ok", nil }

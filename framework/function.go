@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/aws/aws-lambda-go/events"
 

@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/aws/aws-lambda-go/events"
 )

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/framework-dev/framework/internal/apphook"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Group is a set of routes and middleware declared apart from the app,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/internal/apphook"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Guards (internal/apphook): the innermost middleware of one handler and

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // An HTTP API's JWT authorizer, as `framework local` and frameworktest

@@ -1,6 +1,6 @@
 package framework
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // HandlerKind is the kind of event a handler answers: KindHTTP for the
 // routes, one of the event kinds for the handlers registered with the On

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // handleEvent answers one API Gateway REST API (v1) proxy event: the Lambda

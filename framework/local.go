@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/framework-dev/framework/internal/names"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestLocalRequestIDs checks the local server's request ids: shaped as API

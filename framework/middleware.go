@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Call is one call of a handler as middleware sees it: an HTTP request to

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/apphook"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // The resources an app declares and owns, and the accesses it grants,

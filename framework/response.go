@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Response sets a response's status, headers and body exactly. Return it (or

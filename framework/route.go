@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // route is one registered handler and its declaration.

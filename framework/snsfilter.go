@@ -3,7 +3,7 @@ package framework
 import (
 	"encoding/json"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // SNSFilter makes an SNS handler's subscription a filtered one: SNS

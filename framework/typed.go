@@ -9,7 +9,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Typed handlers.

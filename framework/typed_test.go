@@ -10,7 +10,7 @@ import (
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 type author struct {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/framework"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestValidateAuthorizerDefinedTwice: one authorizer name declared two ways

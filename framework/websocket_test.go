@@ -12,8 +12,8 @@ import (
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/apphook"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 type chatMsg struct {

@@ -15,8 +15,8 @@ import (
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // EndpointEnv is the environment variable UseEmulator reads: the URL of

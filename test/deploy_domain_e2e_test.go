@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/framework-dev/framework/test/cfnstandin"
+	"github.com/framework-dev/framework/internal/cfnstandin"
 )
 
 // TestDeployCustomDomainStage deploys a stage with a custom domain (with

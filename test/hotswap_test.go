@@ -18,8 +18,8 @@ import (
 	lambdatypes "github.com/aws/aws-sdk-go-v2/service/lambda/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/framework-dev/framework/internal/cfnstandin"
 	"github.com/framework-dev/framework/internal/mototest"
-	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 // cloud is CloudFormation and STS from the stand-in (test/cfnstandin:

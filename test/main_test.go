@@ -18,9 +18,9 @@ import (
 
 	"github.com/framework-dev/framework/internal/testutil"
 
+	"github.com/framework-dev/framework/internal/cfnstandin"
 	"github.com/framework-dev/framework/internal/lockedbuf"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 // cliDir holds the CLI binary built for this test run.
@@ -55,7 +55,7 @@ func frameworkCLI(t testing.TB) string {
 	cliOnce.Do(func() {
 		cliPath = filepath.Join(cliDir, "framework")
 		cmd := exec.Command("go", "build", "-trimpath",
-			"-ldflags", "-s -w -X github.com/framework-dev/framework/cli.SourceDir="+root,
+			"-ldflags", "-s -w -X github.com/framework-dev/framework/internal/cli.SourceDir="+root,
 			"-o", cliDir+string(filepath.Separator), "./cli/framework", "./cli/framework-synth")
 		cmd.Dir = root
 		out, err := cmd.CombinedOutput()

@@ -16,9 +16,9 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/runtimeapi"
 	"github.com/framework-dev/framework/internal/testutil"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // gatewayAnswered are the kitchensink cases API Gateway answers itself in

@@ -2,7 +2,7 @@
 package main
 
 import (
-	"github.com/framework-dev/framework/cli"
+	"github.com/framework-dev/framework/internal/cli"
 	"github.com/framework-dev/framework/internal/nodeshim"
 )
 

@@ -4,7 +4,7 @@
 package main
 
 import (
-	"github.com/framework-dev/framework/examples/bookstore/books"
+	"github.com/framework-dev/framework/examples/bookstore/internal/books"
 	"github.com/framework-dev/framework/framework"
 )
 

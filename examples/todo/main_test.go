@@ -21,8 +21,8 @@ import (
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/mototest"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // The manifest declares the table, queue, topic, bucket and secret, and

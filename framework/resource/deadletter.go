@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // DeadLetterQueue is the dead-letter queue of a declared queue

@@ -14,7 +14,7 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/framework/resource"
 	"github.com/framework-dev/framework/internal/apphook"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func noSQS(context.Context, events.SQSEvent) error { return nil }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // handle is what every kind of resource has: its declaration, and the

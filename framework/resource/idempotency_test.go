@@ -19,8 +19,8 @@ import (
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/mototest"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // keysTable declares the table idempotency records live in.

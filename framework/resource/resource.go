@@ -31,7 +31,7 @@ import (
 
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/internal/apphook"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // KeyType is the type of a table's key attribute.

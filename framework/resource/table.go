@@ -1,6 +1,6 @@
 package resource
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // GlobalIndex is a global secondary index of a table: the table's items
 // again, under other keys, for a Query (or Scan) with IndexName set to

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/awscall"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TopicSpec describes an SNS topic: NewTopic(app, "orders",

@@ -1,6 +1,6 @@
 package apphook
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // Guards: a handler's innermost middleware, added by an option that
 // package framework/resource builds (resource.Idempotent), together with

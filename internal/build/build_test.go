@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // isolate returns a Builder that keeps the binaries the tests build out of
@@ -115,7 +115,7 @@ import (
 	"encoding/json"
 	"os"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func main() {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // RoutesError reports route declarations the app itself refused in manifest

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/framework-dev/framework/internal/wording"
 )

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestFrontDoorRefusesStreamingOnHTTPAPI: a streaming route is refused on

@@ -20,7 +20,7 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Stage is what the checks and defaults read of a stage's configuration.

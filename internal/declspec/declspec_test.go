@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/internal/config"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func queueApp(vis int) *manifest.Manifest {

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Queue is a declared queue as a stage has it: every attribute its

@@ -22,10 +22,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
+	"github.com/framework-dev/framework/internal/cfnstandin"
 	"github.com/framework-dev/framework/internal/deploy/deploytest"
 	"github.com/framework-dev/framework/internal/diff"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 const fixtureAsset = deploytest.AssetID

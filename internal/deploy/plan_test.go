@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/test/cfnstandin"
+	"github.com/framework-dev/framework/internal/cfnstandin"
 )
 
 // planCalls plans the deploy of hello-dev from dir and returns the plan

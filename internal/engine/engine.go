@@ -36,14 +36,14 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
 
-	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/constructs"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/stacks"
 	"github.com/framework-dev/framework/internal/synth"
-	"github.com/framework-dev/framework/manifest"
-	"github.com/framework-dev/framework/stacks"
 )
 
 // The engine speaks in internal/synth's types, which the CLI shares.

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/constructs"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // TestSynthFrontDoors synthesizes the kitchensink example's http and url

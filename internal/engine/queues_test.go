@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/constructs"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestStackFIFOQueue: a FIFO queue declared with content-based

@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/constructs"
+	"github.com/framework-dev/framework/internal/constructs"
 	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/mototest"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // TestQueueDefaultsTemplateAndEmulator: the queues an app declares

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/framework-dev/framework/internal/cfnstandin"
 	"github.com/framework-dev/framework/internal/deploy"
 	"github.com/framework-dev/framework/internal/diff"
-	"github.com/framework-dev/framework/manifest"
-	"github.com/framework-dev/framework/test/cfnstandin"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestDeployResourcesLifecycle deploys the synthesized stack of an app

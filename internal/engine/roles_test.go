@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // checkRolePerFunction reads the template as a reviewer would: each app

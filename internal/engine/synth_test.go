@@ -23,12 +23,12 @@ import (
 
 	"github.com/framework-dev/framework/internal/testutil"
 
-	"github.com/framework-dev/framework/constructs"
 	"github.com/framework-dev/framework/internal/build"
+	"github.com/framework-dev/framework/internal/constructs"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/policy/scan"
-	"github.com/framework-dev/framework/manifest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden templates under testdata/")

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // tableIndexesManifest is an app whose table has two global indexes and a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestStackTopicsAndBuckets: a FIFO topic with content-based

@@ -17,7 +17,7 @@ package gendocs
 import (
 	"fmt"
 
-	"github.com/framework-dev/framework/cli"
+	"github.com/framework-dev/framework/internal/cli"
 	"github.com/framework-dev/framework/internal/config"
 )
 

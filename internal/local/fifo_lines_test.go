@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/localres"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // A FIFO delivery's line tells the messages the handler reported failed

@@ -8,9 +8,9 @@ import (
 	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // iamState is the local IAM check of a session (see internal/localiam):

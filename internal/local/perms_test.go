@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/lockedbuf"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // TestLocalRefusesCallsBeyondDeclarations: at start-up, `framework local`

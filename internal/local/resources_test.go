@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/framework-dev/framework/internal/localres"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Each delivery is one readable line, or one `delivery` event with --json

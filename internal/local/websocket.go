@@ -19,8 +19,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // wsServer is the local WebSocket API: the supervisor serves it on a port

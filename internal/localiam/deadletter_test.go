@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // A call on a queue's dead-letter queue is allowed with Redrive only, and

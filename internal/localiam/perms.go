@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Deployed are the policies internal/perms computes for the app's

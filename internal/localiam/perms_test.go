@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // The policies perms computes, with the ARNs the emulator gave the

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/framework-dev/framework/internal/config"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // PoliciesOf computes the policies the deployed roles of app m, the

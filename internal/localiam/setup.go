@@ -7,8 +7,8 @@ import (
 
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Where says where an app run locally has its resources and how its

@@ -27,10 +27,10 @@ import (
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localres"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/remote"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Options are the inputs of Run.

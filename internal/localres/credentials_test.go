@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/framework-dev/framework/internal/awscall"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // processProfile makes profile dev of this process's AWS configuration

@@ -18,9 +18,9 @@ import (
 
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/eventsample"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/runtimeapi"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Outcome is how a handler took one delivery.

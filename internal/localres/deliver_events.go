@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // localRulePrefix starts the names of the rules of the emulator's default

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/runtimeapi"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // queueCounts are the visible and in-flight messages of the queue at url.

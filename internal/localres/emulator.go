@@ -21,7 +21,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/awscall"
 	"github.com/framework-dev/framework/internal/declspec"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // ensure creates declared resource d of m under the name physical at the

@@ -38,8 +38,8 @@ import (
 	fwconfig "github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/declspec"
 	"github.com/framework-dev/framework/internal/deploy"
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Options say where the declared resources are.

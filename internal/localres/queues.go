@@ -1,6 +1,6 @@
 package localres
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // isDLQAttr reports whether attribute a is one of a queue's dead-letter
 // queue.

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/framework-dev/framework/internal/awscall"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Remove deletes, at the emulator, the resources Resolve created there for

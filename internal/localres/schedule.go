@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Schedule is an EventBridge schedule expression's timer.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func TestScheduleNext(t *testing.T) {

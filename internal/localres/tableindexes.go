@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // tableIndex is a secondary index as DescribeTable gives it.

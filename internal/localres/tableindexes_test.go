@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestEmulatorUpdatesTableIndexes: a global index added to or removed

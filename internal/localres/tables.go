@@ -1,6 +1,6 @@
 package localres
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // tableIndexes adds the declared table d's secondary indexes to in, a
 // CreateTable request, with the attribute definitions of their keys: the

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // TestEmulatorTableIndexes: the table `framework local` creates at the

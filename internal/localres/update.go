@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/framework-dev/framework/internal/declspec"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Change is what framework local did to a resource already at the

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/internal/declspec"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // queueAttr returns attribute name of the queue at url.

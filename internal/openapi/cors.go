@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Prefixes of the header keys in API Gateway's parameter mappings.

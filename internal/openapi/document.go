@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // DocumentVersion is the OpenAPI version of the document Document returns.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // validateOpenAPI runs the independent checker openapi-spec-validator on

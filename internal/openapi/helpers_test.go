@@ -12,7 +12,7 @@ import (
 	"github.com/framework-dev/framework/internal/apphook"
 
 	"github.com/framework-dev/framework/framework"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // testURI is the integration URI of the tests, with a CDK token marker as

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Version is the OpenAPI version of the body Build returns.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/framework-dev/framework/frameworktest"
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Parity tests: for every route of a manifest, what the body makes API

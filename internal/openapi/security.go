@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // schemeNameRe is what OpenAPI 3 allows as a components key.

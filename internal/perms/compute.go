@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // Input is what Compute needs.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 const sdk = "github.com/aws/aws-sdk-go-v2/service/"

@@ -3,7 +3,7 @@ package perms
 import (
 	"slices"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // What manifest.AccessRedrive grants: on the queue's dead-letter queue,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // Redrive on a queue grants reading and moving the messages of its

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 // An idempotent handler (resource.Idempotent, resource.IdempotentRecords)

@@ -37,8 +37,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // ReasonKind says why a statement is in a function's policy.

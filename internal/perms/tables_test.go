@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/policy"
-	"github.com/framework-dev/framework/manifest"
 )
 
 // TestTableAccessNamesIndexes: an access to a table is an access to its

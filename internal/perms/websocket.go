@@ -1,6 +1,6 @@
 package perms
 
-import "github.com/framework-dev/framework/manifest"
+import "github.com/framework-dev/framework/internal/manifest"
 
 // WebSocketRef is the Ref of a Resource that stands for the app's
 // WebSocket API: with manifest.AttrConnectionsARN, the ARN of its

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 
 	"github.com/framework-dev/framework/internal/wording"
 )

@@ -21,8 +21,8 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/framework-dev/framework/internal/awscall"
+	"github.com/framework-dev/framework/internal/cfnstandin"
 	"github.com/framework-dev/framework/internal/mototest"
-	"github.com/framework-dev/framework/test/cfnstandin"
 )
 
 // options are the command's flags.

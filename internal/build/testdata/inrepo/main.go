@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/framework-dev/framework/manifest"
+	"github.com/framework-dev/framework/internal/manifest"
 )
 
 func main() {
