@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -46,7 +47,10 @@ func TestVersionFlagOfAReleaseBuild(t *testing.T) {
 		t.Skip("builds the CLI")
 	}
 	bin := filepath.Join(t.TempDir(), "framework")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X github.com/framework-dev/framework/cli.Version=9.8.7", "-o", bin, "./framework")
+	// This package's import path, wherever it lives (.goreleaser.yaml
+	// names it in its -X flag).
+	pkg := reflect.TypeOf(CLI{}).PkgPath()
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w -X "+pkg+".Version=9.8.7", "-o", bin, synth.Module+"/cli/framework")
 	build.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
