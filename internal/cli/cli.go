@@ -34,13 +34,20 @@ const devVersion = "0.1.0-dev"
 // framework module's version recorded in the binary by `go install
 // ...@VERSION` (without its "v"), else devVersion.
 func version() string {
-	if Version != devVersion {
-		return Version
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(Version, bi)
+}
+
+// versionOf is version for the -ldflags value v and the build info bi
+// (nil when the binary records none).
+func versionOf(v string, bi *debug.BuildInfo) string {
+	if v != devVersion {
+		return v
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == synth.Module && synth.Fetchable(bi.Main.Version) {
+	if bi != nil && bi.Main.Path == synth.Module && synth.Fetchable(bi.Main.Version) {
 		return strings.TrimPrefix(bi.Main.Version, "v")
 	}
-	return Version
+	return v
 }
 
 // SourceDir is the directory of the framework checkout the CLI was built
