@@ -111,15 +111,12 @@ func TestManifestReplaceModule(t *testing.T) {
 	b := isolate(t)
 	dir := writeFrameworkApp(t, b, `package main
 
-import (
-	"encoding/json"
-	"os"
-
-	"github.com/framework-dev/framework/internal/manifest"
-)
+import "github.com/framework-dev/framework/framework"
 
 func main() {
-	json.NewEncoder(os.Stdout).Encode(manifest.Manifest{Version: manifest.Version, App: "replaced"})
+	app := framework.New("replaced")
+	app.Route("/", func(r *framework.Request) (any, error) { return nil, nil })
+	app.Run()
 }
 `)
 	m, err := b.Manifest(context.Background(), dir)

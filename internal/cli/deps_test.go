@@ -12,7 +12,7 @@ import (
 // are the synthesis engine's, built only when synth, diff, deploy or
 // gen-policy first need it.
 func TestCLILinksNeitherTheCDKNorTheTypeChecker(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", "./framework").Output()
+	out, err := exec.Command("go", "list", "-deps", "../../cli/framework").Output()
 	if err != nil {
 		t.Fatalf("go list -deps ./cli/framework: %v", err)
 	}
