@@ -426,12 +426,14 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 	for _, r := range []struct{ name, arn string }{
 		{"Todos", "arn:aws:dynamodb:us-east-1:123456789012:table/Todos-X1"}, {"Jobs", "arn:aws:sqs:us-east-1:123456789012:Jobs-X2"},
 		{"Events", "arn:aws:sns:us-east-1:123456789012:Events-X3"}, {"Files", "arn:aws:s3:::files-x4"}, {"ApiKey", "arn:aws:secretsmanager:us-east-1:123456789012:secret:ApiKey-X5"},
+		{"History", "arn:aws:sqs:us-east-1:123456789012:History-X6.fifo"},
 	} {
 		outputs["Res"+r.name+"Arn"] = r.arn
 		outputs["Res"+r.name+"Name"] = r.arn[strings.LastIndexAny(r.arn, ":/")+1:]
 	}
 	outputs["ResTodosStreamArn"] = "arn:aws:dynamodb:us-east-1:123456789012:table/Todos-X1/stream/1"
 	outputs["ResJobsUrl"] = moto.URL + "/123456789012/Jobs-X2"
+	outputs["ResHistoryUrl"] = moto.URL + "/123456789012/History-X6.fifo"
 	tmpl, _ := json.Marshal(map[string]any{"Resources": map[string]any{"Q": map[string]string{"Type": "AWS::SQS::Queue"}}, "Outputs": func() map[string]any {
 		o := map[string]any{}
 		for k, v := range outputs {
@@ -443,7 +445,7 @@ func TestLocalWithDeployedStageResources(t *testing.T) {
 
 	s := startLocal(t, dir, env, "--no-schedules")
 	if ev := s.seenEvent("resources"); ev == nil || ev["where"] != "stage dev's deployed stack" {
-		t.Errorf("resources event %v, want the deployed stack's", ev)
+		t.Fatalf("resources event %v, want the deployed stack's; events: %v", ev, s.seen)
 	}
 	resp, err := http.Get(s.URL + "/todos/a1")
 	if err != nil {
