@@ -108,9 +108,9 @@ func TestClassify(t *testing.T) {
 			if tc.body == "" {
 				body, _ = io.ReadAll(tc.req.Body)
 			}
-			c, ok := Classify(tc.req, body, tc.service, testEnv)
+			c, err := Classify(tc.req, body, tc.service, testEnv)
 			got := checks(c)
-			if !ok {
+			if err != nil {
 				got = ""
 			}
 			if got != tc.want {

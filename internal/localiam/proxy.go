@@ -291,13 +291,13 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stripPresign(r)
 	}
 	t := p.target.Load()
-	c, classified := Classify(r, body, service, t.Env)
+	c, unmodeled := Classify(r, body, service, t.Env)
 	hasPolicy := false
 	if t.Policies != nil {
 		_, hasPolicy = t.Policies.Allows(function, "", "")
 	}
 	switch {
-	case !classified:
+	case unmodeled != nil:
 		if p.o.Unchecked != nil && p.once(service+" "+c.Operation) {
 			p.o.Unchecked(function, service, c.Operation)
 		}
