@@ -14,7 +14,7 @@ func classifyDynamoDB(c *Call, r *http.Request, body []byte, e Env) error {
 		RequestItems                                 map[string]json.RawMessage
 		TransactItems                                []map[string]struct{ TableName string }
 	}
-	if op == "" || json.Unmarshal(body, &in) != nil {
+	if op == "" || decodeJSON(body, &in) != nil {
 		return errUnmodeled
 	}
 	table := func(name string) string {

@@ -1,7 +1,6 @@
 package localiam
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 )
@@ -10,7 +9,7 @@ func classifySecrets(c *Call, r *http.Request, body []byte, e Env) error {
 	_, op := target(r)
 	c.Operation = op
 	var in struct{ SecretId, Name string }
-	if op == "" || json.Unmarshal(body, &in) != nil {
+	if op == "" || decodeJSON(body, &in) != nil {
 		return errUnmodeled
 	}
 	id := in.SecretId

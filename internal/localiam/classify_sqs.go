@@ -1,7 +1,6 @@
 package localiam
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,7 +14,7 @@ func classifySQS(c *Call, r *http.Request, body []byte, e Env) error {
 	if _, t := target(r); t != "" || strings.Contains(r.Header.Get("Content-Type"), "json") {
 		c.protocol = protoSQSJSON
 		var in struct{ QueueUrl, QueueName, QueueOwnerAWSAccountId string }
-		if t == "" || json.Unmarshal(body, &in) != nil {
+		if t == "" || decodeJSON(body, &in) != nil {
 			return errUnmodeled
 		}
 		op, queueURL, queueName, owner = t, in.QueueUrl, in.QueueName, in.QueueOwnerAWSAccountId

@@ -1,7 +1,6 @@
 package localiam
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 )
@@ -13,7 +12,7 @@ func classifySSM(c *Call, r *http.Request, body []byte, e Env) error {
 		Name, Path string
 		Names      []string
 	}
-	if op == "" || json.Unmarshal(body, &in) != nil {
+	if op == "" || decodeJSON(body, &in) != nil {
 		return errUnmodeled
 	}
 	param := func(name string) string {

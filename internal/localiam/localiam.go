@@ -93,6 +93,10 @@ type Call struct {
 	// Checks are the IAM actions and resources ("*" for actions that
 	// take none) the call is evaluated on.
 	Checks []Check
+	// Path, when set, is the escaped path the call is forwarded with
+	// instead of the request's (S3's path-style form of a virtual-host
+	// request): what is sent upstream is what was checked.
+	Path string
 
 	protocol protocol
 }

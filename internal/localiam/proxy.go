@@ -321,7 +321,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	p.forward(w, r, t, body, region, service)
+	p.forward(w, r, t, c.Path, body, region, service)
 }
 
 // upstreamURL is the base URL calls of service go to.
@@ -354,13 +354,16 @@ var dropped = map[string]bool{"Authorization": true, "X-Amz-Date": true, "X-Amz-
 
 // forward signs r again with the real credentials and sends it upstream,
 // copying the answer back.
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, body []byte, region, service string) {
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path string, body []byte, region, service string) {
 	fail := func(err error) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprintf(w, "framework local's IAM check could not send the call on: %v\n", err)
 	}
-	u := upstreamURL(r, t, region, service) + r.URL.EscapedPath()
+	if path == "" {
+		path = r.URL.EscapedPath()
+	}
+	u := upstreamURL(r, t, region, service) + path
 	if r.URL.RawQuery != "" {
 		u += "?" + r.URL.RawQuery
 	}
