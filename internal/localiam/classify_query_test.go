@@ -45,6 +45,7 @@ func TestClassifyRefusesAmbiguousRequests(t *testing.T) {
 		{"s3 GetBucketEncryption", "s3", req("GET", "/files?encryption", ""), "", "s3:GetEncryptionConfiguration arn:aws:s3:::files", "", ""},
 		{"s3 PutPublicAccessBlock", "s3", req("PUT", "/files?publicAccessBlock", ""), "", "s3:PutBucketPublicAccessBlock arn:aws:s3:::files", "", ""},
 		{"s3 GetObjectLockConfiguration", "s3", req("GET", "/files?object-lock", ""), "", "s3:GetBucketObjectLockConfiguration arn:aws:s3:::files", "", ""},
+		{"s3 HEAD of a subresource", "s3", req("HEAD", "/files/k?acl", ""), "", "", "HEAD with ?acl", ""},
 		{"s3 HeadBucket", "s3", req("HEAD", "/files", ""), "", "s3:ListBucket arn:aws:s3:::files", "", ""},
 		{"s3 POST to a bucket (a browser form)", "s3", req("POST", "/files", ""), "", "", "not an operation the check models", ""},
 		{"s3 a bucket subresource on an object", "s3", req("GET", "/files/k?versioning", ""), "", "", "bucket subresource", ""},
