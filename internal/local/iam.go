@@ -62,7 +62,7 @@ func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *l
 		}
 		return localiam.PoliciesOf(s.dir, s.o.Stage, m, nil, why)
 	}
-	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: pols}, m, res)
+	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: s.o.Endpoint, Profile: s.o.Profile, Region: s.o.Region, Policies: pols, WebSocket: s.wsIAM()}, m, res)
 	if ctx.Err() != nil {
 		return
 	}

@@ -3,6 +3,7 @@ package local
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 )
@@ -30,12 +31,20 @@ import (
 // route, with the event API Gateway sends (events.APIGatewayWebsocketProxyRequest);
 // the management endpoint (/STAGE/@connections/ID: POST sends, DELETE
 // closes, GET describes) is what the connections handle calls.
+//
+// With the IAM check on, the functions reach the management endpoint
+// through the check's proxy (wsEndpoint), which refuses the calls of a
+// function whose deployed role lacks execute-api:ManageConnections, as
+// API Gateway does, and sends the others on with token: the server
+// answers any call without it API Gateway's 403, so that no other local
+// process may send to, describe or close a connection.
 type wsServer struct {
 	s      *supervisor
 	ln     net.Listener
 	srv    *http.Server
 	port   int
 	apiID  string
+	token  string // "" when the IAM check is off: any call is taken
 	ctx    context.Context
 	cancel context.CancelFunc
 
@@ -90,8 +99,8 @@ func (s *supervisor) updateWebSocket(m *manifest.Manifest) {
 			host = "localhost"
 		}
 		addr := net.JoinHostPort(host, strconv.Itoa(ws.port))
-		s.event("websocket", map[string]any{"url": "ws://" + addr + "/" + s.o.Stage, "management_url": ws.endpoint(), "route_selection": m.WebSocket.RouteSelection},
-			"WebSocket API on ws://%s/%s (routes by %s; the connections handle reaches it at %s)", addr, s.o.Stage, m.WebSocket.RouteSelection, ws.endpoint())
+		s.event("websocket", map[string]any{"url": "ws://" + addr + "/" + s.o.Stage, "management_url": s.wsEndpoint(), "route_selection": m.WebSocket.RouteSelection},
+			"WebSocket API on ws://%s/%s (routes by %s; the connections handle reaches it at %s)", addr, s.o.Stage, m.WebSocket.RouteSelection, s.wsEndpoint())
 		return
 	}
 	if n := s.ws.update(m, m.App); n > 0 {
@@ -105,7 +114,32 @@ func (s *supervisor) wsEnv() []string {
 	if s.ws == nil {
 		return nil
 	}
-	return []string{names.EnvWebSocketEndpoint + "=" + s.ws.endpoint()}
+	return []string{names.EnvWebSocketEndpoint + "=" + s.wsEndpoint()}
+}
+
+// wsEndpoint is the management endpoint the functions are given: with
+// the IAM check on, the check's proxy (with the stage's path, as API
+// Gateway's is https://API.execute-api.REGION.amazonaws.com/STAGE), which
+// checks each call against the calling function's role; else the server.
+func (s *supervisor) wsEndpoint() string {
+	return s.ws.managementURL()
+}
+
+// managementURL is wsEndpoint of ws.
+func (ws *wsServer) managementURL() string {
+	if p := ws.s.iam.proxy; p != nil {
+		return p.URL + "/" + ws.s.o.Stage
+	}
+	return ws.endpoint()
+}
+
+// wsIAM is the local WebSocket API as the IAM check sees it (nil when
+// none runs, or the check is off).
+func (s *supervisor) wsIAM() *localiam.WebSocket {
+	if s.ws == nil || s.ws.token == "" {
+		return nil
+	}
+	return &localiam.WebSocket{APIID: s.ws.apiID, Stage: s.o.Stage, Endpoint: "http://" + net.JoinHostPort(loopback(s.o.Host), strconv.Itoa(s.ws.port)), Token: s.ws.token}
 }
 
 // startWebSocket listens on Options.WebSocketPort (0: a free port).
@@ -120,6 +154,11 @@ func (s *supervisor) startWebSocket() (*wsServer, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ws := &wsServer{s: s, ln: l, port: l.Addr().(*net.TCPAddr).Port, apiID: "local", ctx: ctx, cancel: cancel, conns: map[string]*wsConn{}}
+	if s.iam.proxy != nil {
+		b := make([]byte, 32)
+		_, _ = rand.Read(b)
+		ws.token = base64.RawURLEncoding.EncodeToString(b)
+	}
 	ws.srv = &http.Server{Handler: ws, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = ws.srv.Serve(l) }()
 	return ws, nil
@@ -192,20 +231,37 @@ func (ws *wsServer) route(key string) (*manifest.Function, *manifest.WebSocket, 
 }
 
 func (ws *wsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if i := strings.Index(r.URL.Path, "/@connections/"); i >= 0 {
-		id, err := url.PathUnescape(r.URL.EscapedPath()[strings.Index(r.URL.EscapedPath(), "/@connections/")+len("/@connections/"):])
-		if err != nil {
-			http.Error(w, "bad connection id", http.StatusBadRequest)
-			return
-		}
-		ws.manage(w, r, id)
+	if strings.Contains(r.URL.Path, "/@connections") {
+		ws.manage(w, r)
 		return
 	}
 	ws.handshake(w, r)
 }
 
-// manage answers one call of the management API.
-func (ws *wsServer) manage(w http.ResponseWriter, r *http.Request, id string) {
+// forbidden is API Gateway's answer to a management call that is not
+// authorized, or names no stage of the API.
+func forbidden(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Amzn-ErrorType", "ForbiddenException")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = io.WriteString(w, `{"message":"Forbidden"}`)
+}
+
+// manage answers one call of the management API: with the IAM check on,
+// only those the check's proxy sends on (with the token), on
+// /STAGE/@connections/ID of the stage.
+func (ws *wsServer) manage(w http.ResponseWriter, r *http.Request) {
+	if ws.token != "" && subtle.ConstantTimeCompare([]byte(r.Header.Get(localiam.ManagementTokenHeader)), []byte(ws.token)) != 1 {
+		ws.s.event("websocket_manage_refused", map[string]any{"method": r.Method, "path": r.URL.EscapedPath(), "management_url": ws.managementURL()},
+			"WebSocket: refused %s %s: a management call that did not come through the IAM check got 403; the app's functions reach the connections at %s, as their roles allow", r.Method, r.URL.EscapedPath(), ws.managementURL())
+		forbidden(w)
+		return
+	}
+	stage, id, ok := localiam.ConnectionsPath(r.URL.EscapedPath())
+	if !ok || stage != ws.s.o.Stage {
+		forbidden(w)
+		return
+	}
 	ws.mu.Lock()
 	c := ws.conns[id]
 	ws.mu.Unlock()

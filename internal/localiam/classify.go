@@ -16,6 +16,9 @@ type Env struct {
 	// SecretARNs are the declared secrets' ARNs by physical name: a
 	// secret's ARN ends in 6 random characters that its name lacks.
 	SecretARNs map[string]string
+	// WebSocketAPI is the id of the app's local WebSocket API ("" when
+	// none runs): its @connections calls' ARNs name it.
+	WebSocketAPI string
 }
 
 // partition is the ARN partition of the region.
@@ -94,6 +97,9 @@ func Classify(r *http.Request, body []byte, service string, e Env) (Call, error)
 	case "ssm":
 		c.protocol = protoJSON
 		err = classifySSM(&c, r, body, e)
+	case "execute-api":
+		c.protocol = protoExecAPI
+		err = classifyExecAPI(&c, r, e)
 	default:
 		err = fmt.Errorf("the check models DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls, not %s", service)
 	}

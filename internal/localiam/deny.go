@@ -29,7 +29,9 @@ func requestID() string {
 // writeDenied answers r as the service answers a call IAM refuses: the
 // JSON services' AccessDeniedException (400), SQS's AccessDenied (its JSON
 // protocol with the query-compatible code header, or its query protocol's
-// XML), SNS's AuthorizationError and S3's AccessDenied (403, XML).
+// XML), SNS's AuthorizationError, S3's AccessDenied (403, XML) and API
+// Gateway's AccessDeniedException of the @connections API (403, JSON,
+// the code in X-Amzn-ErrorType).
 func writeDenied(w http.ResponseWriter, r *http.Request, c Call, msg string) {
 	id := requestID()
 	h := w.Header()
@@ -74,6 +76,12 @@ func writeDenied(w http.ResponseWriter, r *http.Request, c Call, msg string) {
 		writeXML(http.StatusForbidden, errorResponse{Error: queryError{Type: "Sender", Code: "AccessDenied", Message: msg}, RequestID: id})
 	case protoSNS:
 		writeXML(http.StatusForbidden, errorResponse{XMLNS: "http://sns.amazonaws.com/doc/2010-03-31/", Error: queryError{Type: "Sender", Code: "AuthorizationError", Message: msg}, RequestID: id})
+	case protoExecAPI:
+		h.Set("Content-Type", "application/json")
+		h.Set("X-Amzn-ErrorType", "AccessDeniedException")
+		w.WriteHeader(http.StatusForbidden)
+		b, _ := json.Marshal(map[string]string{"Message": msg})
+		_, _ = w.Write(b)
 	case protoS3:
 		h.Set("X-Amz-Request-Id", id)
 		writeXML(http.StatusForbidden, struct {

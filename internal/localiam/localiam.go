@@ -110,6 +110,7 @@ const (
 	protoSQSQuery
 	protoSNS
 	protoS3
+	protoExecAPI // API Gateway's management API (@connections)
 )
 
 // Denied reports a refused call.

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/framework-dev/framework/internal/manifest"
+	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
+	"github.com/framework-dev/framework/internal/policy"
 )
 
 // Deployed are the policies internal/perms computes for the app's
@@ -69,6 +71,9 @@ func EnvOf(m *manifest.Manifest, attrs map[string]map[string]string, region stri
 // the action, for the function's handler); otherwise where the policy of
 // what the app does not declare comes from.
 func (d *Deployed) Hint(function string, ch Check) string {
+	if ch.Action == policy.ManageConnections {
+		return fmt.Sprintf("a function's role gets %s on the app's WebSocket API when the policy scan finds a call of the connections handle (app.Connections) in its code; with a hand-written policy (autogen_policy false), allow it in %s on the API's connections", ch.Action, names.PolicyFile)
+	}
 	r, label := d.declared(ch.Resource)
 	dlq := false
 	if r == nil {

@@ -44,6 +44,9 @@ type Target struct {
 	// Hint, when set, says what would grant function the check it was
 	// refused (the Allow to add), for the log line and the error message.
 	Hint func(function string, ch Check) string
+	// WebSocket is the app's local WebSocket API, where the allowed
+	// @connections calls go (nil: none runs).
+	WebSocket *WebSocket
 }
 
 // Options configure a Proxy.
@@ -326,6 +329,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // upstreamURL is the base URL calls of service go to.
 func upstreamURL(r *http.Request, t *Target, region, service string) string {
+	if service == ServiceExecuteAPI && t.WebSocket != nil {
+		return strings.TrimRight(t.WebSocket.Endpoint, "/")
+	}
 	if u := t.Endpoints[service]; u != "" {
 		return strings.TrimRight(u, "/")
 	}
@@ -392,16 +398,26 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path 
 			out.Header.Set("X-Amz-Content-Sha256", hash)
 		}
 	}
-	if t.Credentials == nil {
-		fail(errors.New("no AWS credentials to send it with"))
-		return
+	if service == ServiceExecuteAPI {
+		// The local WebSocket API knows the proxy by its token; it gets
+		// no AWS credentials.
+		if t.WebSocket == nil {
+			fail(errors.New("the app runs no local WebSocket API"))
+			return
+		}
+		out.Header.Set(ManagementTokenHeader, t.WebSocket.Token)
+	} else {
+		if t.Credentials == nil {
+			fail(errors.New("no AWS credentials to send it with"))
+			return
+		}
+		creds, err := t.Credentials(r.Context())
+		if err != nil {
+			fail(err)
+			return
+		}
+		awscall.SignHash(out, hash, creds, region, service, time.Now())
 	}
-	creds, err := t.Credentials(r.Context())
-	if err != nil {
-		fail(err)
-		return
-	}
-	awscall.SignHash(out, hash, creds, region, service, time.Now())
 	resp, err := p.o.Client.Do(out)
 	if err != nil {
 		if errors.Is(r.Context().Err(), context.Canceled) {

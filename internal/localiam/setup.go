@@ -21,6 +21,8 @@ type Where struct {
 	// have for the app's manifest (a *perms.CeilingError comes with the
 	// policies); nil leaves the calls unchecked.
 	Policies func(ctx context.Context, m *manifest.Manifest) (*perms.Policies, error)
+	// WebSocket is the app's local WebSocket API (nil: none runs).
+	WebSocket *WebSocket
 }
 
 // TargetFor is the proxy's target for the app m whose declared resources
@@ -59,6 +61,7 @@ func TargetFor(ctx context.Context, w Where, m *manifest.Manifest, res *localres
 		attrs = res.Attrs
 	}
 	t.Env = EnvOf(m, attrs, t.Region)
+	attrs = withWebSocket(&t, attrs, w.WebSocket)
 	if w.Policies == nil {
 		return t, errors.Join(append(problems, errors.New("no policies to check the calls against"))...)
 	}
