@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -91,11 +92,11 @@ func TestLocalWebSocketAuthorizer(t *testing.T) {
 	}
 	id := echo["id"]
 
-	got := get(t, s.URL+"/conn/"+id, nil)
+	got := get(t, s.URL+"/conn/"+url.PathEscape(id), nil)
 	if got.status != 200 || !strings.Contains(got.body, `"ip":"127.0.0.1"`) || !strings.Contains(got.body, `"ua":"test-client/1"`) {
 		t.Errorf("describe: %d %s", got.status, got.body)
 	}
-	req, _ := http.NewRequest("DELETE", s.URL+"/conn/"+id, nil)
+	req, _ := http.NewRequest("DELETE", s.URL+"/conn/"+url.PathEscape(id), nil)
 	r, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +114,7 @@ func TestLocalWebSocketAuthorizer(t *testing.T) {
 	}
 	s.waitEvent(t, "websocket_disconnected", time.Minute)
 	// A gone connection: the handle's ErrConnectionGone, an uncaught error (500).
-	if got = get(t, s.URL+"/conn/"+id, nil); got.status != 500 {
+	if got = get(t, s.URL+"/conn/"+url.PathEscape(id), nil); got.status != 500 {
 		t.Errorf("describe after the close: %d %s, want 500", got.status, got.body)
 	}
 }
