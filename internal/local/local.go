@@ -107,6 +107,11 @@ type Options struct {
 	// returns ErrNoScan when it cannot scan cheaply (the engine is not
 	// built yet): the check is then skipped, saying so once.
 	Scan func(ctx context.Context, dir string) (*policy.Report, error)
+	// FunctionConcurrency is the most processes of one event or
+	// WebSocket handler that run at once (localinvoke.Pool.Max): an
+	// invocation beyond them waits for one to be free. 0 means
+	// localinvoke.DefaultMaxProcesses.
+	FunctionConcurrency int
 	// WebSocketPort is the TCP port of the local WebSocket API, served
 	// when the app declares WebSocket handlers; 0 picks a free one (the
 	// line printed says which).
@@ -137,6 +142,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if err := config.CheckStageName(o.Stage); err != nil {
 		return err
+	}
+	if o.FunctionConcurrency < 0 {
+		return fmt.Errorf("--function-concurrency %d: give the most processes of one function that may run at once, 1 or more", o.FunctionConcurrency)
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port: use 1 to 65535 (or 0 for any free port)", o.Port)

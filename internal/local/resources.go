@@ -84,7 +84,7 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	var stale *localinvoke.Pool
 	if bin != s.fnBin || s.fnPool == nil {
 		// A new build: its handlers get processes of their own.
-		stale, s.fnPool = s.fnPool, &localinvoke.Pool{}
+		stale, s.fnPool = s.fnPool, &localinvoke.Pool{Max: s.o.FunctionConcurrency}
 	}
 	s.fnBin, s.fnEnv, s.fnTimeouts = bin, slices.Concat(s.env, res.Env, s.wsEnv()), s.timeouts
 	s.fnMu.Unlock()
