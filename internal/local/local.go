@@ -288,8 +288,9 @@ type supervisor struct {
 	res        resources // the declared resources and what feeds the handlers
 	iam        iamState  // the local IAM check
 	fnMu       sync.Mutex
-	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
+	fnBin      string // the build the event handlers run, its environment (each handler's resources' apart) and timeouts, under fnMu
 	fnEnv      []string
+	fnResEnv   map[string][]string
 	fnTimeouts localinvoke.Timeouts
 	fnPool     *localinvoke.Pool    // fnBin's warm function processes, under fnMu
 	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
@@ -531,7 +532,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = slices.Concat(s.env, s.res.env, s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
+	cmd.Env = slices.Concat(s.env, s.res.env[names.APIHandlerName], s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr
