@@ -210,13 +210,16 @@ func checkFunctionEnv(t *testing.T, fn string, env map[string]string, want []str
 // resources it may use only (the API's function, which may read the notes
 // table, gets no audit table nor jobs queue; the queue handler gets its
 // queue and both tables it has Allows on, not the topic), no emulator URL
-// in any variable (AWS_ENDPOINT_URL and the queue's URL name the
-// proxy), under framework local and invoke --local. With --no-iam-check,
+// in any variable (AWS_ENDPOINT_URL, the AWS_ENDPOINT_URL_<SERVICE> the
+// user's environment sets and the queue's URL name the proxy), under
+// framework local and invoke --local. With --no-iam-check,
 // the emulator's URL is what they get, and still only their own
 // resources.
 func TestLocalFunctionEnvironment(t *testing.T) {
 	moto := mototest.Start(t)
-	env := motoEnv(t, moto)
+	// A service's own endpoint variable, which SDKs prefer to
+	// AWS_ENDPOINT_URL, names the emulator in the user's environment.
+	env := append(motoEnv(t, moto), "AWS_ENDPOINT_URL_STS="+moto.URL, "AWS_ENDPOINT_URL_SQS="+moto.URL)
 	dir := filepath.Join(testutil.RepoRoot(t), "test", "testdata", "iamapp")
 	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
 
