@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +110,154 @@ func TestLocalIAMCheck(t *testing.T) {
 	if got := s.call(t, "DELETE", "/notes/n1"); got["ok"] != true {
 		t.Errorf("DeleteItem with --no-iam-check: %v, want it to reach moto", got)
 	}
+	s.stop(t)
+}
+
+// envOf parses a process's environment, KEY=VALUE entries, into a map.
+func envOf(entries []string) map[string]string {
+	env := map[string]string{}
+	for _, kv := range entries {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return env
+}
+
+// getEnv is the environment of the API's function, from iamapp's /env.
+func (s *localServer) getEnv(t *testing.T) map[string]string {
+	t.Helper()
+	resp, err := http.Get(s.URL + "/env")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []string
+	if b := readAll(t, resp.Body); resp.StatusCode != 200 || json.Unmarshal(b, &entries) != nil {
+		t.Fatalf("GET /env: %d %s", resp.StatusCode, b)
+	}
+	return envOf(entries)
+}
+
+// workEnv is the environment the queue handler work logged ("work: env
+// [...]") in out.
+func workEnv(t *testing.T, out string) map[string]string {
+	t.Helper()
+	_, line, ok := strings.Cut(out, "work: env ")
+	if !ok {
+		t.Fatalf("the queue handler did not log its environment:\n%s", out)
+	}
+	var entries []string // the log line's attributes follow
+	if err := json.NewDecoder(strings.NewReader(line)).Decode(&entries); err != nil {
+		t.Fatalf("the queue handler's environment %q: %v", line, err)
+	}
+	return envOf(entries)
+}
+
+// resVars are the FRAMEWORK_RES_<NAME>_ prefixes of env's variables,
+// sorted: the declared resources the function was given.
+func resVars(env map[string]string) []string {
+	var out []string
+	for k := range env {
+		if rest, ok := strings.CutPrefix(k, "FRAMEWORK_RES_"); ok {
+			name, _, _ := strings.Cut(rest, "_")
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// checkFunctionEnv checks the environment env of function fn: the
+// FRAMEWORK_RES_* variables of the resources in want and no others, no
+// FRAMEWORK_AWS_ENDPOINT, and every AWS endpoint and queue URL at
+// endpoint; with the check on (endpoint is not moto's), no variable names
+// moto.
+func checkFunctionEnv(t *testing.T, fn string, env map[string]string, want []string, endpoint, moto string) {
+	t.Helper()
+	if got := resVars(env); !slices.Equal(got, want) {
+		t.Errorf("%s: the FRAMEWORK_RES_* variables of %v, want those of %v only (its deployed function's)", fn, got, want)
+	}
+	if v, ok := env["FRAMEWORK_AWS_ENDPOINT"]; ok {
+		t.Errorf("%s: FRAMEWORK_AWS_ENDPOINT=%q, want no such variable", fn, v)
+	}
+	host := func(u string) string {
+		p, err := url.Parse(u)
+		if err != nil || p.Host == "" {
+			t.Errorf("%s: %q is not a URL", fn, u)
+			return ""
+		}
+		return p.Host
+	}
+	if got := env["AWS_ENDPOINT_URL"]; host(got) != host(endpoint) {
+		t.Errorf("%s: AWS_ENDPOINT_URL=%q, want %s", fn, got, endpoint)
+	}
+	for k, v := range env {
+		if strings.HasPrefix(k, "AWS_ENDPOINT_URL_") && v != "" && host(v) != host(endpoint) {
+			t.Errorf("%s: %s=%q, want %s", fn, k, v, endpoint)
+		}
+		if strings.HasPrefix(k, "FRAMEWORK_RES_") && strings.HasSuffix(k, "URL") {
+			if host(v) != host(endpoint) || !strings.HasPrefix(strings.TrimPrefix(v, "http://"+host(v)), "/123456789012/iamapp-dev-") {
+				t.Errorf("%s: %s=%q, want the queue's /ACCOUNT/NAME at %s", fn, k, v, endpoint)
+			}
+		}
+		if endpoint != moto && strings.Contains(v, host(moto)) {
+			t.Errorf("%s: %s=%q names the emulator behind the IAM check", fn, k, v)
+		}
+	}
+}
+
+// Each function process gets what its deployed function gets, and nothing
+// that walks around the IAM check: the FRAMEWORK_RES_* variables of the
+// resources it may use only (the API's function, which may read the notes
+// table, gets no audit table nor jobs queue; the queue handler gets its
+// queue and both tables it has Allows on, not the topic), no emulator URL
+// in any variable (AWS_ENDPOINT_URL, the AWS_ENDPOINT_URL_<SERVICE> the
+// user's environment sets and the queue's URL name the proxy), under
+// framework local and invoke --local. With --no-iam-check,
+// the emulator's URL is what they get, and still only their own
+// resources.
+func TestLocalFunctionEnvironment(t *testing.T) {
+	moto := mototest.Start(t)
+	// A service's own endpoint variable, which SDKs prefer to
+	// AWS_ENDPOINT_URL, names the emulator in the user's environment.
+	env := append(motoEnv(t, moto), "AWS_ENDPOINT_URL_STS="+moto.URL, "AWS_ENDPOINT_URL_SQS="+moto.URL)
+	dir := filepath.Join(testutil.RepoRoot(t), "test", "testdata", "iamapp")
+	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
+
+	api := s.getEnv(t)
+	proxy := api["AWS_ENDPOINT_URL"]
+	if proxy == "" || proxy == moto.URL {
+		t.Fatalf("the API's function's AWS_ENDPOINT_URL is %q, want the IAM check's proxy", proxy)
+	}
+	checkFunctionEnv(t, "api", api, []string{"NOTES"}, proxy, moto.URL)
+
+	q := sqs.NewFromConfig(moto.Config())
+	if _, err := q.SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(moto.URL + "/123456789012/iamapp-dev-jobs"), MessageBody: aws.String("env")}); err != nil {
+		t.Fatal(err)
+	}
+	if d := s.waitDelivery(t, "work", time.Minute); d["ok"] != true {
+		t.Fatalf("the queue handler's delivery: %v", d)
+	}
+	work := workEnv(t, s.stderr.String())
+	checkFunctionEnv(t, "work", work, []string{"AUDIT", "JOBS", "NOTES"}, work["AWS_ENDPOINT_URL"], moto.URL)
+	if work["AWS_ENDPOINT_URL"] != proxy {
+		t.Errorf("work: AWS_ENDPOINT_URL=%q, want the proxy %s", work["AWS_ENDPOINT_URL"], proxy)
+	}
+	s.stop(t)
+
+	run := cliRunner(t, dir, env)
+	event := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(event, []byte(`{"Records":[{"body":"env"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := run(0, "invoke", "work", "--local", "--aws-endpoint", moto.URL, "--event", event)
+	inv := workEnv(t, out)
+	if inv["AWS_ENDPOINT_URL"] == moto.URL {
+		t.Errorf("invoke --local: AWS_ENDPOINT_URL is the emulator's, want the IAM check's proxy")
+	}
+	checkFunctionEnv(t, "invoke work --local", inv, []string{"AUDIT", "JOBS", "NOTES"}, inv["AWS_ENDPOINT_URL"], moto.URL)
+
+	// Without the check, there is no proxy: the emulator is the endpoint.
+	s = startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules", "--no-iam-check")
+	checkFunctionEnv(t, "api with --no-iam-check", s.getEnv(t), []string{"NOTES"}, moto.URL, moto.URL)
 	s.stop(t)
 }

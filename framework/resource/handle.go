@@ -163,20 +163,31 @@ func (p *Parameter) Value(ctx context.Context) (string, error) {
 }
 
 // setAdvice says how to give secret or parameter name its value where the
-// app runs: at the emulator framework local points it at
-// (FRAMEWORK_AWS_ENDPOINT behind its IAM check, else AWS_ENDPOINT_URL), in
-// the stage framework local serves (FRAMEWORK_STAGE), or in a stage,
-// deployed.
+// app runs: at the emulator framework local points it at, in the stage
+// framework local serves (FRAMEWORK_STAGE), or in a stage, deployed.
+// Behind framework local's IAM check, AWS_ENDPOINT_URL is the check's
+// proxy, not the emulator, and the function is not given the emulator's
+// URL (it would take its calls past the check):
+// FRAMEWORK_LOCAL_RESOURCES says the resources are at an emulator, and
+// the advice names the flag to pass with the URL framework local was
+// given.
 func setAdvice(name string) string {
-	u, checked := os.LookupEnv(names.EnvAWSEndpoint)
-	if !checked {
-		u = os.Getenv("AWS_ENDPOINT_URL")
+	stage := os.Getenv(names.EnvStage)
+	switch os.Getenv(names.EnvLocalResources) {
+	case names.LocalResourcesEmulator:
+		cmd := fmt.Sprintf("framework secret set %s --aws-endpoint URL", name)
+		if stage != "" {
+			cmd = fmt.Sprintf("framework secret set %s --stage %s --aws-endpoint URL", name, stage)
+		}
+		return fmt.Sprintf("set it with `%s` (URL: the emulator framework local runs against, its --aws-endpoint or the stage's aws_endpoint)", cmd)
+	case names.LocalResourcesStage:
+	default:
+		if u := os.Getenv("AWS_ENDPOINT_URL"); u != "" {
+			return fmt.Sprintf("set it with `framework secret set %s --aws-endpoint %s` (the emulator the app uses)", name, u)
+		}
 	}
-	if u != "" {
-		return fmt.Sprintf("set it with `framework secret set %s --aws-endpoint %s` (the emulator the app uses)", name, u)
-	}
-	if st := os.Getenv(names.EnvStage); st != "" {
-		return fmt.Sprintf("set it with `framework secret set %s --stage %s`, or in the AWS console", name, st)
+	if stage != "" {
+		return fmt.Sprintf("set it with `framework secret set %s --stage %s`, or in the AWS console", name, stage)
 	}
 	return fmt.Sprintf("set it with `framework secret set %s --stage S` (S: the stage), or in the AWS console", name)
 }

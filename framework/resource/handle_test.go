@@ -16,7 +16,7 @@ import (
 
 // clearAWS keeps the developer's AWS environment out of a test.
 func clearAWS(t *testing.T) {
-	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SECRETS_MANAGER", "AWS_ENDPOINT_URL_SSM", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION"} {
+	for _, k := range []string{"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SECRETS_MANAGER", "AWS_ENDPOINT_URL_SSM", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION", "FRAMEWORK_LOCAL_RESOURCES"} {
 		t.Setenv(k, "")
 	}
 }
@@ -214,19 +214,21 @@ func TestStreamARNOfATableWithoutStream(t *testing.T) {
 	}
 }
 
-// Behind framework local's IAM check, AWS_ENDPOINT_URL is its proxy: the
-// advice to set a value names the emulator the CLI was given, or the stage
-// when there is none.
+// Behind framework local's IAM check, AWS_ENDPOINT_URL is its proxy and
+// the function is not given the emulator's URL: the advice to set a value
+// names the flag to pass the emulator's URL with, and the stage; against
+// the deployed stage, the stage; never the proxy.
 func TestSetAdviceBehindTheIAMCheck(t *testing.T) {
 	clearAWS(t)
 	t.Setenv("AWS_ENDPOINT_URL", "http://127.0.0.1:40000")
 	t.Setenv("FRAMEWORK_STAGE", "dev")
-	t.Setenv("FRAMEWORK_AWS_ENDPOINT", "http://127.0.0.1:5000")
-	if got := setAdvice("token"); !strings.Contains(got, "--aws-endpoint http://127.0.0.1:5000") {
-		t.Errorf("with an emulator: %q, want the emulator's URL", got)
+	t.Setenv("FRAMEWORK_LOCAL_RESOURCES", "emulator")
+	if got := setAdvice("token"); !strings.Contains(got, "`framework secret set token --stage dev --aws-endpoint URL`") ||
+		!strings.Contains(got, "URL: the emulator framework local runs against") || strings.Contains(got, "40000") {
+		t.Errorf("with an emulator: %q, want the command with --aws-endpoint URL, what URL is, and not the proxy", got)
 	}
-	t.Setenv("FRAMEWORK_AWS_ENDPOINT", "")
-	if got := setAdvice("token"); !strings.Contains(got, "--stage dev") || strings.Contains(got, "40000") {
+	t.Setenv("FRAMEWORK_LOCAL_RESOURCES", "stage")
+	if got := setAdvice("token"); !strings.Contains(got, "--stage dev") || strings.Contains(got, "40000") || strings.Contains(got, "--aws-endpoint") {
 		t.Errorf("against the deployed stage: %q, want the stage and not the proxy", got)
 	}
 }

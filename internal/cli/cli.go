@@ -10,11 +10,13 @@ import (
 	"os"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/alecthomas/kong"
 
+	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/pipeline"
 	"github.com/framework-dev/framework/internal/procgroup"
@@ -110,14 +112,17 @@ func MainEnv(args []string, env *Env) int {
 
 // vars are the values kong writes in place of ${name} in the flags'
 // defaults and help texts: the version, the default stage and the stage
-// names hotswap takes for production.
+// names hotswap takes for production, and framework local's cap on each
+// function's processes and how long it keeps an idle one.
 func vars() kong.Vars {
 	return kong.Vars{
-		"version":           version(),
-		"default_stage":     names.DefaultStage,
-		"production_stages": strings.Join(names.ProductionStages, ", "),
-		"pipeline_workflow": pipeline.DefaultWorkflowPath,
-		"pipeline_template": pipeline.DefaultTemplatePath,
+		"version":              version(),
+		"default_stage":        names.DefaultStage,
+		"production_stages":    strings.Join(names.ProductionStages, ", "),
+		"pipeline_workflow":    pipeline.DefaultWorkflowPath,
+		"pipeline_template":    pipeline.DefaultTemplatePath,
+		"function_concurrency": strconv.Itoa(localinvoke.DefaultMaxProcesses),
+		"function_idle":        fmt.Sprintf("%.0f minutes", localinvoke.DefaultIdleTimeout.Minutes()),
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/local"
+	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
@@ -31,6 +32,9 @@ type LocalCmd struct {
 	NoIAMCheck   bool   `name:"no-iam-check" help:"Do not check the functions' AWS calls against the policies of their deployed roles (a call a role would refuse then succeeds locally)."`
 	JSON         bool   `name:"json" help:"Print events (serving, change, build_failed, reloaded, ...) as JSON lines; the app's own output goes to stderr."`
 	WSPort       port   `name:"ws-port" default:"8001" help:"TCP port of the app's WebSocket API, served when the app declares WebSocket handlers (0 picks a free one)."`
+	// FunctionConcurrency caps the warm processes of each event or
+	// WebSocket handler (localinvoke.Pool.Max).
+	FunctionConcurrency int `name:"function-concurrency" default:"${function_concurrency}" placeholder:"N" help:"Most processes of one event or WebSocket handler that run at once, as a function's concurrency deployed; events beyond them wait, in order, for a free one. A process idle for ${function_idle} is ended."`
 }
 
 // Run serves until the first Ctrl-C (SIGINT) or SIGTERM, then stops the app
@@ -43,6 +47,9 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		if err := f.CheckStageTypo(c.Stage); err != nil {
 			return err
 		}
+	}
+	if c.FunctionConcurrency < 1 {
+		return fmt.Errorf("--function-concurrency %d: give the most processes of one handler that may run at once, 1 or more (default %d)", c.FunctionConcurrency, localinvoke.DefaultMaxProcesses)
 	}
 	if exposed(c.Host) {
 		on := fmt.Sprintf("port %d", c.Port)
@@ -58,7 +65,7 @@ func (c *LocalCmd) Run(g *Globals, env *Env) error {
 		ProjectDir: g.ProjectDir, Host: c.Host, Port: int(c.Port), Stage: c.Stage, WebSocketPort: int(c.WSPort),
 		NoAutoreload: c.NoAutoreload, Profile: c.Profile, JSON: c.JSON,
 		Endpoint: c.AWSEndpoint, Region: c.Region, NoSchedules: c.NoSchedules,
-		NoIAMCheck: c.NoIAMCheck, Scan: localScan,
+		NoIAMCheck: c.NoIAMCheck, Scan: localScan, FunctionConcurrency: c.FunctionConcurrency,
 		Stdout: env.Stdout, Stderr: env.Stderr,
 	})
 	if errors.Is(err, local.ErrInterruptedFirstBuild) {

@@ -9,7 +9,6 @@ import (
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"
-	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/perms"
 )
 
@@ -78,13 +77,16 @@ func (s *supervisor) updateIAM(ctx context.Context, m *manifest.Manifest, res *l
 }
 
 // iamEnv is what the process of function gets for its AWS calls to be
-// checked: the proxy as the endpoint of every service, and the function's
-// own credentials.
+// checked: the proxy as the endpoint of every service (also those the
+// user's environment names), the function's own credentials, and where
+// the resources are behind the proxy, without their address
+// (localres.ProxyEndpoints): no variable names the emulator, whose URL
+// would take the calls past the check.
 func (s *supervisor) iamEnv(function string) []string {
 	if s.iam.proxy == nil {
 		return nil
 	}
-	return slices.Concat(localiam.ClearServiceEndpoints(s.env), s.iam.proxy.Environ(function), []string{names.EnvAWSEndpoint + "=" + s.o.Endpoint})
+	return slices.Concat(localres.ProxyEndpoints(s.env, s.iam.proxy.URL, s.o.Endpoint), s.iam.proxy.Environ(function))
 }
 
 // errNotScanned is why the calls go unchecked when the code could not be

@@ -107,6 +107,11 @@ type Options struct {
 	// returns ErrNoScan when it cannot scan cheaply (the engine is not
 	// built yet): the check is then skipped, saying so once.
 	Scan func(ctx context.Context, dir string) (*policy.Report, error)
+	// FunctionConcurrency is the most processes of one event or
+	// WebSocket handler that run at once (localinvoke.Pool.Max): an
+	// invocation beyond them waits for one to be free. 0 means
+	// localinvoke.DefaultMaxProcesses.
+	FunctionConcurrency int
 	// WebSocketPort is the TCP port of the local WebSocket API, served
 	// when the app declares WebSocket handlers; 0 picks a free one (the
 	// line printed says which).
@@ -137,6 +142,9 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if err := config.CheckStageName(o.Stage); err != nil {
 		return err
+	}
+	if o.FunctionConcurrency < 0 {
+		return fmt.Errorf("--function-concurrency %d: give the most processes of one function that may run at once, 1 or more", o.FunctionConcurrency)
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d is not a TCP port: use 1 to 65535 (or 0 for any free port)", o.Port)
@@ -280,8 +288,9 @@ type supervisor struct {
 	res        resources // the declared resources and what feeds the handlers
 	iam        iamState  // the local IAM check
 	fnMu       sync.Mutex
-	fnBin      string // the build the event handlers run, its environment and timeouts, under fnMu
+	fnBin      string // the build the event handlers run, its environment (each handler's resources' apart) and timeouts, under fnMu
 	fnEnv      []string
+	fnResEnv   map[string][]string
 	fnTimeouts localinvoke.Timeouts
 	fnPool     *localinvoke.Pool    // fnBin's warm function processes, under fnMu
 	timeouts   localinvoke.Timeouts // the stage's, as loadEnv read them
@@ -523,7 +532,7 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = slices.Concat(s.env, s.res.env, s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
+	cmd.Env = slices.Concat(s.env, s.res.env[names.APIHandlerName], s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr

@@ -18,9 +18,13 @@ import (
 // resources are the app's declared resources as the running build sees
 // them, and the deliverer that feeds its event handlers.
 type resources struct {
-	env    []string // FRAMEWORK_RES_* and AWS_ENDPOINT_URL for the app
-	key    string   // what the deliverer was started for
-	notice string   // the last problem reported, not repeated
+	// env is what each function's process gets of them, by function
+	// (names.APIHandlerName for the API's): its own FRAMEWORK_RES_*
+	// variables, and AWS_ENDPOINT_URL without the IAM check
+	// (localres.Resources.FunctionEnv).
+	env    map[string][]string
+	key    string // what the deliverer was started for
+	notice string // the last problem reported, not repeated
 	// last is the last lookup's outcome; resolved is it when it is kept
 	// for the declarations `declared` (JSON).
 	last, resolved *localres.Resources
@@ -78,15 +82,22 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 		s.res.last = res
 	}
 	res := s.res.last
-	s.res.env = res.Env
+	proxy := ""
+	if s.iam.proxy != nil {
+		proxy = s.iam.proxy.URL
+	}
+	s.res.env = map[string][]string{}
+	for fn, uses := range localres.Uses(m) {
+		s.res.env[fn] = res.FunctionEnv(uses, proxy)
+	}
 	s.updateIAM(ctx, m, res)
 	s.fnMu.Lock()
 	var stale *localinvoke.Pool
 	if bin != s.fnBin || s.fnPool == nil {
 		// A new build: its handlers get processes of their own.
-		stale, s.fnPool = s.fnPool, &localinvoke.Pool{}
+		stale, s.fnPool = s.fnPool, &localinvoke.Pool{Max: s.o.FunctionConcurrency}
 	}
-	s.fnBin, s.fnEnv, s.fnTimeouts = bin, slices.Concat(s.env, res.Env, s.wsEnv()), s.timeouts
+	s.fnBin, s.fnEnv, s.fnResEnv, s.fnTimeouts = bin, slices.Concat(s.env, s.wsEnv()), s.res.env, s.timeouts
 	s.fnMu.Unlock()
 	if stale != nil {
 		stale.Close()
@@ -170,13 +181,13 @@ func (s *supervisor) stopDeliverer() {
 // warm for the handler's next events (see localinvoke.Pool).
 func (s *supervisor) invoke(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
 	s.fnMu.Lock()
-	bin, env, timeouts, pool := s.fnBin, s.fnEnv, s.fnTimeouts, s.fnPool
+	bin, env, resEnv, timeouts, pool := s.fnBin, s.fnEnv, s.fnResEnv[fn.Name], s.fnTimeouts, s.fnPool
 	s.fnMu.Unlock()
 	if bin == "" || pool == nil {
 		return nil, errors.New("the app is not built yet")
 	}
 	res, err := pool.Invoke(ctx, localinvoke.Process{
-		Bin: bin, Env: slices.Concat(env, s.iamEnv(fn.Name)), Handler: fn.Name, Log: s.appOut,
+		Bin: bin, Env: slices.Concat(env, resEnv, s.iamEnv(fn.Name)), Handler: fn.Name, Log: s.appOut,
 		Timeout:      timeouts.Of(fn.Name),
 		FunctionName: names.StackName(app, s.o.Stage) + "-" + fn.Name,
 	}, event)

@@ -152,14 +152,13 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 			o.Notice(ch.Line)
 		}
 	}
-	if res != nil {
-		env = append(env, res.Env...)
-	}
-	iamEnv, stopIAM, err := checkIAM(ctx, o, m, res, inv.Function.Name, env)
+	iamEnv, proxy, stopIAM, err := checkIAM(ctx, o, m, res, inv.Function.Name, env)
 	if err != nil {
 		return nil, err
 	}
 	defer stopIAM()
+	// The resources' variables the deployed function gets, and no others.
+	env = append(env, res.FunctionEnv(localres.Uses(m)[inv.Function.Name], proxy)...)
 	env = append(env, iamEnv...)
 	if inv.Event == nil {
 		// The sample names the resource that feeds the handler where it is.
@@ -187,9 +186,9 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 }
 
 // checkIAM starts the local IAM check for the function named function
-// (unless Options.NoIAMCheck), and returns what its environment env gets
-// and how to stop it.
-func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localres.Resources, function string, env []string) ([]string, func(), error) {
+// (unless Options.NoIAMCheck), and returns what its environment env gets,
+// the proxy's URL ("" without the check) and how to stop it.
+func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localres.Resources, function string, env []string) ([]string, string, func(), error) {
 	notice := func(line string) {
 		if o.Notice != nil {
 			o.Notice(line)
@@ -197,11 +196,11 @@ func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localre
 	}
 	if o.NoIAMCheck {
 		notice(NoIAMCheckWarning)
-		return nil, func() {}, nil
+		return nil, "", func() {}, nil
 	}
 	t, err := localiam.TargetFor(ctx, localiam.Where{Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region, Policies: o.Policies}, m, res)
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return nil, "", nil, ctx.Err()
 	}
 	if msg := localiam.Problem(t, err); msg != "" {
 		notice(msg)
@@ -210,10 +209,9 @@ func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localre
 		Denied:    func(d localiam.Denied) { notice(d.Line()) },
 		Unchecked: func(fn, service, op string) { notice(localiam.UncheckedLine(fn, service, op)) }})
 	if err != nil {
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	extra := append(localiam.ClearServiceEndpoints(env), p.Environ(function)...)
-	return append(extra, names.EnvAWSEndpoint+"="+o.Endpoint), p.Close, nil
+	return append(localres.ProxyEndpoints(env, p.URL, o.Endpoint), p.Environ(function)...), p.URL, p.Close, nil
 }
 
 // NoIAMCheckWarning is the one line `--no-iam-check` prints.

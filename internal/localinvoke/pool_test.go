@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -30,8 +33,9 @@ func TestMain(m *testing.M) {
 var calls int
 
 func helperFunction(ctx context.Context, ev struct {
-	Op string `json:"op"`
-	Ms int    `json:"ms"`
+	Op   string `json:"op"`
+	Ms   int    `json:"ms"`
+	Path string `json:"path"`
 }) (map[string]int, error) {
 	calls++
 	switch ev.Op {
@@ -39,6 +43,15 @@ func helperFunction(ctx context.Context, ev struct {
 		return nil, errors.New("told to fail")
 	case "sleep":
 		time.Sleep(time.Duration(ev.Ms) * time.Millisecond)
+	case "hold":
+		// Answers once the test creates the file: the test decides when
+		// the process is free again.
+		for {
+			if _, err := os.Stat(ev.Path); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 	return map[string]int{"pid": os.Getpid(), "calls": calls}, nil
 }
@@ -129,6 +142,120 @@ func TestPoolKeepsProcessesWarm(t *testing.T) {
 	}
 	if _, err := pl.Invoke(context.Background(), p, []byte(`{"op":"count"}`)); err != nil {
 		t.Errorf("an invocation on a closed pool: %v, want it served by a process ended after it", err)
+	}
+}
+
+// counting makes pl count the processes it starts, and returns how many
+// it started in all.
+func counting(pl *Pool) func() int {
+	var mu sync.Mutex
+	n := 0
+	pl.start = func(p Process) (*warmProcess, error) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+		return startWarm(p)
+	}
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return n
+	}
+}
+
+// waitFor fails the test unless cond holds within a minute (a loaded
+// machine's bound, not a measure).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// waiting is how many invocations of function fn wait for a process.
+func (pl *Pool) waitingFor(fn string) int {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return len(pl.fn(fn).waiting)
+}
+
+// Six events at once for a function capped at two processes: two
+// processes start, the four other events wait, and each is served, by
+// those two, once they are free; no third process starts. An invocation
+// whose context ends while it waits gets an error naming the cap.
+func TestPoolCapsProcessesPerFunction(t *testing.T) {
+	pl := &Pool{Max: 2}
+	defer pl.Close()
+	started := counting(pl)
+	p := helperProcess(time.Minute)
+	free := filepath.Join(t.TempDir(), "free")
+	hold := fmt.Sprintf(`{"op":"hold","path":%q}`, free)
+
+	var wg sync.WaitGroup
+	got := make([]answer, 6)
+	for i := range got {
+		wg.Go(func() { got[i], _ = call(t, pl, p, hold) })
+	}
+	waitFor(t, "two processes started and four events waiting", func() bool { return started() == 2 && pl.waitingFor(p.FunctionName) == 4 })
+
+	// Another function has a cap of its own.
+	other := p
+	other.FunctionName = "shop-dev-other"
+	if a, _ := call(t, pl, other, `{"op":"count"}`); a.Calls != 1 {
+		t.Errorf("another function while the first is at its cap: %+v, want it served by a process of its own", a)
+	}
+
+	// An invocation that gives up while it waits says why.
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := pl.Invoke(ctx, p, []byte(`{"op":"count"}`))
+		errc <- err
+	}()
+	waitFor(t, "a fifth event waiting", func() bool { return pl.waitingFor(p.FunctionName) == 5 })
+	cancel()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "every one of its 2 processes was busy") || !strings.Contains(err.Error(), "--function-concurrency") {
+		t.Errorf("an invocation cancelled while it waited: %v, want the cap and the flag that raises it", err)
+	}
+
+	if err := os.WriteFile(free, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	pids := map[int]int{}
+	for _, a := range got {
+		pids[a.PID]++
+	}
+	if n := started(); n != 3 || len(pids) != 2 || pids[0] != 0 {
+		t.Errorf("six events, two processes at most: %d processes started (one of them the other function's), the six answered by %v", n, pids)
+	}
+}
+
+// A process idle for IdleTimeout is ended; the next event starts a new
+// one. One idle for less is kept.
+func TestPoolReapsIdleProcesses(t *testing.T) {
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	pl := &Pool{IdleTimeout: time.Minute, now: func() time.Time { return now }}
+	defer pl.Close()
+	p := helperProcess(time.Minute)
+
+	first, _ := call(t, pl, p, `{"op":"count"}`)
+	now = now.Add(59 * time.Second)
+	pl.reap()
+	if again, _ := call(t, pl, p, `{"op":"count"}`); again.PID != first.PID {
+		t.Errorf("a process idle for 59s of 60 was not kept: %+v after %+v", again, first)
+	}
+	now = now.Add(time.Minute)
+	pl.reap()
+	if alive(first.PID) {
+		t.Errorf("process %d, idle for a minute, still runs", first.PID)
+	}
+	if next, _ := call(t, pl, p, `{"op":"count"}`); next.PID == first.PID || next.Calls != 1 {
+		t.Errorf("after the idle process was ended: %+v, want a new process", next)
 	}
 }
 

@@ -128,10 +128,21 @@ const (
 	// directory of its own (internal/scratch) and gives the user's app and
 	// long-lived caches this one instead.
 	EnvUserTempDir = "FRAMEWORK_USER_TMPDIR"
-	// EnvAWSEndpoint is set by `framework local` when its IAM check points
-	// the app's AWS_ENDPOINT_URL at its proxy: the emulator's URL
-	// (--aws-endpoint), or empty against a deployed stage.
-	EnvAWSEndpoint = "FRAMEWORK_AWS_ENDPOINT"
+	// EnvLocalResources is set by `framework local` and `invoke --local`
+	// when their IAM check points the app's AWS_ENDPOINT_URL at its proxy:
+	// where the app's resources are behind it, LocalResourcesEmulator or
+	// LocalResourcesStage. It names no address: the function's calls
+	// reach the resources through the proxy only.
+	EnvLocalResources = "FRAMEWORK_LOCAL_RESOURCES"
+)
+
+// The values of EnvLocalResources.
+const (
+	// LocalResourcesEmulator: an AWS emulator, the --aws-endpoint (or the
+	// stage's aws_endpoint) framework local was given.
+	LocalResourcesEmulator = "emulator"
+	// LocalResourcesStage: the deployed stage's.
+	LocalResourcesStage = "stage"
 )
 
 // Access lines: the JSON line the REST API's function writes for each

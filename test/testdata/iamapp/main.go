@@ -8,8 +8,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log"
+	"os"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -48,8 +51,17 @@ func main() {
 	app := framework.New("iamapp")
 	notes := resource.NewTable(app, "notes", resource.TableSpec{PartitionKey: resource.Key{Name: "id", Type: resource.String}})
 	jobs := resource.NewQueue(app, "jobs", resource.QueueSpec{})
-	topic := resource.NewTopic(app, "events")
+	resource.NewTopic(app, "events")
+	audit := resource.NewTable(app, "audit", resource.TableSpec{PartitionKey: resource.Key{Name: "id", Type: resource.String}})
 	notes.Allow(resource.Read, "read", "work")
+	audit.Allow(resource.Write, "work")
+
+	// What the function's environment holds, for the test to check that
+	// each function gets its own resources' variables only, and no
+	// address of the emulator behind the IAM check.
+	app.Route("/env", func(r *framework.Request) ([]string, error) {
+		return os.Environ(), nil
+	}, framework.Name("env"))
 
 	app.Route("/notes/{id}", func(r *framework.Request, id string) (map[string]any, error) {
 		cfg, err := awsConfig()
@@ -75,9 +87,18 @@ func main() {
 			return err
 		}
 		for _, m := range ev.Records {
+			if m.Body == "env" {
+				b, _ := json.Marshal(os.Environ())
+				log.Printf("work: env %s", b)
+				continue
+			}
 			_, err := dynamodb.NewFromConfig(cfg).GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(notes.Name()), Key: key(m.Body)})
 			log.Printf("work: get %s: %v", m.Body, outcome(err))
-			err = dispatch(ctx, sns.NewFromConfig(cfg), "Publish", &sns.PublishInput{TopicArn: aws.String(topic.ARN()), Message: aws.String(m.Body)})
+			// work has no access to the topic, so it is not given the
+			// topic's variables (as deployed): it names the topic itself,
+			// from its own queue's ARN (same account and region).
+			topicARN := strings.Replace(strings.Replace(jobs.ARN(), ":sqs:", ":sns:", 1), "-jobs", "-events", 1)
+			err = dispatch(ctx, sns.NewFromConfig(cfg), "Publish", &sns.PublishInput{TopicArn: aws.String(topicARN), Message: aws.String(m.Body)})
 			log.Printf("work: publish %s: %v", m.Body, outcome(err))
 		}
 		return nil
