@@ -110,6 +110,9 @@ const (
 	protoSQSQuery
 	protoSNS
 	protoS3
+	protoQuery    // the query protocol of services the check does not know (IAM, STS)
+	protoRESTJSON // REST-JSON services the check does not know (Lambda)
+	protoXML      // any other service: S3's XML error
 )
 
 // Denied reports a refused call.
@@ -131,17 +134,26 @@ func (d Denied) Line() string {
 	return s
 }
 
-// UncheckedLine is the line that says calls of service's operation by
-// function are let through unchecked (service "": the function has no
-// policy).
-func UncheckedLine(function, service, operation string) string {
-	switch {
-	case service == "":
-		return "IAM: function " + function + " has no policy to check its AWS calls against; they are let through"
-	case knownServices[service]:
-		return "IAM: " + service + " " + operation + " calls (function " + function + ") name no resource the check can read, or are of an operation it does not know; they are let through unchecked"
+// UnmodeledLine is the line that says a call of function that the check
+// cannot classify (u says which and why) was refused.
+func UnmodeledLine(function string, u *Unmodeled) string {
+	op := u.Operation
+	if op == "" {
+		op = "(operation unknown)"
 	}
-	return "IAM: " + service + " " + operation + " calls (function " + function + ") are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through"
+	what := "the check models DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls, and refuses any other"
+	if knownServices[u.Service] {
+		what = "the check refuses the calls it cannot read one way only, and the operations it does not model"
+	}
+	return "IAM: function " + function + "'s " + u.Service + " " + op + " call was refused, not checked: " + u.Why + "; " + what +
+		" (it fails closed): call an operation the check models, or pass --no-iam-check to let every call through unchecked"
+}
+
+// NoPolicyLine is the line that says the calls of function are refused
+// for want of a policy to check them against, why saying why.
+func NoPolicyLine(function, why string) string {
+	return "IAM: function " + function + "'s AWS calls are refused: " + why +
+		"; the check refuses the calls it has no policy for (it fails closed): --no-iam-check lets every call through unchecked"
 }
 
 var knownServices = map[string]bool{"dynamodb": true, "sqs": true, "sns": true, "s3": true, "secretsmanager": true, "ssm": true}
