@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -281,6 +282,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.refuseNoPolicy(w, r, service, function, "the policies know no function named "+function)
 		return
 	case errors.As(err, &um):
+		if um.Operation == "" && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+			// The query protocol's operation, in a form body (IAM, STS).
+			if q, err := url.ParseQuery(string(body)); err == nil {
+				um.Operation = q.Get("Action")
+			}
+		}
 		p.refuseUnmodeled(w, r, function, um)
 		return
 	case err != nil:
