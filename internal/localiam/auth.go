@@ -164,6 +164,7 @@ func (p *Proxy) authenticate(r *http.Request, now time.Time) (*authenticated, *a
 		// sending it: the body is read to verify the signature.
 		body, kerr := readCapped(r)
 		if kerr != nil {
+			kerr.function, kerr.key, kerr.service = id.function, a.AccessKeyID, a.Service
 			return nil, kerr
 		}
 		out.body, out.haveBody, out.hash = body, true, sha256Hex(body)
