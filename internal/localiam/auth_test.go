@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sns"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/framework-dev/framework/internal/awscall"
 )
@@ -96,6 +97,16 @@ func TestProxyVerifiesSignatures(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s with the function's own credentials: %v", svc, err)
 		}
+	}
+	// A refusal reads as DynamoDB's own, its CRC32 right: the SDK logs
+	// no checksum warning.
+	var logged bytes.Buffer
+	cfg := sdkConfig(p, "api")
+	cfg.Logger = logging.NewStandardLogger(&logged)
+	_, err := dynamodb.NewFromConfig(cfg).DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("todos"),
+		Key: map[string]ddbtypes.AttributeValue{"id": &ddbtypes.AttributeValueMemberS{Value: "1"}}})
+	if errorCode(err) != "AccessDeniedException" || logged.Len() > 0 {
+		t.Errorf("DeleteItem: %v, logged %q: want AccessDeniedException and no warning", err, logged.String())
 	}
 	allowed, bad := up.seen()
 	if len(allowed) != 5 || len(bad) > 0 {

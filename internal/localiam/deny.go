@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
+	"hash/crc32"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -203,8 +205,10 @@ func writeError(w http.ResponseWriter, r *http.Request, p protocol, kind errKind
 		if p == protoSQSJSON {
 			h.Set("X-Amzn-Query-Error", code+";Sender")
 		}
-		w.WriteHeader(status)
 		b, _ := json.Marshal(map[string]string{"__type": "com.amazon.coral.service#" + code, "Message": msg})
+		// DynamoDB's SDKs check every answer's CRC32, which it sends.
+		h.Set("X-Amz-Crc32", strconv.FormatUint(uint64(crc32.ChecksumIEEE(b)), 10))
+		w.WriteHeader(status)
 		_, _ = w.Write(b)
 	case protoRESTJSON:
 		h.Set("Content-Type", "application/json")
