@@ -135,11 +135,16 @@ func canonicalQueryOf(q url.Values) string {
 // VerifyPresigned checks the query-string signature of r, a request to a
 // presigned URL, as the service would: with secret (the secret key of the
 // access key in its X-Amz-Credential) and at now. It returns
-// ErrPresignExpired past the URL's expiry, ErrPresignSignature when the
+// ErrPresignExpired past the URL's expiry, ErrRequestTime when it is
+// signed more than MaxSkew in the future, ErrPresignSignature when the
 // signature does not match what r is (method, path, query, signed
-// headers), another error when the URL is not a presigned one.
+// headers), another error when the URL is not a presigned one or its
+// expiry is longer than SigV4 allows.
 func VerifyPresigned(r *http.Request, secret string, now time.Time) error {
-	q := r.URL.Query()
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return errors.New("the presigned URL's query is malformed: " + err.Error())
+	}
 	if q.Get("X-Amz-Algorithm") != "AWS4-HMAC-SHA256" {
 		return errors.New("not a SigV4 presigned URL")
 	}
@@ -149,8 +154,14 @@ func VerifyPresigned(r *http.Request, secret string, now time.Time) error {
 	if len(cred) != 2 || strings.Count(cred[1], "/") != 3 || err != nil || err2 != nil || secs < 1 {
 		return errors.New("the presigned URL's X-Amz-Credential, X-Amz-Date or X-Amz-Expires is malformed")
 	}
+	if secs > int(MaxPresignExpiry/time.Second) {
+		return errors.New("the presigned URL's X-Amz-Expires is more than 7 days (604800 seconds)")
+	}
 	if now.After(when.Add(time.Duration(secs) * time.Second)) {
 		return ErrPresignExpired
+	}
+	if when.Sub(now) > MaxSkew {
+		return ErrRequestTime
 	}
 	if !strings.HasPrefix(cred[1], when.UTC().Format("20060102")+"/") {
 		return ErrPresignSignature

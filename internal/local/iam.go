@@ -32,8 +32,14 @@ func (s *supervisor) startIAM() error {
 		Denied: func(d localiam.Denied) {
 			s.event("iam_denied", map[string]any{"function": d.Function, "action": d.Action, "resource": d.Resource, "allow": d.Hint}, "%s", d.Line())
 		},
-		Unchecked: func(fn, service, op string) {
-			s.event("iam_unchecked", map[string]any{"function": fn, "service": service, "operation": op}, "%s", localiam.UncheckedLine(fn, service, op))
+		Unauthenticated: func(u localiam.Unauthenticated) {
+			s.event("iam_unauthenticated", map[string]any{"function": u.Function, "key": u.KeyID, "service": u.Service, "why": u.Why}, "%s", u.Line())
+		},
+		Unmodeled: func(fn string, u *localiam.Unmodeled) {
+			s.event("iam_unmodeled", map[string]any{"function": fn, "service": u.Service, "operation": u.Operation, "why": u.Why}, "%s", localiam.UnmodeledLine(fn, u))
+		},
+		NoPolicy: func(fn, why string) {
+			s.event("iam_no_policy", map[string]any{"function": fn, "why": why}, "%s", localiam.NoPolicyLine(fn, why))
 		},
 	})
 	if err != nil {

@@ -8,10 +8,25 @@
 // AWS (the emulator of --aws-endpoint, or the deployed stage's account):
 //
 //   - every function process gets AWS_ENDPOINT_URL pointing at the proxy
-//     and credentials of its own, whose access key id the proxy made for
-//     that function alone (Proxy.Environ); the SDK signs each request with
-//     them, and the proxy reads the key id in the SigV4 Authorization
-//     header to know which function calls;
+//     and credentials of its own, an access key id and a secret key the
+//     proxy made for that function alone, new in every run and the same
+//     throughout it (Proxy.Environ), so that warm processes are reused;
+//   - the proxy verifies each call's SigV4 signature with the secret of
+//     the function whose key id it names, as AWS does: the Authorization
+//     header's canonical request (method, path, query, the headers it
+//     lists, the payload hash X-Amz-Content-Sha256 declares, or the body's
+//     own hash when it declares none) or a presigned URL's, a date within
+//     15 minutes of now and a presigned URL within its expiry. A body whose
+//     hash is signed is checked against it: read whole when the check
+//     needs it, else (S3 uploads) as it streams upstream, the upload cut
+//     off before its end when it does not match. UNSIGNED-PAYLOAD and
+//     STREAMING-UNSIGNED-PAYLOAD-TRAILER are taken as declared, being
+//     signed; chunk-signed bodies (STREAMING-AWS4-HMAC-SHA256-PAYLOAD,
+//     which the AWS SDK for Go v2 does not send) are refused. A call
+//     unsigned, badly signed, too old or signed with a key that is no
+//     function's gets the service's own error (InvalidSignatureException,
+//     SignatureDoesNotMatch, InvalidAccessKeyId...) and is not sent on;
+//     so no other local process can act as a function;
 //   - the proxy derives the IAM action and the resource ARNs from the
 //     request (Classify): DynamoDB, SQS (JSON and query protocols), SNS,
 //     S3 (path and virtual-host style), Secrets Manager and SSM, the
@@ -38,12 +53,18 @@
 // free of any of it: the app's SDK calls are checked because the SDK reads
 // AWS_ENDPOINT_URL and AWS_ACCESS_KEY_ID, as it does deployed.
 //
-// What it does not check: calls of services and operations Classify does
-// not know are allowed and reported once each as not checked; IAM
-// conditions, resource policies and permission boundaries are not
-// modelled; a secret named by name rather than ARN that the app does not
-// declare is matched without its random suffix. Calls made by the
-// CLI itself (the deliverer's polling, resource creation) do not go
+// It fails closed: a call Classify cannot classify (a service or an
+// operation it does not model, a request it cannot read one way only) is
+// refused with the service's AccessDenied and an iam_unmodeled line,
+// never sent on with the real credentials; so is every call of a function
+// the policies do not know, and every call when there are no policies
+// (the code not scanned yet, a hand-written policy that does not load).
+// --no-iam-check turns the whole check off.
+//
+// What it does not model: IAM conditions, resource policies and
+// permission boundaries; a secret named by name rather than ARN that the
+// app does not declare is matched without its random suffix. Calls made by
+// the CLI itself (the deliverer's polling, resource creation) do not go
 // through it: deployed, those are Lambda's and CloudFormation's, not the
 // function's.
 package localiam
@@ -66,7 +87,7 @@ type Policies interface {
 	// Allows reports whether the role of the function named function
 	// ("api" for the API's function, else the handler's name) allows
 	// action on resource; known is false for a function the policies do
-	// not know, whose calls are then not checked.
+	// not know, whose calls the proxy then refuses.
 	Allows(function, action, resource string) (allowed, known bool)
 }
 
@@ -110,7 +131,10 @@ const (
 	protoSQSQuery
 	protoSNS
 	protoS3
-	protoExecAPI // API Gateway's management API (@connections)
+	protoExecAPI  // API Gateway's management API (@connections)
+	protoQuery    // the query protocol of services the check does not know (IAM, STS)
+	protoRESTJSON // REST-JSON services the check does not know (Lambda)
+	protoXML      // any other service: S3's XML error
 )
 
 // Denied reports a refused call.
@@ -132,17 +156,26 @@ func (d Denied) Line() string {
 	return s
 }
 
-// UncheckedLine is the line that says calls of service's operation by
-// function are let through unchecked (service "": the function has no
-// policy).
-func UncheckedLine(function, service, operation string) string {
-	switch {
-	case service == "":
-		return "IAM: function " + function + " has no policy to check its AWS calls against; they are let through"
-	case knownServices[service]:
-		return "IAM: " + service + " " + operation + " calls (function " + function + ") name no resource the check can read, or are of an operation it does not know; they are let through unchecked"
+// UnmodeledLine is the line that says a call of function that the check
+// cannot classify (u says which and why) was refused.
+func UnmodeledLine(function string, u *Unmodeled) string {
+	op := u.Operation
+	if op == "" {
+		op = "(operation unknown)"
 	}
-	return "IAM: " + service + " " + operation + " calls (function " + function + ") are not checked locally (the check knows DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls); they are let through"
+	what := "the check models DynamoDB, SQS, SNS, S3, Secrets Manager and SSM calls, and refuses any other"
+	if knownServices[u.Service] {
+		what = "the check refuses the calls it cannot read one way only, and the operations it does not model"
+	}
+	return "IAM: function " + function + "'s " + u.Service + " " + op + " call was refused, not checked: " + u.Why + "; " + what +
+		" (it fails closed): call an operation the check models, or pass --no-iam-check to let every call through unchecked"
+}
+
+// NoPolicyLine is the line that says the calls of function are refused
+// for want of a policy to check them against, why saying why.
+func NoPolicyLine(function, why string) string {
+	return "IAM: function " + function + "'s AWS calls are refused: " + why +
+		"; the check refuses the calls it has no policy for (it fails closed): --no-iam-check lets every call through unchecked"
 }
 
 var knownServices = map[string]bool{"dynamodb": true, "sqs": true, "sns": true, "s3": true, "secretsmanager": true, "ssm": true}

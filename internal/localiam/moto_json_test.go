@@ -36,9 +36,9 @@ func startMotoProxy(t *testing.T, stmts []Statement, env Env) *motoProxy {
 		Policies:    StaticPolicies{"api": stmts},
 		Credentials: func(context.Context) (awscall.Credentials, error) { return motoCreds, nil }},
 		Denied: func(d Denied) { rec.mu.Lock(); rec.denied = append(rec.denied, d); rec.mu.Unlock() },
-		Unchecked: func(fn, service, op string) {
+		Unmodeled: func(fn string, u *Unmodeled) {
 			rec.mu.Lock()
-			rec.unchecked = append(rec.unchecked, fn+" "+service+" "+op)
+			rec.unmodeled = append(rec.unmodeled, fn+" "+u.Service+" "+u.Operation+": "+u.Why)
 			rec.mu.Unlock()
 		}})
 	if err != nil {
@@ -54,14 +54,14 @@ func startMotoProxy(t *testing.T, stmts []Statement, env Env) *motoProxy {
 	}
 }
 
-// checked fails the test when a call went through unchecked: every call
+// checked fails the test when a call was refused as unmodelled: every call
 // these tests make is one the check models.
 func (m *motoProxy) checked(t *testing.T) {
 	t.Helper()
 	m.rec.mu.Lock()
 	defer m.rec.mu.Unlock()
-	if len(m.rec.unchecked) > 0 {
-		t.Errorf("calls let through unchecked: %q", m.rec.unchecked)
+	if len(m.rec.unmodeled) > 0 {
+		t.Errorf("calls refused as unmodelled: %q", m.rec.unmodeled)
 	}
 }
 

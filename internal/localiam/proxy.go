@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strconv"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,9 +34,11 @@ type Target struct {
 	// Credentials are the real credentials allowed calls are signed with
 	// again: the emulator's, or the CLI's for the deployed stage.
 	Credentials func(context.Context) (awscall.Credentials, error)
-	// Policies are the functions' statements; nil lets every call
-	// through unchecked.
+	// Policies are the functions' statements; with none, every call is
+	// refused (the check fails closed), NoPolicies saying why.
 	Policies Policies
+	// NoPolicies says why Policies is nil, for the refusals' line.
+	NoPolicies string
 	// Env names the resources requests give by name (the account, the
 	// declared secrets' ARNs); its Region defaults to Region.
 	Env Env
@@ -54,10 +55,18 @@ type Options struct {
 	Target
 	// Denied, when set, is told of every refused call.
 	Denied func(Denied)
-	// Unchecked, when set, is told once per service and operation of a
-	// call the proxy could not check and let through (service and
-	// operation empty: once per function the policies do not know).
-	Unchecked func(function, service, operation string)
+	// Unauthenticated, when set, is told of every call refused before
+	// any check: unsigned, badly signed, expired, or signed with an access
+	// key that is no function's.
+	Unauthenticated func(Unauthenticated)
+	// Unmodeled, when set, is told of a call refused because the check
+	// cannot classify it, once per function, service, operation and
+	// reason until the target changes.
+	Unmodeled func(function string, u *Unmodeled)
+	// NoPolicy, when set, is told of a call refused because there is no
+	// policy to check it against (why says why), once per function and
+	// reason until the target changes.
+	NoPolicy func(function, why string)
 	// Client sends the calls upstream; nil means a client of its own.
 	Client *http.Client
 }
@@ -73,11 +82,10 @@ type Proxy struct {
 	ln     net.Listener
 	srv    *http.Server
 	done   chan struct{}
-	secret string
 
 	mu       sync.Mutex
-	keys     map[string]string // access key id -> function
-	byFunc   map[string]string // function -> access key id
+	keys     map[string]*identity // by access key id
+	byFunc   map[string]*identity // by function
 	reported map[string]bool
 }
 
@@ -96,8 +104,8 @@ func Start(o Options) (*Proxy, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start the local IAM check on 127.0.0.1: %w", err)
 	}
-	p := &Proxy{URL: "http://" + ln.Addr().String(), o: o, ln: ln, done: make(chan struct{}), secret: randomHex(20),
-		keys: map[string]string{}, byFunc: map[string]string{}, reported: map[string]bool{}}
+	p := &Proxy{URL: "http://" + ln.Addr().String(), o: o, ln: ln, done: make(chan struct{}),
+		keys: map[string]*identity{}, byFunc: map[string]*identity{}, reported: map[string]bool{}}
 	p.SetTarget(o.Target)
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
 	go func() {
@@ -120,6 +128,9 @@ func (p *Proxy) SetTarget(t Target) {
 		t.Env.Region = t.Region
 	}
 	p.target.Store(&t)
+	p.mu.Lock()
+	clear(p.reported)
+	p.mu.Unlock()
 }
 
 // Close stops the proxy and waits until it stopped.
@@ -137,21 +148,23 @@ func (p *Proxy) Close() {
 
 // Environ is what the process of function needs for its AWS calls to go
 // through the proxy as that function: the proxy's URL as every service's
-// endpoint, and credentials whose key id is the function's (the same on
-// every call, so that warm processes are reused). It wins over the
+// endpoint, and credentials of the function's own, an access key id and
+// a secret key made for it when the proxy first names it and the same on
+// every call after (so that warm processes are reused); the proxy
+// verifies each call's signature with that secret. It wins over the
 // variables before it; nil for a nil proxy.
 func (p *Proxy) Environ(function string) []string {
 	if p == nil {
 		return nil
 	}
 	p.mu.Lock()
-	key, ok := p.byFunc[function]
+	id, ok := p.byFunc[function]
 	if !ok {
-		key = "FWLOCAL" + randomHex(8)
-		p.byFunc[function], p.keys[key] = key, function
+		id = &identity{function: function, key: "FWLOCAL" + randomHex(8), secret: randomHex(20)}
+		p.byFunc[function], p.keys[id.key] = id, id
 	}
 	p.mu.Unlock()
-	return []string{"AWS_ENDPOINT_URL=" + p.URL, "AWS_ACCESS_KEY_ID=" + key, "AWS_SECRET_ACCESS_KEY=" + p.secret,
+	return []string{"AWS_ENDPOINT_URL=" + p.URL, "AWS_ACCESS_KEY_ID=" + id.key, "AWS_SECRET_ACCESS_KEY=" + id.secret,
 		"AWS_SESSION_TOKEN=", "AWS_PROFILE=", "AWS_CONTAINER_CREDENTIALS_FULL_URI=", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI=",
 		"AWS_CONTAINER_AUTHORIZATION_TOKEN=", "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE="}
 }
@@ -193,25 +206,6 @@ func ServiceEndpoints(env []string) map[string]string {
 	return out
 }
 
-// scope is the key id, region and service of a SigV4 Authorization
-// header's credential scope.
-func scope(auth string) (key, region, service string, ok bool) {
-	const alg = "AWS4-HMAC-SHA256 "
-	if !strings.HasPrefix(auth, alg) {
-		return "", "", "", false
-	}
-	_, cred, found := strings.Cut(auth, "Credential=")
-	if !found {
-		return "", "", "", false
-	}
-	cred, _, _ = strings.Cut(cred, ",")
-	parts := strings.Split(strings.TrimSpace(cred), "/")
-	if len(parts) != 5 {
-		return "", "", "", false
-	}
-	return parts[0], parts[2], parts[3], true
-}
-
 func (p *Proxy) once(key string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -224,18 +218,6 @@ func (p *Proxy) once(key string) bool {
 
 // presignQuery are the query parameters of a presigned URL's signature.
 var presignQuery = []string{"X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Signature", "X-Amz-Security-Token"}
-
-// presignedScope is scope for a presigned URL, and whether it expired.
-func presignedScope(r *http.Request) (key, region, service string, ok, expired bool) {
-	q := r.URL.Query()
-	key, region, service, ok = scope("AWS4-HMAC-SHA256 Credential=" + q.Get("X-Amz-Credential"))
-	when, err := time.Parse("20060102T150405Z", q.Get("X-Amz-Date"))
-	secs, err2 := strconv.Atoi(q.Get("X-Amz-Expires"))
-	if err == nil && err2 == nil && time.Now().After(when.Add(time.Duration(secs)*time.Second)) {
-		expired = true
-	}
-	return key, region, service, ok, expired
-}
 
 // stripPresign removes a presigned URL's signature from r, which is then
 // signed again in headers, its payload unsigned as a presigned one is.
@@ -250,81 +232,125 @@ func stripPresign(r *http.Request) {
 	}
 }
 
-// ServeHTTP checks one call and refuses it or sends it upstream.
+// ServeHTTP checks one call and refuses it or sends it upstream: its
+// signature first (authenticate), then what it does (Classify) against
+// the policy of the function that signed it. It fails closed: a call it
+// cannot authenticate, classify or find a policy for is refused, and
+// nothing of it is sent on.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isPreflight(r) {
 		p.forwardPreflight(w, r)
 		return
 	}
-	key, region, service, ok := scope(r.Header.Get("Authorization"))
-	presigned := false
-	if !ok && r.URL.Query().Get("X-Amz-Credential") != "" {
-		// A presigned URL (S3's, handed to a browser): checked as the
-		// function that signed it, then sent on signed in headers.
-		var expired bool
-		key, region, service, ok, expired = presignedScope(r)
-		if expired {
-			writeDenied(w, r, Call{protocol: protoS3}, "Request has expired")
-			return
-		}
-		presigned = ok
-	}
-	p.mu.Lock()
-	function, known := p.keys[key]
-	p.mu.Unlock()
-	if !ok || !known {
-		who := "an unsigned request"
-		if ok {
-			who = "access key " + key
-		}
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(http.StatusForbidden)
-		fmt.Fprintf(w, "framework local's IAM check: %s is not a function's; let the SDK read AWS_ACCESS_KEY_ID from the environment, or pass --no-iam-check\n", who)
+	a, aerr := p.authenticate(r, time.Now())
+	if aerr != nil {
+		p.refuseUnauthenticated(w, r, aerr)
 		return
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		http.Error(w, "framework local's IAM check could not read the request: "+err.Error(), http.StatusBadRequest)
-		return
-	}
-	if presigned {
-		if !p.checkPresigned(w, r) {
-			return
-		}
-		stripPresign(r)
-	}
-	t := p.target.Load()
-	c, unmodeled := Classify(r, body, service, t.Env)
-	hasPolicy := false
-	if t.Policies != nil {
-		_, hasPolicy = t.Policies.Allows(function, "", "")
-	}
+	function, service := a.id.function, a.service
+	body := a.body
+	var stream io.Reader
+	var verifier *verifyingReader
 	switch {
-	case unmodeled != nil:
-		if p.o.Unchecked != nil && p.once(service+" "+c.Operation) {
-			p.o.Unchecked(function, service, c.Operation)
-		}
-	case !hasPolicy:
-		if p.o.Unchecked != nil && p.once("function "+function) {
-			p.o.Unchecked(function, "", "")
+	case a.haveBody:
+	case streamed(r, service):
+		stream = r.Body
+		if awscall.IsHexSHA256(a.hash) {
+			verifier = newVerifyingReader(r.Body, a.hash)
+			stream = verifier
 		}
 	default:
-		for _, ch := range c.Checks {
-			if ok, _ := t.Policies.Allows(function, ch.Action, ch.Resource); ok {
-				continue
-			}
-			hint := ""
-			if t.Hint != nil {
-				hint = t.Hint(function, ch)
-			}
-			if p.o.Denied != nil {
-				p.o.Denied(Denied{Function: function, Action: ch.Action, Resource: ch.Resource, Hint: hint})
-			}
-			writeDenied(w, r, c, deniedMessage(function, ch, hint))
+		var kerr *authError
+		if body, kerr = readCapped(r); kerr == nil && awscall.IsHexSHA256(a.hash) && sha256Hex(body) != a.hash {
+			kerr = &authError{kind: errHashMismatch, awsMsg: msgHashMismatch, why: errBodyMismatch.Error()}
+		}
+		if kerr != nil {
+			kerr.function, kerr.key, kerr.service = function, a.id.key, service
+			p.refuseUnauthenticated(w, r, kerr)
 			return
 		}
 	}
-	p.forward(w, r, t, c.Path, body, region, service)
+	t := p.target.Load()
+	c, err := Classify(r, body, service, t.Env)
+	var um *Unmodeled
+	known := false
+	if t.Policies != nil {
+		_, known = t.Policies.Allows(function, "", "")
+	}
+	switch {
+	case t.Policies == nil:
+		p.refuseNoPolicy(w, r, service, function, t.NoPolicies)
+		return
+	case !known:
+		p.refuseNoPolicy(w, r, service, function, "the policies know no function named "+function)
+		return
+	case errors.As(err, &um):
+		if um.Operation == "" && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+			// The query protocol's operation, in a form body (IAM, STS).
+			if q, err := url.ParseQuery(string(body)); err == nil {
+				um.Operation = q.Get("Action")
+			}
+		}
+		p.refuseUnmodeled(w, r, function, um)
+		return
+	case err != nil:
+		p.refuseUnmodeled(w, r, function, &Unmodeled{Service: service, Operation: c.Operation, Why: err.Error()})
+		return
+	}
+	for _, ch := range c.Checks {
+		if ok, _ := t.Policies.Allows(function, ch.Action, ch.Resource); ok {
+			continue
+		}
+		hint := ""
+		if t.Hint != nil {
+			hint = t.Hint(function, ch)
+		}
+		if p.o.Denied != nil {
+			p.o.Denied(Denied{Function: function, Action: ch.Action, Resource: ch.Resource, Hint: hint})
+		}
+		writeDenied(w, r, c, deniedMessage(function, ch, hint))
+		return
+	}
+	out := upstreamBody{hash: a.hash, verifier: verifier}
+	switch {
+	case stream != nil:
+		out.r, out.length = stream, r.ContentLength
+	case len(body) > 0:
+		out.r, out.length = bytes.NewReader(body), int64(len(body))
+	}
+	if err := p.forward(w, r, t, c.Path, out, a.region, service); errors.Is(err, errBodyMismatch) {
+		p.refuseUnauthenticated(w, r, &authError{kind: errHashMismatch, function: function, key: a.id.key, service: service, awsMsg: msgHashMismatch,
+			why: errBodyMismatch.Error() + " (the upload was cut off before its end, so the emulator or AWS did not take it)"})
+	}
+}
+
+// noPolicyHelp is what a refusal for want of a policy says to do.
+const noPolicyHelp = "framework local's IAM check refuses the calls it has no policy to check against; --no-iam-check lets every call through unchecked"
+
+// refuseNoPolicy refuses a call of function for want of a policy, why
+// saying why, and reports it.
+func (p *Proxy) refuseNoPolicy(w http.ResponseWriter, r *http.Request, service, function, why string) {
+	if why == "" {
+		why = "there are no policies to check the calls against"
+	}
+	writeError(w, r, protocolOf(r, service), errDenied, "User: function "+function+" (framework local) is not authorized: "+why+" ("+noPolicyHelp+")")
+	if p.o.NoPolicy != nil && p.once("nopolicy "+function+" "+why) {
+		p.o.NoPolicy(function, why)
+	}
+}
+
+// refuseUnmodeled refuses a call of function the check cannot classify,
+// and reports it.
+func (p *Proxy) refuseUnmodeled(w http.ResponseWriter, r *http.Request, function string, u *Unmodeled) {
+	op := u.Operation
+	if op == "" {
+		op = "(operation unknown)"
+	}
+	writeError(w, r, protocolOf(r, u.Service), errDenied, "User: function "+function+" (framework local) is not authorized to call "+u.Service+" "+op+
+		": the IAM check cannot check it ("+u.Why+"), and refuses what it cannot check; --no-iam-check lets every call through unchecked")
+	if p.o.Unmodeled != nil && p.once("unmodeled "+function+" "+u.Service+" "+u.Operation+" "+u.Why) {
+		p.o.Unmodeled(function, u)
+	}
 }
 
 // upstreamURL is the base URL calls of service go to.
@@ -358,13 +384,25 @@ var dropped = map[string]bool{"Authorization": true, "X-Amz-Date": true, "X-Amz-
 	"Content-Length": true, "Transfer-Encoding": true, "Connection": true, "Keep-Alive": true, "Expect": true,
 	"Te": true, "Trailer": true, "Upgrade": true, "Proxy-Connection": true}
 
-// forward signs r again with the real credentials and sends it upstream,
-// copying the answer back.
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path string, body []byte, region, service string) {
-	fail := func(err error) {
+// upstreamBody is the body a call is sent upstream with: r (nil for
+// none) of length bytes (-1 when unknown), signed with hash; verifier,
+// when set, is r checking the body against its signed hash.
+type upstreamBody struct {
+	r        io.Reader
+	length   int64
+	hash     string
+	verifier *verifyingReader
+}
+
+// forward signs r again with the real credentials and sends it upstream
+// with body, copying the answer back. Its error is errBodyMismatch, with
+// nothing written, when the streamed body did not match its signed hash.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path string, body upstreamBody, region, service string) error {
+	fail := func(err error) error {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprintf(w, "framework local's IAM check could not send the call on: %v\n", err)
+		return nil
 	}
 	if path == "" {
 		path = r.URL.EscapedPath()
@@ -374,57 +412,53 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path 
 		u += "?" + r.URL.RawQuery
 	}
 	var rd io.Reader = http.NoBody
-	if len(body) > 0 {
-		rd = bytes.NewReader(body)
+	if body.r != nil && body.length != 0 {
+		rd = body.r
 	}
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, u, rd)
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	for k, vs := range r.Header {
 		if !dropped[k] {
 			out.Header[k] = vs
 		}
 	}
-	out.ContentLength = int64(len(body))
-	hash := r.Header.Get("X-Amz-Content-Sha256")
-	if hash == "" || strings.HasPrefix(hash, "STREAMING-AWS4-HMAC") {
-		// A chunk-signed body cannot be signed again as it is: sent
-		// whole, it is signed whole.
-		s := sha256.Sum256(body)
-		hash = hex.EncodeToString(s[:])
-		if out.Header.Get("X-Amz-Content-Sha256") != "" {
-			out.Header.Set("X-Amz-Content-Sha256", hash)
-		}
+	out.ContentLength = 0
+	if rd != http.NoBody {
+		out.ContentLength = body.length
 	}
 	if service == ServiceExecuteAPI {
 		// The local WebSocket API knows the proxy by its token; it gets
 		// no AWS credentials.
 		if t.WebSocket == nil {
-			fail(errors.New("the app runs no local WebSocket API"))
-			return
+			return fail(errors.New("the app runs no local WebSocket API"))
 		}
 		out.Header.Set(ManagementTokenHeader, t.WebSocket.Token)
 	} else {
 		if t.Credentials == nil {
-			fail(errors.New("no AWS credentials to send it with"))
-			return
+			return fail(errors.New("no AWS credentials to send it with"))
 		}
 		creds, err := t.Credentials(r.Context())
 		if err != nil {
-			fail(err)
-			return
+			return fail(err)
 		}
-		awscall.SignHash(out, hash, creds, region, service, time.Now())
+		// Signed with the payload hash the function signed (verified as
+		// the body passes when it is a hash), or that of the body it sent.
+		awscall.SignHash(out, body.hash, creds, region, service, time.Now())
 	}
 	resp, err := p.o.Client.Do(out)
+	if body.verifier != nil && body.verifier.mismatch {
+		if err == nil {
+			resp.Body.Close()
+		}
+		return errBodyMismatch
+	}
 	if err != nil {
 		if errors.Is(r.Context().Err(), context.Canceled) {
-			return
+			return nil
 		}
-		fail(err)
-		return
+		return fail(err)
 	}
 	defer resp.Body.Close()
 	for k, vs := range resp.Header {
@@ -432,4 +466,5 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path 
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
+	return nil
 }

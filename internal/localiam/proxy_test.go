@@ -35,13 +35,22 @@ type upstream struct {
 	mu    sync.Mutex
 	calls []string // "METHOD PATH TARGET"
 	bad   []string
+	cut   []string // requests whose body did not arrive whole
 }
 
 func startUpstream(t testing.TB, answer func(w http.ResponseWriter, r *http.Request)) *upstream {
 	u := &upstream{}
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		_, region, service, _ := scope(r.Header.Get("Authorization"))
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			// A body cut off before its end: the request never completes.
+			u.mu.Lock()
+			u.cut = append(u.cut, r.Method+" "+r.URL.Path)
+			u.mu.Unlock()
+			return
+		}
+		a, _ := awscall.ParseAuthorization(r.Header.Get("Authorization"))
+		region, service := a.Region, a.Service
 		when, _ := time.Parse("20060102T150405Z", r.Header.Get("X-Amz-Date"))
 		again, _ := http.NewRequest(r.Method, "http://"+r.Host+r.URL.RequestURI(), bytes.NewReader(body))
 		for k, vs := range r.Header {
@@ -80,7 +89,9 @@ func (u *upstream) seen() ([]string, []string) {
 type recorder struct {
 	mu        sync.Mutex
 	denied    []Denied
-	unchecked []string
+	unauth    []Unauthenticated
+	unmodeled []string // "function service operation: why"
+	noPolicy  []string // "function: why"
 }
 
 func (r *recorder) deniedLines() []string {
@@ -93,6 +104,18 @@ func (r *recorder) deniedLines() []string {
 	return out
 }
 
+func (r *recorder) unauthenticated() []Unauthenticated {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Unauthenticated(nil), r.unauth...)
+}
+
+func (r *recorder) refusals() ([]string, []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.unmodeled...), append([]string(nil), r.noPolicy...)
+}
+
 func startProxy(t testing.TB, up string, pol Policies) (*Proxy, *recorder) {
 	rec := &recorder{}
 	p, err := Start(Options{Target: Target{Upstream: up, Region: "us-east-1", Policies: pol, Env: Env{Account: "123456789012"},
@@ -100,10 +123,16 @@ func startProxy(t testing.TB, up string, pol Policies) (*Proxy, *recorder) {
 		Hint: func(fn string, ch Check) string {
 			return "declare it: Allow(" + ch.Action + ")"
 		}},
-		Denied: func(d Denied) { rec.mu.Lock(); rec.denied = append(rec.denied, d); rec.mu.Unlock() },
-		Unchecked: func(fn, service, op string) {
+		Denied:          func(d Denied) { rec.mu.Lock(); rec.denied = append(rec.denied, d); rec.mu.Unlock() },
+		Unauthenticated: func(u Unauthenticated) { rec.mu.Lock(); rec.unauth = append(rec.unauth, u); rec.mu.Unlock() },
+		Unmodeled: func(fn string, u *Unmodeled) {
 			rec.mu.Lock()
-			rec.unchecked = append(rec.unchecked, fn+" "+service+" "+op)
+			rec.unmodeled = append(rec.unmodeled, fn+" "+u.Service+" "+u.Operation+": "+u.Why)
+			rec.mu.Unlock()
+		},
+		NoPolicy: func(fn, why string) {
+			rec.mu.Lock()
+			rec.noPolicy = append(rec.noPolicy, fn+": "+why)
 			rec.mu.Unlock()
 		}})
 	if err != nil {
@@ -223,34 +252,52 @@ func envOf(p *Proxy, fn, name string) string {
 	return ""
 }
 
-// Calls the proxy cannot check go through, reported once per service and
-// operation; a function the policy does not know is reported once; a
-// request not signed with a function's credentials is refused, saying why.
-func TestProxyUncheckedAndUnknown(t *testing.T) {
+// The check fails closed: a call it cannot classify (a service it does
+// not model) is refused in the service's shape and reported as
+// iam_unmodeled; so is every call of a function the policies do not know,
+// and every call when there are no policies, each saying why; nothing of
+// them reaches the emulator.
+func TestProxyFailsClosed(t *testing.T) {
 	up := startUpstream(t, func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "{}") })
 	p, rec := startProxy(t, up.URL, appPolicy)
 	ctx := context.Background()
 	call := func(fn string) awscall.Config {
-		return awscall.Config{Region: "us-east-1", Endpoint: p.URL, Credentials: awscall.Credentials{AccessKeyID: envOf(p, fn, "AWS_ACCESS_KEY_ID"), SecretAccessKey: "x"}}
+		return awscall.Config{Region: "us-east-1", Endpoint: p.URL, Credentials: awscall.Credentials{AccessKeyID: envOf(p, fn, "AWS_ACCESS_KEY_ID"), SecretAccessKey: envOf(p, fn, "AWS_SECRET_ACCESS_KEY")}}
 	}
 	for range 2 {
-		if err := call("api").Call(ctx, "kinesis", "PutRecord", map[string]string{"StreamName": "s"}, nil); err != nil {
-			t.Fatal(err)
+		err := call("api").Call(ctx, "kinesis", "PutRecord", map[string]string{"StreamName": "s"}, nil)
+		if !awscall.IsCode(err, "AccessDeniedException") || !strings.Contains(err.Error(), "--no-iam-check") {
+			t.Errorf("kinesis PutRecord, which the check does not model: %v, want AccessDeniedException saying --no-iam-check", err)
 		}
 	}
-	if err := call("nobody").Call(ctx, "dynamodb", "DeleteItem", map[string]string{"TableName": "todos"}, nil); err != nil {
-		t.Errorf("a function the policy does not know: %v, want its call let through", err)
+	err := call("nobody").Call(ctx, "dynamodb", "DeleteItem", map[string]string{"TableName": "todos"}, nil)
+	if !awscall.IsCode(err, "AccessDeniedException") || !strings.Contains(err.Error(), "no function named nobody") {
+		t.Errorf("a function the policy does not know: %v, want AccessDeniedException saying why", err)
 	}
-	if got := strings.Join(rec.unchecked, "|"); got != "api kinesis PutRecord|nobody  " {
-		t.Errorf("unchecked reports %q", got)
+	unmodeled, noPolicy := rec.refusals()
+	if len(unmodeled) != 1 || !strings.HasPrefix(unmodeled[0], "api kinesis PutRecord: ") {
+		t.Errorf("iam_unmodeled reports %q, want kinesis PutRecord's once", unmodeled)
 	}
-	other := awscall.Config{Region: "us-east-1", Endpoint: p.URL, Credentials: awscall.Credentials{AccessKeyID: "AKIAOTHER", SecretAccessKey: "x"}}
-	err := other.Call(ctx, "dynamodb", "GetItem", map[string]string{"TableName": "todos"}, nil)
-	if err == nil || !strings.Contains(err.Error(), "AKIAOTHER") || !strings.Contains(err.Error(), "--no-iam-check") {
-		t.Errorf("foreign credentials: %v, want a refusal naming the key and --no-iam-check", err)
+	if len(noPolicy) != 1 || !strings.HasPrefix(noPolicy[0], "nobody: the policies know no function named nobody") {
+		t.Errorf("no-policy reports %q", noPolicy)
 	}
-	if calls, _ := up.seen(); len(calls) != 3 {
-		t.Errorf("upstream got %q, want the 3 unchecked calls", calls)
+	if line := UnmodeledLine("api", &Unmodeled{Service: "kinesis", Operation: "PutRecord", Why: "not modelled"}); !strings.Contains(line, "function api") ||
+		!strings.Contains(line, "kinesis PutRecord") || !strings.Contains(line, "not modelled") || !strings.Contains(line, "--no-iam-check") {
+		t.Errorf("UnmodeledLine: %q", line)
+	}
+
+	// No policies at all: every call is refused, saying why.
+	p.SetTarget(Target{Upstream: up.URL, Region: "us-east-1", NoPolicies: "the app's code was not scanned",
+		Credentials: func(context.Context) (awscall.Credentials, error) { return realCreds, nil }})
+	err = call("api").Call(ctx, "dynamodb", "GetItem", map[string]string{"TableName": "todos"}, nil)
+	if !awscall.IsCode(err, "AccessDeniedException") || !strings.Contains(err.Error(), "the app's code was not scanned") || !strings.Contains(err.Error(), "--no-iam-check") {
+		t.Errorf("without policies: %v, want AccessDeniedException saying why and --no-iam-check", err)
+	}
+	if _, noPolicy := rec.refusals(); len(noPolicy) != 2 || noPolicy[1] != "api: the app's code was not scanned" {
+		t.Errorf("no-policy reports %q", noPolicy)
+	}
+	if calls, _ := up.seen(); len(calls) != 0 {
+		t.Errorf("upstream got %q, want nothing", calls)
 	}
 }
 

@@ -63,7 +63,9 @@ func TargetFor(ctx context.Context, w Where, m *manifest.Manifest, res *localres
 	t.Env = EnvOf(m, attrs, t.Region)
 	attrs = withWebSocket(&t, attrs, w.WebSocket)
 	if w.Policies == nil {
-		return t, errors.Join(append(problems, errors.New("no policies to check the calls against"))...)
+		err := errors.Join(append(problems, errors.New("no policies to check the calls against"))...)
+		t.NoPolicies = err.Error()
+		return t, err
 	}
 	pols, err := w.Policies(ctx, m)
 	if err != nil {
@@ -72,6 +74,11 @@ func TargetFor(ctx context.Context, w Where, m *manifest.Manifest, res *localres
 	if pols != nil {
 		d := FromPerms(pols, m, attrs)
 		t.Policies, t.Hint = d, d.Hint
+	} else {
+		t.NoPolicies = "there are no policies to check them against"
+		if err := errors.Join(problems...); err != nil {
+			t.NoPolicies += ": " + err.Error()
+		}
 	}
 	return t, errors.Join(problems...)
 }
@@ -83,7 +90,8 @@ func Problem(t Target, err error) string {
 	case err == nil:
 		return ""
 	case t.Policies == nil:
-		return "IAM: the functions' AWS calls are not checked locally: " + err.Error()
+		return "IAM: the functions' AWS calls are refused, as there are no policies to check them against: " + err.Error() +
+			" (the check fails closed; --no-iam-check lets every call through unchecked)"
 	}
 	return "IAM: " + err.Error()
 }

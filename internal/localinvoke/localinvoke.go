@@ -206,8 +206,10 @@ func checkIAM(ctx context.Context, o Options, m *manifest.Manifest, res *localre
 		notice(msg)
 	}
 	p, err := localiam.Start(localiam.Options{Target: t,
-		Denied:    func(d localiam.Denied) { notice(d.Line()) },
-		Unchecked: func(fn, service, op string) { notice(localiam.UncheckedLine(fn, service, op)) }})
+		Denied:          func(d localiam.Denied) { notice(d.Line()) },
+		Unauthenticated: func(u localiam.Unauthenticated) { notice(u.Line()) },
+		Unmodeled:       func(fn string, u *localiam.Unmodeled) { notice(localiam.UnmodeledLine(fn, u)) },
+		NoPolicy:        func(fn, why string) { notice(localiam.NoPolicyLine(fn, why)) }})
 	if err != nil {
 		return nil, "", nil, err
 	}
