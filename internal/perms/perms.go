@@ -9,9 +9,11 @@
 //   - the AWS SDK calls found by the policy scan in the code it reaches
 //     (package policy/scan), the handles' own calls (Secret.Value,
 //     Parameter.Value) included, on declared resources only within what
-//     is declared (a declaration is the ceiling), and on what the app does
-//     not declare as the scan narrows them (policy.Narrow's rule: "*" where
-//     the target is not known);
+//     is declared (a declaration is the ceiling, for each function and,
+//     in the API's function, for each route reaching the call; code the
+//     scan cannot place is held to every function's and route's), and on
+//     what the app does not declare as the scan narrows them
+//     (policy.Narrow's rule: "*" where the target is not known);
 //   - writing its logs, and X-Ray when tracing is on.
 //
 // Compute returns one FunctionPolicy per function: the API's function

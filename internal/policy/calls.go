@@ -85,7 +85,8 @@ const (
 	// whose handler name is not a constant: it may run in any function.
 	// Its calls on what the app does not declare are granted to every
 	// function; on a declared resource they are granted nothing beyond
-	// the declarations, and not reported as going beyond them.
+	// the declarations, and every function and route whose declarations
+	// do not cover them is reported (fail closed).
 	UnknownFunction = "?"
 	// KindPrefix + a manifest.Kind stands for every function of that kind.
 	KindPrefix = "kind:"
