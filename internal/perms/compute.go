@@ -242,8 +242,12 @@ func Compute(in Input) (*Policies, error) {
 		f.access = map[string]map[manifest.Access]int{}
 		f.scan = map[string]int{}
 		byName[f.pol.Function] = f
-		f.add(Statement{Sid: "AllowLogging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{ARN: policy.LoggingResource}},
-			Reasons: []Reason{{Kind: ReasonLogging, Detail: "its log group in CloudWatch Logs"}}})
+		// Its own log group only (the group, which Lambda creates on the
+		// first invocation unless the stack owns it, and its streams),
+		// not every function's.
+		group := LogGroupRef(f.pol.Function)
+		f.add(Statement{Sid: "AllowLogging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{Ref: group}, {Ref: group, Suffix: ":*"}},
+			Reasons: []Reason{{Kind: ReasonLogging, Detail: "its own log group in CloudWatch Logs"}}})
 	}
 
 	// Declarations, by resource and access, each once.
@@ -320,6 +324,11 @@ func Compute(in Input) (*Policies, error) {
 	if in.HandWritten != nil {
 		for _, f := range fns {
 			for i, s := range in.HandWritten.Statement {
+				if s.Sid == "AllowLogging" && slices.Equal(s.Resource, []string{policy.LoggingResource}) {
+					// gen-policy's logging statement (every function's
+					// log group): each function has its own instead.
+					continue
+				}
 				st := Statement{Sid: cmp.Or(s.Sid, fmt.Sprintf("Policy%d", i+1)), Effect: s.Effect, Actions: slices.Clone(s.Action),
 					Reasons: []Reason{{Kind: ReasonPolicy, Detail: "the hand-written policy, which every function gets"}}}
 				for _, r := range s.Resource {

@@ -71,7 +71,7 @@ func TestComputeOneRolePerFunction(t *testing.T) {
 	if want := []string{"api", "bearer", "count", "importCsv", "notify"}; !slices.Equal(names, want) {
 		t.Fatalf("functions %v, want %v", names, want)
 	}
-	log := "logs:CreateLogGroup on " + policy.LoggingResource
+	const log = "logs:PutLogEvents on arn:*:logs:*:*:log-group:/aws/lambda/${function:FN}:*"
 	for _, tc := range []struct {
 		fn        string
 		has, lack []string
@@ -87,6 +87,9 @@ func TestComputeOneRolePerFunction(t *testing.T) {
 	} {
 		f := p.Function(tc.fn)
 		g := granted(f)
+		for i := range tc.has {
+			tc.has[i] = strings.ReplaceAll(tc.has[i], "FN", tc.fn)
+		}
 		for _, h := range tc.has {
 			if !slices.Contains(g, h) {
 				t.Errorf("%s: lacks %s; has %v", tc.fn, h, g)
@@ -308,6 +311,38 @@ func TestComputeCeilingEveryRoute(t *testing.T) {
 	for _, hint := range []string{`add clicks.Allow(resource.Send, "create")`, `add clicks.Allow(resource.Send, "redirect")`} {
 		if err == nil || !strings.Contains(err.Error(), hint) {
 			t.Errorf("none allowed: errors lack %q:\n%v", hint, err)
+		}
+	}
+}
+
+// TestComputeLoggingOwnGroup: each function may write its logs to its own
+// log group only, not to every function's (/aws/lambda/*).
+func TestComputeLoggingOwnGroup(t *testing.T) {
+	p, err := Compute(Input{Manifest: shortener()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := func(fn string) string {
+		return "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/links-dev-" + fn
+	}
+	attr := func(name, a string) (string, bool) {
+		fn, ok := LogGroupOf(name)
+		return group(fn), ok && a == manifest.AttrARN
+	}
+	for _, f := range p.Functions {
+		for _, other := range p.Functions {
+			stream := group(other.Function) + ":log-stream:2026/01/01/[$LATEST]abc"
+			for _, action := range []string{"logs:CreateLogStream", "logs:PutLogEvents"} {
+				if got, want := f.Allows(action, stream, attr), f.Function == other.Function; got != want {
+					t.Errorf("%s: %s on %s's log stream allowed %v, want %v", f.Function, action, other.Function, got, want)
+				}
+			}
+			if got, want := f.Allows("logs:CreateLogGroup", group(other.Function), attr), f.Function == other.Function; got != want {
+				t.Errorf("%s: logs:CreateLogGroup of %s's group allowed %v, want %v", f.Function, other.Function, got, want)
+			}
+		}
+		if f.Allows("logs:PutLogEvents", "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/other:log-stream:x", attr) {
+			t.Errorf("%s may write to another log group", f.Function)
 		}
 	}
 }
