@@ -50,8 +50,8 @@ func TestGenPolicyExplain(t *testing.T) {
 	}
 	for _, line := range []string{
 		"function api (http)",
-		"  Allow logs:CreateLogGroup, logs:CreateLogStream, logs:PutLogEvents on arn:*:logs:*:*:log-group:/aws/lambda/*",
-		"    logging (its log group in CloudWatch Logs)",
+		"  Allow logs:CreateLogGroup, logs:CreateLogStream, logs:PutLogEvents on function api's log group, the log streams of function api's log group",
+		"    logging (its own log group in CloudWatch Logs)",
 		"    scan s3.ListObjectsV2 at blob/blob.go:15",
 		"    scan s3.HeadObject at main.go:27",
 		"    scan dynamodb.PutItem at store/store.go:33",

@@ -55,9 +55,9 @@ const DefaultStage = names.DefaultStage
 
 // BasicExecutionPolicy is the AWS managed policy that lets a Lambda
 // function write its logs anywhere in CloudWatch Logs. The construct's
-// roles do not attach it: each role's own policy grants the logging
-// actions on the Lambda functions' log groups only
-// (policy.LoggingResource), hand-written policy or not.
+// roles do not attach it: each role gets the logging actions on its own
+// function's log group only (App.functionLogging), hand-written policy
+// or not.
 const BasicExecutionPolicy = "service-role/AWSLambdaBasicExecutionRole"
 
 // AppProps are the inputs of NewApp. Give either ProjectDir, or Manifest
@@ -331,6 +331,9 @@ func (a *App) build(p *Prepared) error {
 	})
 	ApplyFunctionSettings(a.Function, cfg)
 	dropRoleDependency(a.Function, a.Role)
+	if err := a.functionLogging(p, "RoleLogging", policy.APIFunction, a.Function, a.Role); err != nil {
+		return err
+	}
 
 	// The app authorizers' functions: the front door names them.
 	var err error

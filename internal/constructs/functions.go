@@ -244,6 +244,9 @@ func (a *App) handlerFunction(p *Prepared, code awslambda.Code, arch awslambda.A
 	// concurrency, layers, VPC, tracing, an owned log group.
 	ApplyFunctionSettings(fn, cfg)
 	dropRoleDependency(fn, role)
+	if err := a.functionLogging(p, id+"RoleLogging", spec.Name, fn, role); err != nil {
+		return nil, err
+	}
 	return fn, nil
 }
 

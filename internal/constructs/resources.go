@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awskms"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssns"
@@ -234,19 +235,67 @@ func (a *App) functionRole(p *Prepared, id, name, desc string) (awsiam.IRole, er
 	if fp == nil {
 		return nil, fmt.Errorf("function %q has no computed policy: build the app and the CLI from the same framework version", name)
 	}
-	doc, err := fp.Document(a.resourceAttr, perms.ReasonXRay)
+	// Logging names the function's own log group, which needs the
+	// function's name: functionLogging adds it once the function exists.
+	doc, err := fp.Document(a.resourceAttr, perms.ReasonXRay, perms.ReasonLogging)
 	if err != nil {
 		return nil, err
+	}
+	props := &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String(desc),
+	}
+	if len(doc.Statement) > 0 {
+		js, err := a.policyJSON(doc)
+		if err != nil {
+			return nil, err
+		}
+		props.InlinePolicies = &map[string]awsiam.PolicyDocument{"AppPolicy": awsiam.PolicyDocument_FromJson(js)}
+	}
+	return awsiam.NewRole(a.Construct, jsii.String(id), props), nil
+}
+
+// functionLogging gives the role of the function named name, fn, the
+// logging statement of its policy (Prepared.Perms) on fn's own log group,
+// /aws/lambda/<fn's name>, and its streams, as a policy of its own
+// (AWS::IAM::Policy id, attached to the role): the role's inline policy
+// cannot name the function, whose Role property names the role (a
+// dependency cycle). Lambda creates the group on the first invocation,
+// or the stack owns it (Config.LogRetentionDays), under that name either
+// way, which `framework logs` reads. Nothing is added to an imported role.
+func (a *App) functionLogging(p *Prepared, id, name string, fn awslambda.Function, role awsiam.IRole) error {
+	if a.imported {
+		return nil
+	}
+	fp := p.Perms.Function(name)
+	if fp == nil {
+		return fmt.Errorf("function %q has no computed policy: build the app and the CLI from the same framework version", name)
+	}
+	group := awscdk.Fn_Sub(jsii.String("arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}:log-group:"+LogGroupPrefix+"${Name}"),
+		&map[string]*string{"Name": fn.FunctionName()})
+	attr := func(ref, attr string) (string, bool) {
+		if f, ok := perms.LogGroupOf(ref); ok && f == name && attr == manifest.AttrARN {
+			return *group, true
+		}
+		return "", false
+	}
+	doc, err := fp.Document(attr, perms.ReasonDeclaration, perms.ReasonTrigger, perms.ReasonScan, perms.ReasonPolicy, perms.ReasonXRay)
+	if err != nil {
+		return err
+	}
+	if len(doc.Statement) == 0 {
+		return nil
 	}
 	js, err := a.policyJSON(doc)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return awsiam.NewRole(a.Construct, jsii.String(id), &awsiam.RoleProps{
-		AssumedBy:      awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
-		Description:    jsii.String(desc),
-		InlinePolicies: &map[string]awsiam.PolicyDocument{"AppPolicy": awsiam.PolicyDocument_FromJson(js)},
-	}), nil
+	awsiam.NewCfnPolicy(a.Construct, jsii.String(id), &awsiam.CfnPolicyProps{
+		PolicyName:     jsii.String("Logging"),
+		PolicyDocument: js,
+		Roles:          &[]*string{role.RoleName()},
+	})
+	return nil
 }
 
 // resourceAttr returns the CloudFormation token of attribute attr of the

@@ -38,6 +38,7 @@ func checkRolePerFunction(t *testing.T, tpl *template, m *manifest.Manifest, wan
 		return "", false
 	}
 	roles := map[string]string{}
+	fnIDs := map[string]string{} // function name → logical id
 	for id, fn := range tpl.ofType("AWS::Lambda::Function") {
 		if fn.Properties["Runtime"] != "provided.al2023" {
 			continue
@@ -58,6 +59,7 @@ func checkRolePerFunction(t *testing.T, tpl *template, m *manifest.Manifest, wan
 			}
 		}
 		roles[name] = role
+		fnIDs[name] = id
 		// The environment.
 		var gotEnv, wantEnv []string
 		for k := range vars {
@@ -87,14 +89,31 @@ func checkRolePerFunction(t *testing.T, tpl *template, m *manifest.Manifest, wan
 		// What the role grants, by declared resource (stream apart).
 		got := map[string][]string{}
 		var docs []any
-		for _, p := range tpl.Resources[role].Properties["Policies"].([]any) {
+		inline, _ := tpl.Resources[role].Properties["Policies"].([]any) // none: logging alone
+		for _, p := range inline {
 			docs = append(docs, p.(map[string]any)["PolicyDocument"])
 		}
+		logging := 0
 		for id, p := range tpl.ofType("AWS::IAM::Policy") {
-			if strings.Contains(fmt.Sprint(p.Properties["Roles"]), role) {
-				t.Errorf("function %s: policy %s is attached to its role besides its own", name, id)
-				docs = append(docs, p.Properties["PolicyDocument"])
+			if !strings.Contains(fmt.Sprint(p.Properties["Roles"]), role) {
+				continue
 			}
+			// Its logging policy: the logging actions on its own
+			// function's log group (/aws/lambda/<its name>) only.
+			b, _ := json.Marshal(p.Properties["PolicyDocument"])
+			if p.Properties["PolicyName"] == "Logging" {
+				logging++
+				if !strings.Contains(string(b), `log-group:/aws/lambda/${Name}`) || !strings.Contains(string(b), `"Ref":"`+fnIDs[name]+`"`) ||
+					strings.Contains(string(b), "/aws/lambda/*") || strings.Count(string(b), `"logs:`) != 3 || strings.Count(string(b), `"Action"`) != 1 {
+					t.Errorf("function %s: logging policy %s is not the logging actions on its own log group: %s", name, id, b)
+				}
+				continue
+			}
+			t.Errorf("function %s: policy %s is attached to its role besides its own", name, id)
+			docs = append(docs, p.Properties["PolicyDocument"])
+		}
+		if logging != 1 {
+			t.Errorf("function %s: %d logging policies, want 1", name, logging)
 		}
 		for _, d := range docs {
 			for _, s := range d.(map[string]any)["Statement"].([]any) {

@@ -29,6 +29,11 @@ func FromPerms(pols *perms.Policies, m *manifest.Manifest, attrs map[string]map[
 }
 
 func (d *Deployed) attr(name, attr string) (string, bool) {
+	if fn, ok := perms.LogGroupOf(name); ok {
+		// A function's own log group: no Lambda names it locally, so
+		// the pattern of a stage's, /aws/lambda/<app>-<stage>-<function>.
+		return "arn:*:logs:*:*:log-group:/aws/lambda/" + d.m.App + "-*-" + fn, attr == manifest.AttrARN
+	}
 	v := d.attrs[name][attr]
 	return v, v != ""
 }

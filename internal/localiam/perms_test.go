@@ -58,6 +58,7 @@ func TestFromPerms(t *testing.T) {
 		{"work", "secretsmanager:GetSecretValue", attrs["token"][manifest.AttrARN], true},
 		{"api", "secretsmanager:GetSecretValue", attrs["token"][manifest.AttrARN], false},
 		{"work", "logs:PutLogEvents", "arn:aws:logs:us-east-1:" + acct + ":log-group:/aws/lambda/a-dev-work:log-stream:x", true},
+		{"api", "logs:PutLogEvents", "arn:aws:logs:us-east-1:" + acct + ":log-group:/aws/lambda/a-dev-work:log-stream:x", false},
 	} {
 		allowed, known := d.Allows(tc.fn, tc.action, tc.resource)
 		if allowed != tc.want || !known {

@@ -164,6 +164,9 @@ type CeilingError struct {
 	Has []manifest.Access
 	// Hint is the Allow to add.
 	Hint string
+	// Unplaced: the scan could not tell which functions reach the call
+	// (policy.UnknownFunction), so it may run in this one.
+	Unplaced bool
 }
 
 // Error names the call site, the handler, the resource and the Allow to
@@ -172,6 +175,10 @@ func (e *CeilingError) Error() string {
 	who := fmt.Sprintf("handler %q", e.Handler)
 	if e.Function == policy.APIFunction && e.Handler == "HANDLER" {
 		who = "a route of the API's function"
+	}
+	if e.Unplaced {
+		// The scan cannot tell who runs the code: every function may.
+		who = "code the policy scan cannot place (a function value it cannot follow, or code no registration reaches), which may run in " + who + ","
 	}
 	res := fmt.Sprintf("%s %q", e.Kind, e.Resource)
 	if e.Resource == "" {
@@ -235,8 +242,12 @@ func Compute(in Input) (*Policies, error) {
 		f.access = map[string]map[manifest.Access]int{}
 		f.scan = map[string]int{}
 		byName[f.pol.Function] = f
-		f.add(Statement{Sid: "AllowLogging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{ARN: policy.LoggingResource}},
-			Reasons: []Reason{{Kind: ReasonLogging, Detail: "its log group in CloudWatch Logs"}}})
+		// Its own log group only (the group, which Lambda creates on the
+		// first invocation unless the stack owns it, and its streams),
+		// not every function's.
+		group := LogGroupRef(f.pol.Function)
+		f.add(Statement{Sid: "AllowLogging", Actions: slices.Clone(policy.LoggingActions), Resources: []Resource{{Ref: group}, {Ref: group, Suffix: ":*"}},
+			Reasons: []Reason{{Kind: ReasonLogging, Detail: "its own log group in CloudWatch Logs"}}})
 	}
 
 	// Declarations, by resource and access, each once.
@@ -313,6 +324,11 @@ func Compute(in Input) (*Policies, error) {
 	if in.HandWritten != nil {
 		for _, f := range fns {
 			for i, s := range in.HandWritten.Statement {
+				if s.Sid == "AllowLogging" && slices.Equal(s.Resource, []string{policy.LoggingResource}) {
+					// gen-policy's logging statement (every function's
+					// log group): each function has its own instead.
+					continue
+				}
 				st := Statement{Sid: cmp.Or(s.Sid, fmt.Sprintf("Policy%d", i+1)), Effect: s.Effect, Actions: slices.Clone(s.Action),
 					Reasons: []Reason{{Kind: ReasonPolicy, Detail: "the hand-written policy, which every function gets"}}}
 				for _, r := range s.Resource {
@@ -509,8 +525,9 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 					continue
 				}
 				if named != nil && named.Kind == manifest.ResourceQueue && c.Target.DeadLetter {
-					if e := f.deadLetterCall(named, action, handler, why, target.unknown); e != nil {
-						key := e.Function + "|" + e.Pos + "|" + e.Action + "|" + e.Resource + "|dlq"
+					if e := f.deadLetterCall(named, action, handler, why); e != nil {
+						e.Unplaced = target.unknown
+						key := e.Function + "|" + e.Handler + "|" + e.Pos + "|" + e.Action + "|" + e.Resource + "|dlq"
 						if !seen[key] {
 							seen[key] = true
 							errs = append(errs, e)
@@ -519,8 +536,9 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 					continue
 				}
 				// A call on a declared resource: the declaration is the
-				// ceiling. Code the scan could not place grants nothing
-				// beyond it, and is not held to it.
+				// ceiling, for each function and route reaching the call.
+				// Code the scan could not place may run in any of them:
+				// each is held to it (fail closed).
 				targets := candidates
 				if named != nil {
 					targets = []*manifest.Resource{named}
@@ -529,9 +547,6 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 				for _, r := range targets {
 					cover = append(cover, f.covering(r, action, handler)...)
 				}
-				if len(cover) == 0 && target.unknown {
-					continue
-				}
 				if len(cover) > 0 {
 					for _, i := range cover {
 						why.Resource = ""
@@ -539,7 +554,7 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 					}
 					continue
 				}
-				e := &CeilingError{Function: f.pol.Function, Handler: handler, Pos: why.Pos, Call: why.Call, Action: action, Kind: kind}
+				e := &CeilingError{Function: f.pol.Function, Handler: handler, Pos: why.Pos, Call: why.Call, Action: action, Kind: kind, Unplaced: target.unknown}
 				hintRes := &manifest.Resource{Name: strings.ToUpper(string(kind[:1])) + string(kind[1:]), Kind: kind}
 				if len(targets) == 1 {
 					e.Resource, e.Has, hintRes = targets[0].Name, f.has(targets[0], handler), targets[0]
@@ -550,7 +565,7 @@ func scanCalls(m *manifest.Manifest, calls []policy.Call, fns []*fnState, byName
 					access = manifest.AccessReadWrite // Read + Write: say ReadWrite
 				}
 				e.Hint = AllowHint(hintRes, access, handler)
-				key := e.Function + "|" + e.Pos + "|" + e.Action + "|" + e.Resource
+				key := e.Function + "|" + e.Handler + "|" + e.Pos + "|" + e.Action + "|" + e.Resource
 				if !seen[key] {
 					seen[key] = true
 					errs = append(errs, e)
@@ -586,7 +601,8 @@ func (f *fnState) wide(prefix, action string, why Reason) {
 }
 
 // reachedFn is a function a call is reached from, and the handler to name
-// in an Allow.
+// in an Allow: for the API's function, one route's handler (each route
+// reaching the call is one reachedFn, held to its own declarations).
 type reachedFn struct {
 	fn      *fnState
 	handler string
@@ -594,27 +610,36 @@ type reachedFn struct {
 	unknown bool
 }
 
-// reached returns the functions whose code reaches c (policy.Call.Functions).
+// reached returns the functions whose code reaches c (policy.Call.Functions),
+// the API's function once per route reaching it. Where the scan cannot
+// tell which routes reach the call (the API's function as a whole, code
+// every function runs, code it could not place), every route may: each
+// is held to its own declarations (fail closed).
 func reached(c policy.Call, fns []*fnState, byName map[string]*fnState, api *fnState) []reachedFn {
 	var out []reachedFn
 	addAs := func(f *fnState, handler string, unknown bool) {
 		for i := range out {
-			if out[i].fn == f {
-				if out[i].handler == "HANDLER" {
-					out[i].handler = handler
-				}
+			if out[i].fn == f && out[i].handler == handler {
 				out[i].unknown = out[i].unknown && unknown
 				return
 			}
 		}
 		out = append(out, reachedFn{f, handler, unknown})
 	}
-	add := func(f *fnState, handler string) { addAs(f, handler, false) }
-	unknown := false
-	apiHandler := "HANDLER"
-	if len(api.pol.Handlers) == 1 {
-		apiHandler = api.pol.Handlers[0]
+	// addFn adds f; the API's function with each of its routes.
+	addFn := func(f *fnState, unknown bool) {
+		if f != api {
+			addAs(f, f.pol.Function, unknown)
+			return
+		}
+		if len(api.pol.Handlers) == 0 {
+			addAs(api, "HANDLER", unknown)
+		}
+		for _, h := range api.pol.Handlers {
+			addAs(api, h, unknown)
+		}
 	}
+	unknown := false
 	all := len(c.Functions) == 0
 	for _, name := range c.Functions {
 		switch {
@@ -623,42 +648,35 @@ func reached(c policy.Call, fns []*fnState, byName map[string]*fnState, api *fnS
 		case name == policy.UnknownFunction:
 			unknown = true
 		case name == policy.APIFunction:
-			add(api, apiHandler)
+			addFn(api, false)
 		case strings.HasPrefix(name, policy.RoutePrefix):
-			h := strings.TrimPrefix(name, policy.RoutePrefix)
-			if !api.routes[h] {
-				h = apiHandler
+			if h := strings.TrimPrefix(name, policy.RoutePrefix); api.routes[h] {
+				addAs(api, h, false)
+			} else {
+				addFn(api, false) // a route the manifest does not name: any may be it
 			}
-			add(api, h)
 		case strings.HasPrefix(name, policy.KindPrefix):
 			kind := manifest.Kind(strings.TrimPrefix(name, policy.KindPrefix))
 			for _, f := range fns {
 				if kind == "all" || f.pol.Kind == kind {
-					add(f, handlerOf(f, apiHandler))
+					addFn(f, false)
 				}
 			}
 		case byName[name] != nil:
-			add(byName[name], name)
+			addFn(byName[name], false)
 		default:
 			all = true // a name the manifest does not have: be safe
 		}
 	}
 	if all {
 		for _, f := range fns {
-			add(f, handlerOf(f, apiHandler))
+			addFn(f, false)
 		}
 	}
 	if unknown {
 		for _, f := range fns {
-			addAs(f, handlerOf(f, apiHandler), true)
+			addFn(f, true)
 		}
 	}
 	return out
-}
-
-func handlerOf(f *fnState, apiHandler string) string {
-	if f.pol.Function == policy.APIFunction {
-		return apiHandler
-	}
-	return f.pol.Function
 }

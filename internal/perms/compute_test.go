@@ -71,7 +71,7 @@ func TestComputeOneRolePerFunction(t *testing.T) {
 	if want := []string{"api", "bearer", "count", "importCsv", "notify"}; !slices.Equal(names, want) {
 		t.Fatalf("functions %v, want %v", names, want)
 	}
-	log := "logs:CreateLogGroup on " + policy.LoggingResource
+	const log = "logs:PutLogEvents on arn:*:logs:*:*:log-group:/aws/lambda/${function:FN}:*"
 	for _, tc := range []struct {
 		fn        string
 		has, lack []string
@@ -87,6 +87,9 @@ func TestComputeOneRolePerFunction(t *testing.T) {
 	} {
 		f := p.Function(tc.fn)
 		g := granted(f)
+		for i := range tc.has {
+			tc.has[i] = strings.ReplaceAll(tc.has[i], "FN", tc.fn)
+		}
 		for _, h := range tc.has {
 			if !slices.Contains(g, h) {
 				t.Errorf("%s: lacks %s; has %v", tc.fn, h, g)
@@ -205,21 +208,141 @@ func TestMatch(t *testing.T) {
 
 // TestComputeUnplacedCalls: a call the scan could not place
 // (policy.UnknownFunction) grants its undeclared service to every function
-// and, on a declared resource, nothing beyond the declarations, without
-// an error.
+// and, on a declared resource, nothing beyond the declarations; as it may
+// run in any function, every function and route whose declarations do not
+// cover it is named (fail closed), each with its Allow.
 func TestComputeUnplacedCalls(t *testing.T) {
 	calls := []policy.Call{
 		{Pos: "reg.go:3:1", Package: sdk + "s3", Operation: "PutObject", Actions: []string{"s3:PutObject"}, Functions: []string{policy.UnknownFunction}},
 		{Pos: "reg.go:4:1", Package: sdk + "rekognition", Operation: "DetectLabels", Actions: []string{"rekognition:DetectLabels"}, Functions: []string{policy.UnknownFunction}},
 	}
 	p, err := Compute(Input{Manifest: shortener(), Calls: calls})
-	if err != nil {
-		t.Fatalf("unplaced calls: %v", err)
+	if p == nil {
+		t.Fatal("no policies")
 	}
 	for _, f := range p.Functions {
 		g := granted(&f)
 		if !slices.Contains(g, "rekognition:DetectLabels on *") || slices.Contains(g, "s3:PutObject on ${resource:imports}/*") {
 			t.Errorf("%s: %v", f.Function, g)
+		}
+	}
+	if got, want := ceilingHandlers(t, err), []string{"bearer", "count", "create", "importCsv", "notify", "redirect"}; !slices.Equal(got, want) {
+		t.Errorf("unplaced PutObject: ceiling errors for %q, want %q:\n%v", got, want, err)
+	}
+	for _, want := range []string{
+		`reg.go:3: code the policy scan cannot place`,
+		`which may run in handler "create", calls s3.PutObject (s3:PutObject) on bucket "imports"`,
+		`add imports.Allow(resource.Write, "create")`,
+		`add imports.Allow(resource.ReadWrite, "importCsv")`,
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("errors lack %q:\n%v", want, err)
+		}
+	}
+}
+
+// ceilingHandlers returns the handlers err's *CeilingErrors name, sorted;
+// it fails the test on any other error.
+func ceilingHandlers(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var out []string
+	for _, e := range errs {
+		var ce *CeilingError
+		if !errors.As(e, &ce) {
+			t.Fatalf("error %v is no *CeilingError", e)
+		}
+		out = append(out, ce.Handler)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestComputeCeilingEveryRoute: a call reached from several routes of the
+// API's function is held to each route's declarations, not to the first
+// route's: every route beyond its own is named with the Allow it needs,
+// and code of the API's function as a whole (middleware) is held to
+// every route's.
+func TestComputeCeilingEveryRoute(t *testing.T) {
+	send := func(fns ...string) []policy.Call {
+		return []policy.Call{{Pos: "shared.go:9:3", Package: sdk + "sqs", Operation: "SendMessage", Actions: []string{"sqs:SendMessage"},
+			Functions: fns, Target: &policy.Target{Kind: "queue", Name: "clicks"}}}
+	}
+	for _, tc := range []struct {
+		name  string
+		calls []policy.Call
+		want  []string
+	}{
+		// redirect may send to clicks, create may not.
+		{"shared by an allowed route and one that is not", send(policy.RoutePrefix+"redirect", policy.RoutePrefix+"create"), []string{"create"}},
+		{"the other way round", send(policy.RoutePrefix+"create", policy.RoutePrefix+"redirect"), []string{"create"}},
+		{"from the API's function as a whole", send(policy.APIFunction), []string{"create"}},
+		{"from a route and an event handler", send(policy.RoutePrefix+"redirect", "notify"), []string{"notify"}},
+		{"allowed route alone", send(policy.RoutePrefix + "redirect"), nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Compute(Input{Manifest: shortener(), Calls: tc.calls})
+			if got := ceilingHandlers(t, err); !slices.Equal(got, tc.want) {
+				t.Errorf("ceiling errors for %q, want %q:\n%v", got, tc.want, err)
+			}
+			for _, h := range tc.want {
+				want := `handler "` + h + `" calls sqs.SendMessage (sqs:SendMessage) on queue "clicks"`
+				hint := `add clicks.Allow(resource.Send, "` + h + `")`
+				if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), hint) {
+					t.Errorf("errors lack %q and %q:\n%v", want, hint, err)
+				}
+			}
+		})
+	}
+
+	// No route may: each is named.
+	m := shortener()
+	m.Routes[0].Grants = m.Routes[0].Grants[:1] // redirect: links only
+	_, err := Compute(Input{Manifest: m, Calls: send(policy.RoutePrefix+"redirect", policy.RoutePrefix+"create")})
+	if got, want := ceilingHandlers(t, err), []string{"create", "redirect"}; !slices.Equal(got, want) {
+		t.Errorf("none allowed: ceiling errors for %q, want %q:\n%v", got, want, err)
+	}
+	for _, hint := range []string{`add clicks.Allow(resource.Send, "create")`, `add clicks.Allow(resource.Send, "redirect")`} {
+		if err == nil || !strings.Contains(err.Error(), hint) {
+			t.Errorf("none allowed: errors lack %q:\n%v", hint, err)
+		}
+	}
+}
+
+// TestComputeLoggingOwnGroup: each function may write its logs to its own
+// log group only, not to every function's (/aws/lambda/*).
+func TestComputeLoggingOwnGroup(t *testing.T) {
+	p, err := Compute(Input{Manifest: shortener()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := func(fn string) string {
+		return "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/links-dev-" + fn
+	}
+	attr := func(name, a string) (string, bool) {
+		fn, ok := LogGroupOf(name)
+		return group(fn), ok && a == manifest.AttrARN
+	}
+	for _, f := range p.Functions {
+		for _, other := range p.Functions {
+			stream := group(other.Function) + ":log-stream:2026/01/01/[$LATEST]abc"
+			for _, action := range []string{"logs:CreateLogStream", "logs:PutLogEvents"} {
+				if got, want := f.Allows(action, stream, attr), f.Function == other.Function; got != want {
+					t.Errorf("%s: %s on %s's log stream allowed %v, want %v", f.Function, action, other.Function, got, want)
+				}
+			}
+			if got, want := f.Allows("logs:CreateLogGroup", group(other.Function), attr), f.Function == other.Function; got != want {
+				t.Errorf("%s: logs:CreateLogGroup of %s's group allowed %v, want %v", f.Function, other.Function, got, want)
+			}
+		}
+		if f.Allows("logs:PutLogEvents", "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/other:log-stream:x", attr) {
+			t.Errorf("%s may write to another log group", f.Function)
 		}
 	}
 }

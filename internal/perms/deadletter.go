@@ -37,18 +37,14 @@ func CoversDeadLetter(action string) bool {
 
 // deadLetterCall gives the scanned call of action on the dead-letter queue
 // of queue r (made from handler) its reason on f's Redrive statement, or
-// returns it as a *CeilingError when f has no Redrive that grants it (and
-// the call's code was placed: unknown is false).
-func (f *fnState) deadLetterCall(r *manifest.Resource, action, handler string, why Reason, unknown bool) *CeilingError {
+// returns it as a *CeilingError when f has no Redrive that grants it.
+func (f *fnState) deadLetterCall(r *manifest.Resource, action, handler string, why Reason) *CeilingError {
 	i, ok := f.access[r.Name][manifest.AccessRedrive]
 	if ra, perRoute := f.routeAccess[handler]; perRoute && !slices.Contains(ra[r.Name], manifest.AccessRedrive) {
 		ok = false
 	}
 	if ok && CoversDeadLetter(action) {
 		f.pol.Statements[i].Reasons = appendReason(f.pol.Statements[i].Reasons, why)
-		return nil
-	}
-	if unknown {
 		return nil
 	}
 	return &CeilingError{Function: f.pol.Function, Handler: handler, Pos: why.Pos, Call: why.Call, Action: action,

@@ -9,9 +9,11 @@
 //   - the AWS SDK calls found by the policy scan in the code it reaches
 //     (package policy/scan), the handles' own calls (Secret.Value,
 //     Parameter.Value) included, on declared resources only within what
-//     is declared (a declaration is the ceiling), and on what the app does
-//     not declare as the scan narrows them (policy.Narrow's rule: "*" where
-//     the target is not known);
+//     is declared (a declaration is the ceiling, for each function and,
+//     in the API's function, for each route reaching the call; code the
+//     scan cannot place is held to every function's and route's), and on
+//     what the app does not declare as the scan narrows them
+//     (policy.Narrow's rule: "*" where the target is not known);
 //   - writing its logs, and X-Ray when tracing is on.
 //
 // Compute returns one FunctionPolicy per function: the API's function
@@ -110,11 +112,11 @@ func (r Reason) String() string {
 // Resource is one resource of a statement: a literal ARN or pattern, or a
 // declared resource's ARN (Ref) with a suffix.
 type Resource struct {
-	// ARN is a literal ARN or pattern ("*", the logging statement's
-	// "arn:*:logs:*:*:log-group:/aws/lambda/*", an event source's ARN);
-	// empty when Ref is set.
+	// ARN is a literal ARN or pattern ("*", an event source's ARN); empty
+	// when Ref is set.
 	ARN string `json:"arn,omitempty"`
-	// Ref is the name of the declared resource whose ARN this is.
+	// Ref is the name of the declared resource whose ARN this is, or
+	// LogGroupRef(function) for a function's own log group.
 	Ref string `json:"ref,omitempty"`
 	// Attr is the attribute of Ref: manifest.AttrARN,
 	// manifest.AttrStreamARN for a table's stream, or manifest.AttrDLQARN
@@ -140,6 +142,9 @@ func (r Resource) String() string {
 	if r.Ref == "" {
 		return r.ARN
 	}
+	if fn, ok := LogGroupOf(r.Ref); ok {
+		return "arn:*:logs:*:*:log-group:/aws/lambda/${function:" + fn + "}" + r.Suffix
+	}
 	s := policy.ResourceRef(r.Ref) + r.Suffix
 	switch r.Attribute() {
 	case manifest.AttrStreamARN:
@@ -158,6 +163,12 @@ func (r Resource) Label(m *manifest.Manifest) string {
 	}
 	if r.Ref == WebSocketRef {
 		return "the connections of the app's WebSocket API"
+	}
+	if fn, ok := LogGroupOf(r.Ref); ok {
+		if r.Suffix != "" {
+			return fmt.Sprintf("the log streams of function %s's log group", fn)
+		}
+		return fmt.Sprintf("function %s's log group", fn)
 	}
 	kind := "resource"
 	if d := m.Resource(r.Ref); d != nil {
@@ -187,10 +198,29 @@ func (r Resource) Resolve(attr func(name, attr string) (string, bool)) (string, 
 		return policy.ReplaceResourceRefs(r.ARN, func(name string) (string, bool) { return attr(name, manifest.AttrARN) })
 	}
 	v, ok := attr(r.Ref, r.Attribute())
+	if fn, isLog := LogGroupOf(r.Ref); isLog && !ok {
+		return "", fmt.Errorf("the policy names function %s's log group, whose name is not known here", fn)
+	}
 	if !ok {
 		return "", fmt.Errorf("the policy names %s, but the app declares no resource %q with %s: declare it, or fix the name", policy.ResourceRef(r.Ref), r.Ref, r.Attribute())
 	}
 	return v + r.Suffix, nil
+}
+
+// logGroupPrefix starts the Refs of LogGroupRef.
+const logGroupPrefix = "$loggroup:"
+
+// LogGroupRef is the Ref of a Resource that stands for the CloudWatch Logs
+// group of the function named function (policy.APIFunction for the
+// API's): /aws/lambda/<its Lambda function's name>, which only the
+// construct knows. Its attribute is manifest.AttrARN, the group's ARN
+// without the ":*" CloudWatch Logs appends (Suffix adds it).
+func LogGroupRef(function string) string { return logGroupPrefix + function }
+
+// LogGroupOf returns the function whose log group ref stands for, and
+// whether it is a LogGroupRef.
+func LogGroupOf(ref string) (function string, ok bool) {
+	return strings.CutPrefix(ref, logGroupPrefix)
 }
 
 // Statement is one Allow statement of a function's policy, with why it is

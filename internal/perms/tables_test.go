@@ -26,7 +26,7 @@ func TestTableAccessNamesIndexes(t *testing.T) {
 	api := pols.Function(policy.APIFunction)
 	const arn = "arn:aws:dynamodb:us-east-1:123456789012:table/links-dev-links"
 	attr := func(name, a string) (string, bool) { return arn, name == "links" && a == manifest.AttrARN }
-	doc, err := api.Document(attr)
+	doc, err := api.Document(attr, ReasonLogging)
 	if err != nil {
 		t.Fatal(err)
 	}

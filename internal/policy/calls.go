@@ -10,10 +10,13 @@ import (
 // write its logs; FromCalls always grants them.
 var LoggingActions = []string{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}
 
-// LoggingResource is the resource of the logging statement: the log
+// LoggingResource is the resource of the logging statement of the one
+// document FromCalls makes for the whole app (gen-policy's): the log
 // groups of Lambda functions (/aws/lambda/<function>) and their streams,
 // not the account's other log groups. The functions' names are generated
-// by CloudFormation, so their groups cannot be named one by one here.
+// by CloudFormation, so their groups cannot be named one by one here; the
+// construct's roles each name their own function's group
+// (perms.LogGroupRef).
 const LoggingResource = "arn:*:logs:*:*:log-group:/aws/lambda/*"
 
 // Call is one use of an AWS SDK for Go v2 operation found in the app's
@@ -85,7 +88,8 @@ const (
 	// whose handler name is not a constant: it may run in any function.
 	// Its calls on what the app does not declare are granted to every
 	// function; on a declared resource they are granted nothing beyond
-	// the declarations, and not reported as going beyond them.
+	// the declarations, and every function and route whose declarations
+	// do not cover them is reported (fail closed).
 	UnknownFunction = "?"
 	// KindPrefix + a manifest.Kind stands for every function of that kind.
 	KindPrefix = "kind:"

@@ -27,10 +27,29 @@ import (
 // function. main and init run in every function (EveryFunction), and so
 // do the calls in package variables' initialisers; references inside a
 // registration's arguments are not references of the code around the
-// registration. What package variables reference, what no root reaches
-// (code called through reflection, say) and what a registration with a
-// name that is not a constant registers may run anywhere
-// (UnknownFunction).
+// registration.
+//
+// Function values are followed where they go rather than counted where
+// they are written: each variable (local, package-level, a struct field,
+// a parameter, a function's result) is a node too, referenced where it is
+// used, and referencing what is assigned to it. So a closure kept in a
+// variable, a method value (h.get) or method expression ((*T).get), a
+// function passed as an argument to a module function (to its parameter)
+// and a closure a function returns (to its result, and on to the
+// variable the caller assigns the call to) run in the functions whose
+// code uses the variable, not in the code that made the value: a closure
+// shared by two routes is reached from both.
+//
+// Where the walk cannot follow a value, it counts it where it is written,
+// so every function that may run it is held to it (fail closed): a
+// function value stored in a map, a slice or a struct literal, converted
+// to an interface, passed to a function outside the module or called
+// through a variable holding a call's result, is referenced by the code
+// that stores it (main's: every function). What package variables
+// reference, what no root reaches (code called through reflection, say)
+// and what a registration with a name that is not a constant registers
+// may run anywhere (UnknownFunction): package perms holds it to the
+// declarations of every function and route.
 
 // framePkg is the framework's runtime, whose registrations the scan reads.
 const framePkg = policy.FrameworkPackage
@@ -44,11 +63,21 @@ type frame struct {
 
 // graph is the module's nodes and their references.
 type graph struct {
-	decls    map[*types.Func]*ast.FuncDecl // module functions and methods
-	methods  map[string][]*types.Func      // module methods by name
-	varLits  map[types.Object][]*ast.FuncLit
-	assigned map[*ast.FuncLit]bool // literals assigned to a variable: referenced through it
-	handles  map[types.Object]string
+	decls   map[*types.Func]*ast.FuncDecl // module functions and methods
+	methods map[string][]*types.Func      // module methods by name
+	// vars holds the node standing for each variable a function value
+	// may be assigned to (see varNode).
+	vars map[types.Object]ast.Node
+	// assigned holds the literals, and skip the identifiers of functions,
+	// methods and variables, whose value goes to a variable, parameter or
+	// result: referenced through it, not by the code around them.
+	assigned map[*ast.FuncLit]bool
+	skip     map[*ast.Ident]bool
+	// valued holds the calls of module functions whose results go to a
+	// variable or parameter: the code around them runs the callee, but
+	// not the functions its results hold.
+	valued  map[*ast.CallExpr]bool
+	handles map[types.Object]string
 	// params holds the declared names passed to a parameter of a module
 	// function, by the parameter, at each call site ("" when unknown).
 	params map[types.Object][]string
@@ -66,8 +95,8 @@ type ifaceRef struct {
 }
 
 func newGraph() *graph {
-	return &graph{decls: map[*types.Func]*ast.FuncDecl{}, methods: map[string][]*types.Func{}, varLits: map[types.Object][]*ast.FuncLit{},
-		assigned: map[*ast.FuncLit]bool{}, handles: map[types.Object]string{}, params: map[types.Object][]string{},
+	return &graph{decls: map[*types.Func]*ast.FuncDecl{}, methods: map[string][]*types.Func{}, vars: map[types.Object]ast.Node{},
+		assigned: map[*ast.FuncLit]bool{}, skip: map[*ast.Ident]bool{}, valued: map[*ast.CallExpr]bool{}, handles: map[types.Object]string{}, params: map[types.Object][]string{},
 		edges: map[ast.Node][]ast.Node{}, roots: map[string][]ast.Node{}}
 }
 
@@ -77,8 +106,30 @@ var handleKinds = map[string]string{"Table": "table", "Queue": "queue", "Topic":
 // declareFuncs maps resource.NewTable and the like to their handles.
 var declareFuncs = map[string]bool{"NewTable": true, "NewQueue": true, "NewTopic": true, "NewBucket": true, "NewSecret": true, "NewParameter": true}
 
-// collect is the first pass over p: its function declarations, the
-// function literals and resource handles assigned to variables.
+// collectDecls is the first pass over p: its function declarations. It
+// runs over every package before collect, which needs them.
+func (g *graph) collectDecls(p *packages.Package) {
+	info := p.TypesInfo
+	if info == nil {
+		return
+	}
+	for _, file := range p.Syntax {
+		for _, d := range file.Decls {
+			if n, ok := d.(*ast.FuncDecl); ok {
+				if fn, ok := info.Defs[n.Name].(*types.Func); ok {
+					g.decls[fn] = n
+					if n.Recv != nil {
+						g.methods[fn.Name()] = append(g.methods[fn.Name()], fn)
+					}
+				}
+			}
+		}
+	}
+}
+
+// collect is the second pass over p: the resource handles assigned to
+// variables, and where function values go (assignments, arguments of
+// module functions, results).
 func (g *graph) collect(p *packages.Package) {
 	info := p.TypesInfo
 	if info == nil {
@@ -98,50 +149,211 @@ func (g *graph) collect(p *packages.Package) {
 		}
 		g.handles[obj] = name
 	}
-	noteLit := func(lhs ast.Expr, rhs ast.Expr) {
-		lit, ok := ast.Unparen(rhs).(*ast.FuncLit)
-		if !ok {
-			return
+	// flow records that the value of each rhs goes to the variable of the
+	// lhs at the same place.
+	flow := func(lhs []ast.Expr, rhs []ast.Expr) {
+		objs := make([]types.Object, len(lhs))
+		for i, l := range lhs {
+			objs[i] = lhsObject(info, l)
 		}
-		if obj := lhsObject(info, lhs); obj != nil {
-			g.varLits[obj] = append(g.varLits[obj], lit)
-			g.assigned[lit] = true
-		}
+		g.flowTo(info, objs, rhs)
 	}
 	for _, file := range p.Syntax {
-		ast.Inspect(file, func(n ast.Node) bool {
+		ast.PreorderStack(file, nil, func(n ast.Node, stack []ast.Node) bool {
 			switch n := n.(type) {
-			case *ast.FuncDecl:
-				if fn, ok := info.Defs[n.Name].(*types.Func); ok {
-					g.decls[fn] = n
-					if n.Recv != nil {
-						g.methods[fn.Name()] = append(g.methods[fn.Name()], fn)
-					}
-				}
 			case *ast.AssignStmt:
 				if len(n.Lhs) == len(n.Rhs) {
 					for i := range n.Lhs {
 						noteHandle(n.Lhs[i], n.Rhs[i])
-						noteLit(n.Lhs[i], n.Rhs[i])
 					}
 				}
+				flow(n.Lhs, n.Rhs)
 			case *ast.ValueSpec:
 				if len(n.Names) == len(n.Values) {
 					for i := range n.Names {
 						noteHandle(n.Names[i], n.Values[i])
-						noteLit(n.Names[i], n.Values[i])
 					}
 				}
+				lhs := make([]ast.Expr, len(n.Names))
+				for i, id := range n.Names {
+					lhs[i] = id
+				}
+				flow(lhs, n.Values)
 			case *ast.CompositeLit:
 				for _, e := range n.Elts {
 					if kv, ok := e.(*ast.KeyValueExpr); ok {
 						noteHandle(kv.Key, kv.Value)
 					}
 				}
+			case *ast.ReturnStmt:
+				if results := g.resultsOf(info, stack); results != nil && len(n.Results) > 0 {
+					objs := make([]types.Object, results.Len())
+					for i := range results.Len() {
+						objs[i] = results.At(i)
+					}
+					g.flowTo(info, objs, n.Results)
+				}
+			case *ast.CallExpr:
+				// Arguments of a module function go to its parameters.
+				fn := calleeFunc(info, n)
+				if fn == nil {
+					break
+				}
+				if _, ok := g.decls[fn]; !ok || isFramework(fn) {
+					break // the framework's registrations are roots
+				}
+				sig := fn.Type().(*types.Signature)
+				args := n.Args
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+					if s, ok := info.Selections[sel]; ok && s.Kind() == types.MethodExpr && len(args) > 0 {
+						args = args[1:] // the receiver
+					}
+				}
+				for i, a := range args {
+					pi := i
+					if sig.Variadic() && pi >= sig.Params().Len()-1 {
+						if n.Ellipsis.IsValid() {
+							break // a slice passed on: not followed
+						}
+						pi = sig.Params().Len() - 1
+					}
+					if pi >= sig.Params().Len() {
+						break
+					}
+					g.assign(sig.Params().At(pi), g.valueOf(info, a, -1))
+				}
 			}
 			return true
 		})
 	}
+}
+
+// resultsOf is the result list of the innermost function declaration or
+// literal of stack, nil when there is none or it has no results.
+func (g *graph) resultsOf(info *types.Info, stack []ast.Node) *types.Tuple {
+	for i := len(stack) - 1; i >= 0; i-- {
+		var t types.Type
+		switch f := stack[i].(type) {
+		case *ast.FuncDecl:
+			if obj := info.Defs[f.Name]; obj != nil {
+				t = obj.Type()
+			}
+		case *ast.FuncLit:
+			t = info.TypeOf(f)
+		default:
+			continue
+		}
+		sig, ok := t.(*types.Signature)
+		if !ok || sig.Results().Len() == 0 {
+			return nil
+		}
+		return sig.Results()
+	}
+	return nil
+}
+
+// flowTo records that the values of exprs (an assignment's right side, a
+// return statement's results) go to the variables objs, one each, or
+// each its result of a single call. A nil variable (a map element, the
+// blank identifier) is not followed: the value stays with the code
+// around it.
+func (g *graph) flowTo(info *types.Info, objs []types.Object, exprs []ast.Expr) {
+	switch {
+	case len(objs) == len(exprs):
+		for i := range objs {
+			if objs[i] != nil {
+				g.assign(objs[i], g.valueOf(info, exprs[i], -1))
+			}
+		}
+	case len(exprs) == 1:
+		if _, ok := ast.Unparen(exprs[0]).(*ast.CallExpr); !ok {
+			return
+		}
+		for i := range objs {
+			if objs[i] != nil {
+				g.assign(objs[i], g.valueOf(info, exprs[0], i))
+			}
+		}
+	}
+}
+
+// varNode is the node standing for the variable obj (a local or package
+// variable, a struct field, a parameter or a result): what is assigned to
+// it runs where it is used.
+func (g *graph) varNode(obj types.Object) ast.Node {
+	if n, ok := g.vars[obj]; ok {
+		return n
+	}
+	n := &ast.Ident{Name: obj.Name(), NamePos: obj.Pos()}
+	g.vars[obj] = n
+	return n
+}
+
+// assign records that the variable obj may hold the functions of nodes.
+func (g *graph) assign(obj types.Object, nodes []ast.Node) {
+	if len(nodes) == 0 {
+		return
+	}
+	v := g.varNode(obj)
+	g.edges[v] = append(g.edges[v], nodes...)
+}
+
+// valueOf returns the nodes whose code the value of e may run when the
+// graph follows it: a function literal, a module function or method
+// used as a value (f, h.get, (*T).get), a variable, or a call of a module
+// function (its result i, every result when i < 0). It marks e so that
+// the walk does not count it as a reference of the code around it, whose
+// code runs the called function's body but not the value. Any other
+// expression is nil: its references stay with the code around it.
+func (g *graph) valueOf(info *types.Info, e ast.Expr, i int) []ast.Node {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.FuncLit:
+		g.assigned[x] = true
+		return []ast.Node{x}
+	case *ast.Ident:
+		return g.identValue(info, x)
+	case *ast.SelectorExpr:
+		return g.identValue(info, x.Sel)
+	case *ast.CallExpr:
+		fn := calleeFunc(info, x)
+		if fn == nil {
+			return nil
+		}
+		if _, ok := g.decls[fn]; !ok {
+			return nil
+		}
+		g.valued[x] = true
+		return g.resultNodes(fn, i)
+	}
+	return nil
+}
+
+// identValue is valueOf for an identifier naming a module function or
+// method, or a variable.
+func (g *graph) identValue(info *types.Info, id *ast.Ident) []ast.Node {
+	switch o := info.Uses[id].(type) {
+	case *types.Func:
+		if d, ok := g.decls[o.Origin()]; ok {
+			g.skip[id] = true
+			return []ast.Node{d}
+		}
+	case *types.Var:
+		g.skip[id] = true
+		return []ast.Node{g.varNode(o)}
+	}
+	return nil
+}
+
+// resultNodes are the nodes of fn's result i (every result when i < 0).
+func (g *graph) resultNodes(fn *types.Func, i int) []ast.Node {
+	res := fn.Type().(*types.Signature).Results()
+	var out []ast.Node
+	for j := range res.Len() {
+		if i < 0 || i == j {
+			out = append(out, g.varNode(res.At(j)))
+		}
+	}
+	return out
 }
 
 // lhsObject is the variable or field an assignment's left side names.
@@ -327,8 +539,8 @@ func (g *graph) refObject(fr frame, obj types.Object) {
 			g.ref(fr, d)
 		}
 	case *types.Var:
-		for _, lit := range g.varLits[o] {
-			g.ref(fr, lit)
+		if v, ok := g.vars[o]; ok {
+			g.ref(fr, v)
 		}
 	}
 }
@@ -517,4 +729,32 @@ func namesDeadLetter(call *ast.CallExpr) bool {
 		})
 	}
 	return found
+}
+
+// refResults records that the code of fr references the results of a
+// call of a module function that no variable or parameter takes (passed
+// to a registration, called at once, returned on): the functions they
+// hold may run there.
+func (g *graph) refResults(fr frame, info *types.Info, call *ast.CallExpr) {
+	if g.valued[call] {
+		return
+	}
+	fn := calleeFunc(info, call)
+	if fn == nil {
+		return
+	}
+	if _, ok := g.decls[fn]; !ok {
+		return
+	}
+	for _, n := range g.resultNodes(fn, -1) {
+		g.ref(fr, n)
+	}
+}
+
+// isFramework reports whether fn is the framework runtime's (its own
+// packages are in the module when the app is in this repository): the
+// arguments of its registrations are roots, not values followed into its
+// code.
+func isFramework(fn *types.Func) bool {
+	return fn.Pkg() != nil && (fn.Pkg().Path() == framePkg || strings.HasPrefix(fn.Pkg().Path(), framePkg+"/"))
 }

@@ -3,14 +3,11 @@ package scan
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/perms"
-	"github.com/framework-dev/framework/internal/testutil"
 )
 
 // deadLetterApp is an app whose replay function receives from the orders
@@ -61,14 +58,7 @@ func TestScanDeadLetterCall(t *testing.T) {
 		{"Consume", `calls sqs.ReceiveMessage (sqs:ReceiveMessage) on the dead-letter queue of queue "orders", beyond the declared consume`},
 		{"Redrive", ""},
 	} {
-		dir := testutil.WriteModule(t, testutil.FrameworkModule(t, map[string]string{"main.go": deadLetterApp(tc.access)}))
-		// The app imports SDK modules of its own: list them from the
-		// module cache (offline), as go mod tidy does in a project.
-		tidy := exec.Command("go", "mod", "tidy")
-		tidy.Dir, tidy.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-		if out, err := tidy.CombinedOutput(); err != nil {
-			t.Fatalf("go mod tidy: %v\n%s", err, out)
-		}
+		dir := sdkApp(t, map[string]string{"main.go": deadLetterApp(tc.access)})
 		rep, err := Scan(dir)
 		if err != nil {
 			t.Fatal(err)

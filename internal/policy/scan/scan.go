@@ -115,6 +115,9 @@ func Scan(dir string) (*policy.Report, error) {
 	s := &scanner{dir: abs, clients: map[string]*types.Named{}, called: map[*ast.SelectorExpr]bool{}, callOf: map[*ast.SelectorExpr]*ast.CallExpr{}, g: newGraph()}
 	for _, p := range pkgs {
 		s.collectClients(p)
+		s.g.collectDecls(p)
+	}
+	for _, p := range pkgs {
 		s.g.collect(p)
 	}
 	for _, p := range pkgs {
@@ -444,7 +447,7 @@ func (s *scanner) scan(p *packages.Package) {
 				}
 				push(frame{node: n})
 			case *ast.Ident:
-				if obj := info.Uses[n]; obj != nil {
+				if obj := info.Uses[n]; obj != nil && !s.g.skip[n] {
 					s.g.refObject(s.frame(), obj)
 				}
 			case *ast.CompositeLit:
@@ -459,6 +462,7 @@ func (s *scanner) scan(p *packages.Package) {
 					s.callOf[sel] = n
 				}
 				s.g.noteParams(info, n)
+				s.g.refResults(s.frame(), info, n)
 				s.constructor(p, n)
 				if targets, ok := registration(info, n); ok {
 					push(frame{node: s.node(), targets: targets})
