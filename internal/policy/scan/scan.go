@@ -4,7 +4,8 @@
 // golang.org/x/tools/go/packages and go/types, and maps each SDK operation
 // to the IAM actions it needs with package policy.
 //
-// The framework CLI links it, and so does the synthesis engine
+// The framework CLI links it (`framework local`, `invoke --local` and
+// `gen-policy` scan in its process), and so does the synthesis engine
 // (cli/framework-synth), whose synthesis scans the app too. `framework
 // local` and `invoke --local` check each function's AWS calls against the
 // policy its deployed role will have, which this scan computes, and refuse
