@@ -9,6 +9,7 @@ import (
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/policy/scan"
 )
 
 // GenPolicyCmd prints the IAM policy generated from the AWS SDK for Go v2
@@ -19,10 +20,9 @@ import (
 // the actions that keep "*" nonetheless are listed on stderr. It is all the
 // functions' calls together, what deploy writes to .framework/policy.json;
 // with --explain it prints each function's own policy (perms.Compute),
-// which its role holds, and why. The scan of the source runs in the
-// synthesis engine, which holds the Go type checker it needs: the first
-// gen-policy builds the engine when synth, diff or deploy have not yet,
-// saying so on stderr.
+// which its role holds, and why. The scan of the source (package scan)
+// runs in the CLI: gen-policy needs neither the synthesis engine nor
+// Node.js.
 type GenPolicyCmd struct {
 	Explain bool `help:"Instead of the policy, print each function's policy (the API's, each event handler's, plain function's and app authorizer's: one role each), with the reasons for each statement: a declaration, a trigger, a call found in the code (file:line), logging."`
 	JSON    bool `name:"json" help:"With --explain, print the functions' policies as one JSON object {functions: [{function, kind, handlers, resources, statements: [{sid, effect, actions, resources, reasons: [{kind, pos, resource, access, call, detail}]}]}]}. The policy itself is JSON already."`
@@ -37,7 +37,7 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	// The policy is stdout: the progress line goes to stderr. Type-checking
 	// the source compiles what Go's build cache lacks, as a build does.
 	fmt.Fprintln(env.Stderr, build.StartLine("the app"))
-	rep, err := synthEngine().Scan(ctx, g.ProjectDir, env.Stderr)
+	rep, err := scan.ScanContext(ctx, g.ProjectDir)
 	if err != nil {
 		return interruptedWhile(ctx, "scanning the app", "no policy was printed", fmt.Errorf("gen-policy: %w", err))
 	}

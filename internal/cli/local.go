@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/framework-dev/framework/internal/local"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/policy"
+	"github.com/framework-dev/framework/internal/policy/scan"
 )
 
 // LocalCmd serves the app on a local HTTP server and, unless
@@ -84,17 +86,16 @@ func exposed(host string) bool {
 	return err != nil || !ip.IsLoopback()
 }
 
-// localScan scans the app in the synthesis engine when it is built
-// already (about a second, beside the app's build), so that `framework
-// local` refuses a call beyond a declaration as synth does; building the
-// engine (minutes, the first time) is left to synth, diff, deploy and
-// gen-policy.
+// localScan scans the app for its AWS calls (package scan, which the CLI
+// links for this), so that `framework local` refuses a call beyond a
+// declaration as synth does, and checks each call against the policy of
+// its function's deployed role, from the first run on a machine: the
+// synthesis engine, which scans too, is not needed (its first build takes
+// minutes). The memory the scan took (type-checking the app's module) is
+// given back to the system at once: `framework local` runs on.
 func localScan(ctx context.Context, dir string) (*policy.Report, error) {
-	e := synthEngine()
-	if !e.Built() {
-		return nil, local.ErrNoScan
-	}
-	return e.Scan(ctx, dir, nil)
+	defer debug.FreeOSMemory()
+	return scan.ScanContext(ctx, dir)
 }
 
 // port is the value of --port: a TCP port, or 0 for any free one. Every

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/framework-dev/framework/internal/policy/scan"
 	"github.com/framework-dev/framework/internal/synth"
 )
 
@@ -28,13 +27,11 @@ func Main() {
 // Serve runs the engine program with args, one command: `synth` reads a
 // synth.Request (one JSON object) from stdin and writes synth.Reply lines
 // to stdout: ready once loaded, the progress lines, then the result or the
-// error; `scan` reads one too and answers with the report of the AWS SDK
-// calls of the app in its Options.ProjectDir (for `framework gen-policy`).
-// It returns the exit code: 0 with an answer, 1 with an error, 2 for a
+// error. It returns the exit code: 0 with an answer, 1 with an error, 2 for a
 // wrong call. Cancelling ctx (the CLI's SIGTERM) stops the synthesis.
 func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] != synth.CommandSynth && args[0] != synth.CommandScan && args[0] != synth.CommandServe {
-		fmt.Fprintf(stderr, "framework-synth is the synthesis engine of the framework CLI, which runs it: `framework synth`, `diff`, `deploy` and `gen-policy`.\nusage: framework-synth synth|scan|serve < request.json (JSON lines on stdout)\n")
+	if len(args) != 1 || args[0] != synth.CommandSynth && args[0] != synth.CommandServe {
+		fmt.Fprintf(stderr, "framework-synth is the synthesis engine of the framework CLI, which runs it: `framework synth`, `diff` and `deploy`.\nusage: framework-synth synth|serve < request.json (JSON lines on stdout)\n")
 		return 2
 	}
 	var mu sync.Mutex
@@ -59,15 +56,6 @@ func Serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	o, err := readRequest(dec, reply)
 	if err != nil {
 		return 2
-	}
-	if args[0] == synth.CommandScan {
-		rep, err := scan.Scan(o.ProjectDir)
-		if err != nil {
-			reply(synth.Reply{Error: err.Error()})
-			return 1
-		}
-		reply(synth.Reply{Report: rep})
-		return 0
 	}
 	if synthAnswer(ctx, o, reply) != nil {
 		return 1

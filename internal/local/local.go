@@ -100,12 +100,12 @@ type Options struct {
 	// StopTimeout bounds the graceful shutdown of an app process before it
 	// is killed; 0 means 12 s.
 	StopTimeout time.Duration
-	// Scan, when not nil, finds the app's AWS calls (the policy scan, which
-	// runs in the synthesis engine), so that each build is checked against
-	// the declarations as synth checks it: a call beyond a declaration
-	// (perms.CeilingError) is a start-up error, as a build error is. It
-	// returns ErrNoScan when it cannot scan cheaply (the engine is not
-	// built yet): the check is then skipped, saying so once.
+	// Scan, when not nil, finds the app's AWS calls (the policy scan,
+	// package scan, which the CLI runs in its own process), so that each
+	// build is checked against the declarations as synth checks it: a call
+	// beyond a declaration (perms.CeilingError) is a start-up error, as a
+	// build error is. It returns ErrNoScan when it cannot scan now: the
+	// check is then skipped, saying so once.
 	Scan func(ctx context.Context, dir string) (*policy.Report, error)
 	// FunctionConcurrency is the most processes of one event or
 	// WebSocket handler that run at once (localinvoke.Pool.Max): an
@@ -462,7 +462,9 @@ func (s *supervisor) checkPerms(m *manifest.Manifest, rep *policy.Report, scanEr
 		return nil
 	case scanErr != nil:
 		// The build reports what does not compile; anything else is said
-		// once and does not stop the app.
+		// once and does not stop the app. The previous build's policies
+		// are not this code's: the calls are checked against none.
+		s.perms = nil
 		s.event("permission_check_failed", map[string]any{"error": scanErr.Error()}, "The app's AWS calls could not be checked: %v", scanErr)
 		return nil
 	}

@@ -23,13 +23,12 @@ import (
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
-	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/procgroup"
 )
 
 // Protocol is the version of the exchange between the CLI and the engine;
 // an engine that speaks another refuses the request.
-const Protocol = 2
+const Protocol = 3
 
 // Module is the framework's module path.
 const Module = "github.com/framework-dev/framework"
@@ -52,25 +51,23 @@ type Request struct {
 
 // Reply is one line the engine writes to stdout: first {"ready":true} once
 // its program has loaded, then any number of progress lines, then one
-// answer (a synthesis's result or a scan's report) or one error.
+// answer (a synthesis's result) or one error.
 type Reply struct {
-	Ready    bool           `json:"ready,omitempty"`
-	Progress string         `json:"progress,omitempty"`
-	Result   *Result        `json:"result,omitempty"`
-	Report   *policy.Report `json:"report,omitempty"`
-	Error    string         `json:"error,omitempty"`
+	Ready    bool    `json:"ready,omitempty"`
+	Progress string  `json:"progress,omitempty"`
+	Result   *Result `json:"result,omitempty"`
+	Error    string  `json:"error,omitempty"`
 }
 
 // The engine program's commands: `framework-synth synth` synthesizes
-// Request.Options; `framework-synth scan` finds the AWS SDK calls of the
-// app in Options.ProjectDir, for `framework gen-policy`.
+// Request.Options. (The policy scan runs in the CLI itself: see package
+// scan.)
 //
 // `framework-synth serve` reads any number of requests, one JSON object
 // each, and answers each as synth does, keeping Node.js and the CDK
 // loaded in between, until stdin ends (Session).
 const (
 	CommandSynth = "synth"
-	CommandScan  = "scan"
 	CommandServe = "serve"
 )
 
@@ -187,7 +184,7 @@ func (e *Engine) Dir() string {
 // CacheDir. A build says so on progress (what, how long, that it happens
 // once) and reports its duration to timed.
 func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string, time.Duration)) (string, error) {
-	bin, release, err := e.acquire(ctx, progress, timed, true)
+	bin, release, err := e.acquire(ctx, progress, timed)
 	if err != nil {
 		return "", err
 	}
@@ -198,10 +195,8 @@ func (e *Engine) Path(ctx context.Context, progress io.Writer, timed func(string
 // acquire is Path for a run of the engine: until release, the engine in
 // CacheDir is marked in use (a shared lock on its directory's ".lock"), so
 // that the cache's trimming in another process does not remove it, and
-// its use is recorded (build.EngineUsed). needNode says that what the
-// engine is built for (a synthesis, not a scan) needs Node.js, which is
-// then checked first.
-func (e *Engine) acquire(ctx context.Context, progress io.Writer, timed func(string, time.Duration), needNode bool) (bin string, release func(), err error) {
+// its use is recorded (build.EngineUsed).
+func (e *Engine) acquire(ctx context.Context, progress io.Writer, timed func(string, time.Duration)) (bin string, release func(), err error) {
 	for attempt := 0; ; attempt++ {
 		bin, src, ready, err := e.locate()
 		if err != nil {
@@ -225,7 +220,7 @@ func (e *Engine) acquire(ctx context.Context, progress io.Writer, timed func(str
 				return "", nil, fmt.Errorf("the synthesis engine %s keeps disappearing: check what removes files from %s", bin, dir)
 			}
 		}
-		if err := e.build(ctx, bin, src, progress, timed, needNode); err != nil {
+		if err := e.build(ctx, bin, src, progress, timed); err != nil {
 			return "", nil, err
 		}
 	}
@@ -233,7 +228,7 @@ func (e *Engine) acquire(ctx context.Context, progress io.Writer, timed func(str
 
 // build builds the engine program bin from src unless another run did
 // while this one waited for the build's lock.
-func (e *Engine) build(ctx context.Context, bin string, src source, progress io.Writer, timed func(string, time.Duration), needNode bool) error {
+func (e *Engine) build(ctx context.Context, bin string, src source, progress io.Writer, timed func(string, time.Duration)) error {
 	dir := filepath.Dir(bin)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create the synthesis engine's directory: %w", err)
@@ -247,10 +242,8 @@ func (e *Engine) build(ctx context.Context, bin string, src source, progress io.
 		return nil // built by another run while this one waited
 	}
 	// A missing Node.js is said before a long build, not after.
-	if needNode {
-		if _, err := CheckNode(ctx, false); err != nil {
-			return err
-		}
+	if _, err := CheckNode(ctx, false); err != nil {
+		return err
 	}
 	if progress != nil {
 		fmt.Fprintf(progress, "Building the synthesis engine (the AWS CDK's Go bindings and the policy scanner) once for this version of framework: %s; later runs and other projects reuse it (%s)\n", BuildHint, dir)
@@ -541,7 +534,7 @@ func (e *Engine) acquireBuilding(ctx context.Context, o Options, timed func(stri
 			}
 		})
 	}
-	bin, release, err = e.acquire(ctx, o.Progress, timed, true)
+	bin, release, err = e.acquire(ctx, o.Progress, timed)
 	// The app's builds in the background are stopped once the engine is
 	// built: the engine builds the app at the program's own priority, and
 	// Go's build cache keeps every package they compiled, so only the
@@ -561,29 +554,6 @@ func Run(ctx context.Context, bin string, o Options, timed func(string, time.Dur
 		return nil, err
 	}
 	return r.Result, nil
-}
-
-// Scan finds the AWS SDK calls of the app in dir (policy/scan.Scan) in
-// the engine program, building the engine first when missing (saying so
-// on progress); `framework gen-policy` uses it. It needs no Node.js.
-func (e *Engine) Scan(ctx context.Context, dir string, progress io.Writer) (*policy.Report, error) {
-	bin, release, err := e.acquire(ctx, progress, nil, false)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	r, err := exchange(ctx, bin, CommandScan, Options{ProjectDir: dir, Progress: progress}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return r.Report, nil
-}
-
-// Built reports whether the engine program is built, so that Scan runs
-// without building it first.
-func (e *Engine) Built() bool {
-	_, _, ready, err := e.locate()
-	return err == nil && ready
 }
 
 // exchange runs the engine program bin's command on o: it writes the
@@ -635,7 +605,7 @@ func exchange(ctx context.Context, bin, command string, o Options, timed func(st
 			if o.Progress != nil {
 				fmt.Fprintln(o.Progress, r.Progress)
 			}
-		case r.Result != nil || r.Report != nil:
+		case r.Result != nil:
 			answer = &r
 		case r.Error != "":
 			failure = r.Error

@@ -30,7 +30,7 @@ func TestEngineHeldWhileItRuns(t *testing.T) {
 	if err := os.WriteFile(bin, []byte("built"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	got, release, err := e.acquire(context.Background(), nil, nil, false)
+	got, release, err := e.acquire(context.Background(), nil, nil)
 	if err != nil || got != bin {
 		t.Fatalf("acquire = %s, %v; want the built engine %s", got, err, bin)
 	}

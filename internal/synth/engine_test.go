@@ -3,7 +3,6 @@ package synth
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -133,55 +132,6 @@ func TestEngineFromTheEnvironment(t *testing.T) {
 	}}
 	if _, err := e.Path(context.Background(), nil, nil); err == nil || !strings.Contains(err.Error(), names.EnvEngine) {
 		t.Errorf("err = %v, want one naming %s", err, names.EnvEngine)
-	}
-}
-
-// TestScanBuildsTheEngineWithoutNode: gen-policy's scan runs in the engine,
-// which it builds when missing, saying so on progress, on a machine
-// without Node.js (which only synthesis needs); the engine's report and
-// its error come back as they were sent.
-func TestScanBuildsTheEngineWithoutNode(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command")
-	}
-	t.Setenv("PATH", filepath.Dir(goCmd)) // no node there
-	e, _ := sourceEngine(t, `package main
-
-import (
-	"encoding/json"
-	"fmt"
-	"os"
-)
-
-func main() {
-	var req struct{ Options struct{ ProjectDir string } }
-	fmt.Println(`+"`"+`{"ready":true}`+"`"+`)
-	json.NewDecoder(os.Stdin).Decode(&req)
-	if os.Args[1] != "scan" || req.Options.ProjectDir == "broken" {
-		fmt.Println(`+"`"+`{"error":"the app in broken does not compile"}`+"`"+`)
-		os.Exit(1)
-	}
-	fmt.Println(fmt.Sprintf(`+"`"+`{"report":{"Module":%q,"UsesFramework":true}}`+"`"+`, req.Options.ProjectDir))
-}
-`)
-	var progress strings.Builder
-	rep, err := e.Scan(context.Background(), "example.com/shop", &progress)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Module != "example.com/shop" || !rep.UsesFramework {
-		t.Errorf("report %+v, want the engine's", rep)
-	}
-	if !strings.Contains(progress.String(), "Building the synthesis engine") || strings.Count(progress.String(), "\n") != 1 {
-		t.Errorf("progress %q, want one line saying the engine is built", progress.String())
-	}
-	progress.Reset()
-	if _, err := e.Scan(context.Background(), "broken", &progress); err == nil || err.Error() != "the app in broken does not compile" {
-		t.Errorf("err = %v, want the engine's error as it was", err)
-	}
-	if progress.Len() != 0 {
-		t.Errorf("the second scan said %q, want the engine reused silently", progress.String())
 	}
 }
 

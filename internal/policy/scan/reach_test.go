@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"testing"
@@ -75,7 +76,7 @@ func TestReachableAgreesWithTheGoCommand(t *testing.T) {
 			if !ok {
 				t.Fatal("reachable did not answer: every synth of such an app would run the go command once more")
 			}
-			gmod, gpaths, _, err := reachableByGraph(dir)
+			gmod, gpaths, _, err := reachableByGraph(context.Background(), dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestReachableLeavesDoubtToTheGoCommand(t *testing.T) {
 func TestReachableExampleHello(t *testing.T) {
 	offline(t)
 	_, paths, framework, ok := reachable("../../../examples/hello")
-	_, gpaths, gframework, err := reachableByGraph("../../../examples/hello")
+	_, gpaths, gframework, err := reachableByGraph(context.Background(), "../../../examples/hello")
 	if err != nil {
 		t.Fatal(err)
 	}
