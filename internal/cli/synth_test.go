@@ -29,7 +29,7 @@ func TestSynthCommand(t *testing.T) {
 	if code := MainEnv([]string{"-C", hello, "synth", "--out", out}, env); code != 0 {
 		t.Fatalf("exit %d, stderr %s", code, stderr.String())
 	}
-	want := "Stack:     hello-dev\nTemplate:  " + filepath.Join(out, "hello-dev.template.json") + "\nResources: 6\n"
+	want := "Stack:     hello-dev\nTemplate:  " + filepath.Join(out, "hello-dev.template.json") + "\nResources: 7\n"
 	if !strings.HasSuffix(stdout.String(), want) {
 		t.Errorf("stdout %q, want it to end with %q", stdout.String(), want)
 	}
@@ -51,7 +51,7 @@ func TestSynthCommand(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("--json output %q: %v", stdout.String(), err)
 	}
-	if res.Stack != "hello-dev" || res.App != "hello" || res.Stage != "dev" || res.ResourceCount != 6 || !res.Reused ||
+	if res.Stack != "hello-dev" || res.App != "hello" || res.Stage != "dev" || res.ResourceCount != 7 || !res.Reused ||
 		res.AssemblyDir != out || res.Template != filepath.Join(out, "hello-dev.template.json") {
 		t.Errorf("--json result %+v", res)
 	}
