@@ -28,9 +28,12 @@
 //     SignatureDoesNotMatch, InvalidAccessKeyId...) and is not sent on;
 //     so no other local process can act as a function;
 //   - the proxy derives the IAM action and the resource ARNs from the
-//     request (Classify): DynamoDB, SQS (JSON and query protocols), SNS,
-//     S3 (path and virtual-host style), Secrets Manager and SSM, the
-//     services the declared resources use;
+//     request (Classify): DynamoDB (PartiQL and Streams reads too), SQS
+//     (JSON and query protocols), SNS, S3 (path and virtual-host style,
+//     bucket and object sub-resources), Secrets Manager, SSM, the
+//     services the declared resources use, and API Gateway's @connections
+//     management API (execute-api), which the proxy sends on to the local
+//     WebSocket API with a per-run token instead of a signature;
 //   - it evaluates them against the function's policy as internal/perms
 //     computes it for synth (Deployed, with the declared resources' ARNs
 //     where the app runs), with IAM's matching: the wildcards * and ?,
@@ -60,6 +63,20 @@
 // the policies do not know, and every call when there are no policies
 // (the code not scanned yet, a hand-written policy that does not load).
 // --no-iam-check turns the whole check off.
+//
+// What is checked is what is sent. A request that the check and the
+// emulator or AWS could read in different ways is refused, not re-encoded:
+// a JSON body that is not valid UTF-8 JSON (NaN), or holds a key twice or
+// a key the check reads in another case (strict.go); for S3, an unknown or
+// repeated query parameter, two sub-resources, a Host that is neither the
+// proxy nor an S3 endpoint, dot segments, encoded slashes, XML that is not
+// plain UTF-8 or holds a DOCTYPE; for SQS, a queue URL that is not exactly
+// scheme://host/ACCOUNT/NAME; for the query protocol, a parameter given
+// twice, in both the URL and the body, or in two cases; for SNS, a Publish
+// naming more than one target. Refusing is the safe choice where a
+// rewrite would have to guess what the sender meant. The one rewrite: a
+// bucket named in the Host is forwarded path style (Call.Path), since S3
+// itself reads such a request one way only.
 //
 // What it does not model: IAM conditions, resource policies and
 // permission boundaries; a secret named by name rather than ARN that the
