@@ -143,11 +143,11 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	if _, err := q.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(id)}); err != nil {
 		t.Fatal(err)
 	}
-	ev := s.waitDelivery(t, "done", 5*time.Second)
+	ev := s.waitDelivery(t, "done", 60*time.Second)
 	if ev["ok"] != true || ev["failed"] != 0.0 || ev["messages"] != 1.0 {
 		t.Errorf("delivery of an existing item's id: %v", ev)
 	}
-	if ev := s.waitDelivery(t, "notify", 5*time.Second); ev["kind"] != "sns" || ev["source"] != "events" || ev["ok"] != true {
+	if ev := s.waitDelivery(t, "notify", 60*time.Second); ev["kind"] != "sns" || ev["source"] != "events" || ev["ok"] != true {
 		t.Errorf("the topic's notification: %v", ev)
 	}
 	// The item's history, through its FIFO queue (before or after the
@@ -173,7 +173,7 @@ func TestLocalWithEmulatedResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev = s.waitDelivery(t, "done", 5*time.Second)
+	ev = s.waitDelivery(t, "done", 60*time.Second)
 	if ids, _ := ev["failed_ids"].([]any); len(ids) != 1 || ids[0] != aws.ToString(sent.MessageId) {
 		t.Errorf("delivery of an unknown id: %v, want message %s reported failed", ev, aws.ToString(sent.MessageId))
 	}
