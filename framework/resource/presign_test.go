@@ -59,7 +59,10 @@ func TestBucketPresignedPutThenGet(t *testing.T) {
 	proxy, err := localiam.Start(localiam.Options{Target: localiam.Target{Upstream: moto.URL, Region: "us-east-1",
 		Credentials: func(context.Context) (awscall.Credentials, error) {
 			return awscall.Credentials{AccessKeyID: env["AWS_ACCESS_KEY_ID"], SecretAccessKey: env["AWS_SECRET_ACCESS_KEY"]}, nil
-		}}})
+		},
+		// The function's role may read and write the bucket's objects:
+		// the check refuses every call it has no policy for.
+		Policies: localiam.StaticPolicies{"api": {{Actions: []string{"s3:GetObject", "s3:PutObject"}, Resources: []string{"arn:aws:s3:::" + bucket + "/*"}}}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
