@@ -631,6 +631,22 @@ func TestLocalIAMHostileReplay(t *testing.T) {
 		checkProbeEnv(t, "alpha", out.Env, "A", "B", motoHost)
 	})
 
+	t.Run("alpha's GetQueueUrl answers", func(t *testing.T) {
+		// moto names queues by the host it was called on; the answers
+		// alpha gets name the check's, in both of SQS's protocols.
+		queueA := a.Queue[strings.LastIndex(a.Queue, "/")+1:]
+		want := proxyURL + "/" + account + "/" + queueA
+		for name, call := range map[string]raw{
+			"JSON":  jsonCall("sqs", "AmazonSQS.GetQueueUrl", "1.0", fmt.Sprintf(`{"QueueName":%q}`, queueA)),
+			"query": formCall("sqs", url.Values{"Action": {"GetQueueUrl"}, "Version": {"2012-11-05"}, "QueueName": {queueA}}),
+		} {
+			got := p.raw(t, call)
+			if got.Status != 200 || !strings.Contains(got.Body, want) || strings.Contains(got.Body, moto.URL+"/") {
+				t.Errorf("GetQueueUrl of queue A in SQS's %s protocol from alpha: %d %s; want %s, and not moto's %s", name, got.Status, got.Body, want, motoHost)
+			}
+		}
+	})
+
 	t.Run("allowed calls after the replay", func(t *testing.T) { allowed(t, "after-replay") })
 
 	// beta, the queue handler, runs last: its allowed calls change what

@@ -318,7 +318,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case len(body) > 0:
 		out.r, out.length = bytes.NewReader(body), int64(len(body))
 	}
-	if err := p.forward(w, r, t, c.Path, out, a.region, service); errors.Is(err, errBodyMismatch) {
+	if err := p.forward(w, r, t, c, out, a.region, service); errors.Is(err, errBodyMismatch) {
 		p.refuseUnauthenticated(w, r, &authError{kind: errHashMismatch, function: function, key: a.id.key, service: service, awsMsg: msgHashMismatch,
 			why: errBodyMismatch.Error() + " (the upload was cut off before its end, so the emulator or AWS did not take it)"})
 	}
@@ -394,20 +394,26 @@ type upstreamBody struct {
 	verifier *verifyingReader
 }
 
-// forward signs r again with the real credentials and sends it upstream
-// with body, copying the answer back. Its error is errBodyMismatch, with
-// nothing written, when the streamed body did not match its signed hash.
-func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path string, body upstreamBody, region, service string) error {
+// forward signs r, checked as c, again with the real credentials and
+// sends it upstream with body, copying the answer back: streamed as it
+// comes, or, for the few small answers that name the upstream's address
+// (answerRewrite), read whole and rewritten to name the proxy's. Its
+// error is errBodyMismatch, with nothing written, when the streamed body
+// did not match its signed hash.
+func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, c Call, body upstreamBody, region, service string) error {
 	fail := func(err error) error {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusBadGateway)
 		fmt.Fprintf(w, "framework local's IAM check could not send the call on: %v\n", err)
 		return nil
 	}
+	path := c.Path
 	if path == "" {
 		path = r.URL.EscapedPath()
 	}
-	u := upstreamURL(r, t, region, service) + path
+	base := upstreamURL(r, t, region, service)
+	rewrite := p.answerRewrite(t, c, base)
+	u := base + path
 	if r.URL.RawQuery != "" {
 		u += "?" + r.URL.RawQuery
 	}
@@ -436,6 +442,10 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path 
 		}
 		out.Header.Set(ManagementTokenHeader, t.WebSocket.Token)
 	} else {
+		if rewrite != nil {
+			// An answer the proxy rewrites comes as it is to be read.
+			out.Header.Set("Accept-Encoding", "identity")
+		}
 		if t.Credentials == nil {
 			return fail(errors.New("no AWS credentials to send it with"))
 		}
@@ -461,10 +471,22 @@ func (p *Proxy) forward(w http.ResponseWriter, r *http.Request, t *Target, path 
 		return fail(err)
 	}
 	defer resp.Body.Close()
+	var answer io.Reader = resp.Body
+	if rewrite != nil && resp.StatusCode/100 == 2 {
+		b, err := rewrite.rewrite(resp)
+		if err != nil {
+			// The call was made; what it answered is not passed on.
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprintf(w, "framework local's IAM check sent %s %s on but cannot pass its answer back: %v\n", service, c.Operation, err)
+			return nil
+		}
+		answer = bytes.NewReader(b)
+	}
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
 	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
+	_, _ = io.Copy(w, answer)
 	return nil
 }
