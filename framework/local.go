@@ -147,6 +147,9 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			answered := !late.settle()
 			late = nil
 			if answered {
+				if res.stream != nil {
+					res.stream.end() // the handler's metrics, its body unrun
+				}
 				return // the client got the front door's timeout answer
 			}
 		}

@@ -98,11 +98,12 @@ type metric struct {
 
 // Metrics returns the metrics of the invocation ctx belongs to (a route's
 // Request.Context(), an event handler's ctx). What it records is written
-// when the handler returns, as one line of CloudWatch's Embedded Metric
-// Format on stdout, in the namespace of the app's name, with the
-// dimensions service (the app), stage and function (the function serving
-// the handler: "api" for routes), plus request_id and xray_trace_id as
-// properties; a process's first invocation adds the metric ColdStart (1,
+// when the handler returns (for a streamed response, when its stream
+// ends, with what the stream's body recorded), as one line of
+// CloudWatch's Embedded Metric Format on stdout, in the namespace of the
+// app's name, with the dimensions service (the app), stage and function
+// (the function serving the handler: "api" for routes), plus request_id
+// and xray_trace_id as properties; a process's first invocation adds the metric ColdStart (1,
 // Count; dimensions service, stage and function). framework local shows
 // the line as a readable summary (--json: a "metrics" event).
 //

@@ -47,7 +47,15 @@ func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (
 	}
 	var inv *invocation
 	req.ctx, inv = a.observe(req.ctx, req, KindHTTP, route.Name, names.APIHandlerName)
-	defer inv.finish()
+	defer func() {
+		if res != nil && res.stream != nil {
+			// The invocation lasts as long as the stream: its body may
+			// record metrics, written when it ends (streamRun.run).
+			res.stream.inv = inv
+			return
+		}
+		inv.finish()
+	}()
 	defer func() {
 		if p := recover(); p != nil {
 			res = a.internalError(route, req, fmt.Errorf("panic: %v", p), debug.Stack())
@@ -106,6 +114,11 @@ func (a *App) invoke(t *routeTable, route *route, req *Request, args []string) (
 // Either way it writes the error line (logUncaught).
 func (a *App) internalError(route *route, req *Request, err error, stack []byte) *result {
 	a.logUncaught(route, req, err, stack)
+	return a.internalAnswer(route, req, err, stack)
+}
+
+// internalAnswer is internalError's answer, without the error line.
+func (a *App) internalAnswer(route *route, req *Request, err error, stack []byte) *result {
 	if !a.Debug {
 		return jsonResult(500, errorBody{Code: "FrameworkViewError", Message: internalErrorMessage})
 	}

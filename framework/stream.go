@@ -36,9 +36,14 @@ func Streaming() RouteOption {
 // sent to the client at once. An error it returns before its first Write
 // becomes the route's error answer, as a handler's error does (a
 // ViewError its status, any other a 500); after the first Write the
-// response has started, so the error ends the stream early and is logged
-// as an uncaught error. Stop when w.Context() is done (the client went
-// away).
+// response has started, so the error (or a panic) ends the stream early,
+// is logged as an uncaught error and makes the stream look failed:
+// deployed, the function reports it in the Runtime API's error trailers
+// (Lambda counts the invocation as an error); locally, the connection is
+// closed without the chunked body's end, so the client reads an
+// incomplete body. Metrics it records (Metrics of w.Request().Context())
+// are written when the stream ends. Stop when w.Request().Context() is
+// done (the client went away).
 type StreamBody func(w *StreamWriter) error
 
 // Stream returns a Response that streams body with the given Content-Type
@@ -165,13 +170,35 @@ type streamRun struct {
 	req   *Request
 	entry *pathEntry // the path's CORS headers
 	body  StreamBody
+	// inv is the invocation the stream belongs to, ended (its metrics line
+	// written) when the stream ends: its body may record metrics too.
+	inv *invocation
 }
+
+// streamFailure is the error of a stream whose body failed after its
+// first byte: the client got part of the body, and the front door must
+// show it failed (the Lambda side's error trailers, the local server's
+// cut connection).
+type streamFailure struct {
+	sent  int64  // the body's bytes sent before the failure
+	err   error  // what the body returned, or its panic
+	stack []byte // the panic's stack; nil for a returned error
+}
+
+func (e *streamFailure) Error() string {
+	return fmt.Sprintf("the stream ended after %d bytes: %v", e.sent, e.err)
+}
+
+func (e *streamFailure) Unwrap() error { return e.err }
 
 // run runs the body into sink, res giving the status and headers as the
 // front door sends them. It returns the answer to send instead when
 // the body failed before its first byte, else nil (the stream was sent,
-// complete or ended by an error that is logged, which err returns).
+// complete or ended by an error that is logged, which err returns as a
+// *streamFailure). Either way the stream's invocation ends before run
+// returns: its metrics line is written while the answer is still open.
 func (s *streamRun) run(sink streamSink, res *result) (instead *result, err error) {
+	defer s.end()
 	w := &StreamWriter{run: s, res: res, sink: sink}
 	var stack []byte
 	func() {
@@ -188,20 +215,46 @@ func (s *streamRun) run(sink streamSink, res *result) (instead *result, err erro
 	if !w.started {
 		return s.errorAnswer(err, stack), err
 	}
+	f := &streamFailure{sent: w.n, err: err, stack: stack}
 	if w.err == nil || !errors.Is(err, ErrStreamClosed) {
-		s.app.logUncaught(s.route, s.req, fmt.Errorf("the stream ended after %d bytes: %w", w.n, err), stack)
+		s.app.logUncaught(s.route, s.req, f, stack)
 	}
-	return nil, err
+	return nil, f
+}
+
+// end ends the stream's invocation (writes its metrics line), once.
+func (s *streamRun) end() {
+	inv := s.inv
+	s.inv = nil
+	inv.finish()
 }
 
 // errorAnswer is the answer to a stream whose body failed before its first
 // byte: the error's, with the headers the pipeline gives every answer.
 func (s *streamRun) errorAnswer(err error, stack []byte) *result {
+	if _, _, ok := asViewError(err); !ok || stack != nil {
+		s.app.logUncaught(s.route, s.req, err, stack)
+	}
+	return s.answerFor(err, stack)
+}
+
+// failureAnswer is the answer to a stream collected whole (a front door
+// that does not stream) whose body failed after its first byte: nothing
+// was sent, so the client gets the error's answer, as before the first
+// byte. run logged the error.
+func (s *streamRun) failureAnswer(f *streamFailure) *result {
+	return s.answerFor(f.err, f.stack)
+}
+
+// answerFor is the answer to err (a panic's when stack is not nil): a
+// ViewError's status, else a 500, with the headers the pipeline gives
+// every answer.
+func (s *streamRun) answerFor(err error, stack []byte) *result {
 	var res *result
 	if ve, code, ok := asViewError(err); ok && stack == nil {
 		res = jsonResult(ve.StatusCode(), errorBody{Code: code, Message: ve.Error()})
 	} else {
-		res = s.app.internalError(s.route, s.req, err, stack)
+		res = s.app.internalAnswer(s.route, s.req, err, stack)
 	}
 	if len(s.req.respHeaders) > 0 {
 		res = withResponseHeaders(s.req, res)
@@ -243,9 +296,16 @@ func (s *bufferSink) write(p []byte) error    { s.buf.Write(p); return nil }
 // buffered returns res, a streamed answer, with its body collected whole.
 func (res *result) buffered() *result {
 	sink := &bufferSink{}
-	instead, _ := res.stream.run(sink, res)
+	s := res.stream
+	instead, err := s.run(sink, res)
 	if instead != nil {
 		return instead
+	}
+	var f *streamFailure
+	if errors.As(err, &f) {
+		// Nothing was sent yet: the client gets the failure's answer, not
+		// the part of the body written before it (run logged the error).
+		return s.failureAnswer(f)
 	}
 	out := *sink.res
 	out.stream, out.body = nil, sink.buf.Bytes()

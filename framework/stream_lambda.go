@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambda/messages"
 	"github.com/framework-dev/framework/internal/names"
 )
 
@@ -67,8 +69,15 @@ type responseModeTransport struct {
 
 func (t *responseModeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method == http.MethodPost && r.Header.Get("Content-Type") == streamContentType && strings.HasPrefix(t.host, r.URL.Host) {
-		r = r.Clone(r.Context())
-		r.Header.Set(headerResponseMode, "streaming")
+		// A shallow copy with its own header, not r.Clone: the copy must
+		// keep r's Trailer map, which aws-lambda-go fills with the error
+		// trailers when the body fails, after the post has started (a
+		// clone's copy of the map would go out empty).
+		r2 := new(http.Request)
+		*r2 = *r
+		r2.Header = r.Header.Clone()
+		r2.Header.Set(headerResponseMode, "streaming")
+		r = r2
 	}
 	return t.next.RoundTrip(r)
 }
@@ -157,9 +166,10 @@ func (a *App) streamEvent(ctx context.Context, access io.Writer, serve func() (*
 			err = sink.whole(res)
 		}
 		if err != nil && sink.started {
-			// The stream ended early: Lambda reports the invocation's
-			// error (the Runtime API's error trailers).
-			pw.CloseWithError(err)
+			// The stream ended early: aws-lambda-go posts the error in
+			// the Runtime API's error trailers, and Lambda counts the
+			// invocation as failed.
+			pw.CloseWithError(a.streamTrailerError(err))
 		} else {
 			pw.Close()
 		}
@@ -225,4 +235,39 @@ func v2Prelude(res *result) []byte {
 	}{out.StatusCode, out.Headers, out.Cookies}
 	b, _ := json.Marshal(p)
 	return b
+}
+
+// Error types of the Runtime API's error trailers (the header
+// Lambda-Runtime-Function-Error-Type and the errorType of the base64 JSON
+// document in Lambda-Runtime-Function-Error-Body), in the
+// <category.reason> form AWS's custom runtime guide recommends.
+const (
+	streamErrorType = "Function.StreamError" // the body returned an error
+	streamPanicType = "Function.StreamPanic" // the body panicked
+)
+
+// streamTrailerError is the error a streamed answer's body fails with
+// after its first byte, as aws-lambda-go sends it in the error trailers:
+// an InvokeResponse_Error, which it sends as is. The message says how much
+// was sent; the error's own text only with App.Debug (it may hold what the
+// client must not read), as a 500 answer has it; the function's error
+// line has it always.
+func (a *App) streamTrailerError(err error) error {
+	e := messages.InvokeResponse_Error{Type: streamErrorType, Message: "the stream ended early: " + internalErrorMessage}
+	var f *streamFailure
+	if !errors.As(err, &f) {
+		if a.Debug {
+			e.Message = err.Error()
+		}
+		return e
+	}
+	what := "an uncaught error"
+	if f.stack != nil {
+		e.Type, what = streamPanicType, "a panic"
+	}
+	e.Message = fmt.Sprintf("the stream ended after %d bytes with %s (the function's error log line has it)", f.sent, what)
+	if a.Debug {
+		e.Message = f.Error()
+	}
+	return e
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda/messages"
 )
 
 // TestLambdaStreamIsIncremental: the Lambda side's streamed answer (what
@@ -76,27 +77,34 @@ func TestLambdaStreamIsIncremental(t *testing.T) {
 }
 
 // TestLambdaStreamErrorAfterFirstByte: a streamed answer that fails after
-// its first byte ends with the error, which aws-lambda-go reports in the
-// Runtime API's error trailers.
+// its first byte ends with the error aws-lambda-go sends as is in the
+// Runtime API's error trailers (an InvokeResponse_Error): its type, and a
+// message saying how much was sent, the error's own text only with
+// App.Debug.
 func TestLambdaStreamErrorAfterFirstByte(t *testing.T) {
-	a := New("t")
-	a.ErrorLog = io.Discard
-	a.Route("/s", func(r *Request) (*Response, error) {
-		return Stream("text/plain", func(w *StreamWriter) error {
-			w.WriteString("part")
-			return errors.New("broke")
-		}), nil
-	}, Streaming())
-	if err := a.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	payload, _ := json.Marshal(events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/s", Resource: "/s"})
-	ans, err := a.answerStreaming(context.Background(), lambdaHandler{app: a}, payload, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(ans)
-	if err == nil || !strings.Contains(err.Error(), "broke") || !strings.HasSuffix(string(b), "\x00part") {
-		t.Errorf("read %q, %v; want the body then the error", b, err)
+	for _, debug := range []bool{false, true} {
+		a := New("t")
+		a.ErrorLog = io.Discard
+		a.Debug = debug
+		a.Route("/s", func(r *Request) (*Response, error) {
+			return Stream("text/plain", func(w *StreamWriter) error {
+				w.WriteString("part")
+				return errors.New("broke")
+			}), nil
+		}, Streaming())
+		if err := a.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		payload, _ := json.Marshal(events.APIGatewayProxyRequest{HTTPMethod: "GET", Path: "/s", Resource: "/s"})
+		ans, err := a.answerStreaming(context.Background(), lambdaHandler{app: a}, payload, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(ans)
+		var ie messages.InvokeResponse_Error
+		if !errors.As(err, &ie) || ie.Type != streamErrorType || !strings.HasSuffix(string(b), "\x00part") ||
+			!strings.Contains(ie.Message, "after 4 bytes") || strings.Contains(ie.Message, "broke") != debug {
+			t.Errorf("debug %v: read %q, %#v; want the body then the stream error", debug, b, err)
+		}
 	}
 }

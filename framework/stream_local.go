@@ -29,7 +29,11 @@ func (s *httpSink) write(p []byte) error {
 
 // writeStream sends res, a streamed answer, on w: its status and headers,
 // then each write of its body as it is made; or, when the body fails
-// before its first byte, the error's answer.
+// before its first byte, the error's answer. A body that fails after its
+// first byte (an error or a panic) cuts the connection without the
+// chunked body's last chunk, as a deployed stream that fails is cut: the
+// client sees an incomplete answer (an unexpected EOF), never a complete
+// one.
 func writeStream(w http.ResponseWriter, res *result) {
 	rc := http.NewResponseController(w)
 	// A stream lasts as long as its body writes: the server's write
@@ -38,7 +42,21 @@ func writeStream(w http.ResponseWriter, res *result) {
 	// function's timeout ends it).
 	_ = rc.SetWriteDeadline(time.Time{})
 	_ = rc.SetReadDeadline(time.Time{})
-	if instead, _ := res.stream.run(&httpSink{w: w, rc: rc}, res); instead != nil {
+	instead, err := res.stream.run(&httpSink{w: w, rc: rc}, res)
+	if instead != nil {
 		writeResult(w, instead)
+		return
+	}
+	if err != nil {
+		abortStream(rc)
+	}
+}
+
+// abortStream closes the connection of a stream that failed after its
+// first byte, leaving its chunked body unterminated. A writer that cannot
+// give up its connection (a test's recorder) is left as it is.
+func abortStream(rc *http.ResponseController) {
+	if conn, _, err := rc.Hijack(); err == nil {
+		_ = conn.Close()
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/framework-dev/framework/framework"
 	"github.com/framework-dev/framework/frameworktest"
 	"github.com/framework-dev/framework/internal/apphook"
+	"github.com/framework-dev/framework/internal/lockedbuf"
 )
 
 // streamServer serves a on 127.0.0.1 as framework local does, behind the
@@ -117,11 +118,11 @@ func readEvent(t *testing.T, br *bufio.Reader) string {
 }
 
 // TestStreamErrors: an error before the first byte is the route's error
-// answer (with the middleware's and CORS headers); one after it ends the
-// stream and is logged; a route not declared Streaming that streams gets
-// a 500 saying to declare it.
+// answer (with the middleware's and CORS headers); one after it cuts the
+// stream (the client reads an unexpected EOF) and is logged; a route not
+// declared Streaming that streams gets a 500 saying to declare it.
 func TestStreamErrors(t *testing.T) {
-	var logged strings.Builder
+	var logged lockedbuf.Buffer // written by the server's goroutines
 	a := framework.New("t")
 	a.API.CORS = true
 	a.ErrorLog = &logged
@@ -159,10 +160,10 @@ func TestStreamErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ = io.ReadAll(resp.Body)
+	body, err = io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || string(body) != "part one\n" {
-		t.Errorf("late error: %d %q", resp.StatusCode, body)
+	if resp.StatusCode != 200 || string(body) != "part one\n" || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("late error: %d %q, read error %v; want 200, the part, then an unexpected EOF", resp.StatusCode, body, err)
 	}
 	if !strings.Contains(logged.String(), "the stream ended after 9 bytes: the feed broke") {
 		t.Errorf("the late error is not logged: %s", logged.String())
