@@ -116,7 +116,8 @@ type IdempotencyKeyInUse struct{ framework.ConflictError }
 //	app.Route("/orders", createOrder, framework.Methods("POST"), resource.Idempotent(keys, resource.Idempotency{}))
 func Idempotent(t *Table, opt Idempotency) framework.RouteOption {
 	s := newIdemStore(t, opt, apphook.Caller(1), false)
-	return apphook.GuardsOf(t.app).RouteGuard(framework.Middleware(s.route), s.grants()).(framework.RouteOption)
+	describe := func(r *manifest.Route) { r.Idempotency = &manifest.RouteIdempotency{KeyRequired: opt.KeyRequired} }
+	return apphook.GuardsOf(t.app).RouteGuard(framework.Middleware(s.route), s.grants(), describe).(framework.RouteOption)
 }
 
 // IdempotentRecords makes an SQS, SNS or EventBridge handler process each
