@@ -26,7 +26,10 @@ import (
 type Idempotency struct {
 	// Expiry is how long a key is remembered after its first use: a
 	// request or message with the key within it gets the stored answer
-	// (or is skipped); after it, it runs again. 0 means 24 hours.
+	// (or is skipped); after it, it runs again. 0 means 24 hours. A
+	// request or message still in progress holds its key until its
+	// invocation's deadline (the function's timeout) even when Expiry is
+	// shorter.
 	Expiry time.Duration
 	// KeyRequired (routes): a request without an Idempotency-Key header
 	// is answered 400. Without it, such a request runs as if the route
@@ -79,7 +82,7 @@ const noDeadline = 60 * time.Second
 type IdempotencyKeyMissing struct{ framework.BadRequestError }
 
 // IdempotencyKeyReused answers 422: the key was first used with another
-// request (another body, method or path).
+// request (another body, method, path or query string).
 type IdempotencyKeyReused struct {
 	framework.UnprocessableEntityError
 }
@@ -132,9 +135,12 @@ func Idempotent(t *Table, opt Idempotency) framework.RouteOption {
 // error, or a failure it reports) is not recorded, so its retry runs.
 //
 // The messages of a batch are recorded once the handler returns: when it
-// panics (or its invocation times out), none is, so the whole batch runs
-// again when it is redelivered, the messages it had processed included.
-// There is no partial storage.
+// panics, none is and their keys are freed, so the whole batch runs again
+// when it is redelivered, the messages it had processed before the panic
+// included (there is no partial storage); when its invocation times out,
+// the same, once the invocation's deadline has passed. A handler whose
+// messages must not run twice records each itself, or reports the ones
+// that failed (OnSQSPartialBatch) instead of panicking.
 //
 //	app.OnSQSPartialBatch("worker", jobs.Ref(), work, resource.IdempotentRecords(keys, resource.Idempotency{}))
 func IdempotentRecords(t *Table, opt Idempotency) framework.FunctionOption {
@@ -428,7 +434,7 @@ func (s *idemStore) route(c *framework.Call, next framework.Next) (resp *framewo
 		return nil, err
 	}
 	if rec != nil && rec.fingerprint != fp {
-		return nil, IdempotencyKeyReused{framework.UnprocessableEntityError{Message: "this Idempotency-Key was used with another request (method, path or body): send a new key for a new request"}}
+		return nil, IdempotencyKeyReused{framework.UnprocessableEntityError{Message: "this Idempotency-Key was used with another request (method, path, query string or body): send a new key for a new request"}}
 	}
 	switch outcome {
 	case inProgress:

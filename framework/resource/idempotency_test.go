@@ -397,6 +397,42 @@ func TestIdempotencyAgainstMoto(t *testing.T) {
 		}
 	})
 
+	// A handler that panics part way through a batch records none of its
+	// messages: the redelivered batch runs whole, the message it had
+	// processed before the panic included (no partial storage, as the go
+	// doc says).
+	t.Run("panic runs the batch again", func(t *testing.T) {
+		app := framework.New("shop")
+		keys := keysTable(app)
+		var mu sync.Mutex
+		var processed []string
+		var calls atomic.Int64
+		app.OnSQSMessage("fragile", "jobs", func(ctx context.Context, ev events.SQSEvent) error {
+			first := calls.Add(1) == 1
+			for _, m := range ev.Records {
+				mu.Lock()
+				processed = append(processed, m.MessageId)
+				mu.Unlock()
+				if first && m.MessageId == "p2" {
+					panic("the handler crashes on p2")
+				}
+			}
+			return nil
+		}, resource.IdempotentRecords(keys, resource.Idempotency{}))
+		frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		batch := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "p1", Body: "a", EventSource: "aws:sqs"}, {MessageId: "p2", Body: "b", EventSource: "aws:sqs"}}}
+		if _, err := c.Invoke("fragile", batch); err == nil {
+			t.Fatal("the invocation that panics did not fail")
+		}
+		if _, err := c.Invoke("fragile", batch); err != nil {
+			t.Fatalf("the redelivered batch: %v", err)
+		}
+		if fmt.Sprint(processed) != "[p1 p2 p1 p2]" {
+			t.Errorf("a batch whose handler panicked on p2, then redelivered: processed %v, want [p1 p2 p1 p2] (the whole batch again)", processed)
+		}
+	})
+
 	// SNS and EventBridge: a message or event delivered twice (one id)
 	// runs once.
 	t.Run("sns and eventbridge", func(t *testing.T) {
