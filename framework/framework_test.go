@@ -57,6 +57,7 @@ func TestDeclarationErrors(t *testing.T) {
 		{"mixed content types", func(a *framework.App) {
 			a.Route("/u", ok, framework.Methods("POST"), framework.ContentTypes("application/json", "image/png"))
 		}, []string{"route /u", "mix binary and non-binary"}},
+		{"malformed stream type", func(a *framework.App) { a.Route("/feed", ok, framework.Streaming("text/")) }, []string{"route /feed", "streamed content type", "malformed"}},
 		{"no leading slash", func(a *framework.App) { a.Route("users", ok) }, []string{"route users", "start with"}},
 		{"trailing slash", func(a *framework.App) { a.Route("/users/", ok) }, []string{"route /users/", "end with"}},
 		{"empty segment", func(a *framework.App) { a.Route("/a//b", ok) }, []string{"route /a//b", "empty path segment"}},

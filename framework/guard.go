@@ -14,11 +14,14 @@ import (
 // option (resource.Idempotent, resource.IdempotentRecords), through
 // apphook.Guards.
 
-func (internals) RouteGuard(mw any, gs []manifest.Grant) any {
+func (internals) RouteGuard(mw any, gs []manifest.Grant, describe func(*manifest.Route)) any {
 	m := mw.(Middleware)
 	return RouteOption{func(r *route) {
 		r.guards = append(r.guards, m)
 		r.guardGrants = append(r.guardGrants, gs...)
+		if describe != nil {
+			r.describe = append(r.describe, describe)
+		}
 	}}
 }
 

@@ -38,12 +38,14 @@ type route struct {
 	where          string        // file:line of the registration
 	group          *registration // nil for the app's own routes
 	groupMW        []Middleware
-	mw             []Middleware // WithMiddleware
-	chain          Next         // the middleware chain, nil without middleware
-	input          *typedInput  // a typed handler's body parameter
-	output         reflect.Type // the handler's result type
-	status         int          // Status, 0 when not set
-	streaming      bool         // Streaming: the route may stream its body
+	mw             []Middleware            // WithMiddleware
+	chain          Next                    // the middleware chain, nil without middleware
+	input          *typedInput             // a typed handler's body parameter
+	output         reflect.Type            // the handler's result type
+	status         int                     // Status, 0 when not set
+	streaming      bool                    // Streaming: the route may stream its body
+	streamTypes    []string                // Streaming's content types
+	describe       []func(*manifest.Route) // the guards' additions to the manifest entry
 
 	// guards are the innermost middleware of options (guard.go), and
 	// guardGrants the accesses they need.
@@ -222,13 +224,18 @@ func (r *route) ref() string {
 
 // manifestRoute is the route as the manifest describes it.
 func (r *route) manifestRoute() manifest.Route {
-	return manifest.Route{
+	m := manifest.Route{
 		Path: r.Path, Methods: append([]string(nil), r.Methods...), Handler: r.Name,
 		ContentTypes: append([]string(nil), r.ContentTypes...), CORS: r.cors.manifest(),
 		APIKeyRequired: r.APIKeyRequired, Authorizer: r.authorizerDecl,
 		Status: r.status, Declared: r.where, Streaming: r.streaming,
-		Grants: r.guardGrants[:len(r.guardGrants):len(r.guardGrants)],
+		StreamTypes: append([]string(nil), r.streamTypes...),
+		Grants:      r.guardGrants[:len(r.guardGrants):len(r.guardGrants)],
 	}
+	for _, d := range r.describe {
+		d(&m)
+	}
+	return m
 }
 
 var (

@@ -24,9 +24,16 @@ import (
 // Deployed, the route needs a front door that streams: a function URL
 // (its invoke mode becomes RESPONSE_STREAM) or a REST API (the route's
 // integration streams); an HTTP API cannot stream, and synth refuses it.
-func Streaming() RouteOption {
+//
+// contentTypes are the content types the route streams
+// (Streaming("text/event-stream") for EventStream, Streaming("text/csv")
+// for a Stream of CSV): `framework openapi` lists them as the route's
+// answers, so that clients know what to accept. Without them the
+// document says only that the answer is streamed.
+func Streaming(contentTypes ...string) RouteOption {
 	return RouteOption{func(r *route) {
 		r.streaming = true
+		r.streamTypes = append(r.streamTypes, contentTypes...)
 		streamLambda = startStreaming // links the Lambda streaming answer in
 	}}
 }

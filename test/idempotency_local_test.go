@@ -28,6 +28,7 @@ func TestLocalIdempotency(t *testing.T) {
 	dir := filepath.Join(testutil.RepoRoot(t), "test", "testdata", "idemapp")
 	s := startLocal(t, dir, env, "--aws-endpoint", moto.URL, "--no-schedules")
 
+	var replayed string
 	post := func(key string) (int, string, string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", s.URL+"/orders", bytes.NewReader([]byte(`{"item":"book"}`)))
@@ -39,12 +40,19 @@ func TestLocalIdempotency(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
+		replayed = resp.Header.Get("Idempotent-Replayed")
 		return resp.StatusCode, resp.Header.Get("X-Order"), string(b)
 	}
 	st1, h1, b1 := post("k1")
+	if replayed != "" {
+		t.Errorf("the first answer has Idempotent-Replayed: %s", replayed)
+	}
 	st2, h2, b2 := post("k1")
 	if st1 != 201 || b1 != `{"order":1}` || h1 != "1" || st2 != st1 || h2 != h1 || b2 != b1 {
 		t.Errorf("two POSTs with one key answered %d %s %s and %d %s %s, want 201 X-Order 1 {\"order\":1} twice", st1, h1, b1, st2, h2, b2)
+	}
+	if replayed != "true" {
+		t.Errorf("the replayed answer has Idempotent-Replayed %q, want true", replayed)
 	}
 	if st, h, _ := post("k2"); st != 201 || h != "2" {
 		t.Errorf("another key: %d X-Order %s, want 201 and order 2", st, h)

@@ -32,8 +32,8 @@ func newApp() *framework.App {
 	app.Route("/", func(r *framework.Request) (*framework.Response, error) {
 		return &framework.Response{Headers: map[string]string{"Content-Type": "text/html; charset=utf-8"}, Body: page}, nil
 	})
-	app.Route("/ticks", ticks, framework.Streaming())
-	app.Route("/paced", paced, framework.Streaming())
+	app.Route("/ticks", ticks, framework.Streaming("text/event-stream"))
+	app.Route("/paced", paced, framework.Streaming("text/event-stream"))
 	app.Route("/paced/ack", ack, framework.Methods("POST"), framework.ContentTypes("text/plain", "application/json"))
 	return app
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net/url"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +26,10 @@ import (
 type Idempotency struct {
 	// Expiry is how long a key is remembered after its first use: a
 	// request or message with the key within it gets the stored answer
-	// (or is skipped); after it, it runs again. 0 means 24 hours.
+	// (or is skipped); after it, it runs again. 0 means 24 hours. A
+	// request or message still in progress holds its key until its
+	// invocation's deadline (the function's timeout) even when Expiry is
+	// shorter.
 	Expiry time.Duration
 	// KeyRequired (routes): a request without an Idempotency-Key header
 	// is answered 400. Without it, such a request runs as if the route
@@ -48,6 +53,19 @@ const MaxStoredAnswer = 64 << 10
 // IdempotencyKeyHeader is the request header that carries the key.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
+// ReplayedHeader is the header, with the value "true", of an answer that
+// is a stored answer replayed (as Stripe's API marks its replays), so
+// that a client can tell a replay from a first answer. A browser reads it
+// only when the route's CORS setting exposes it (ExposeHeaders).
+const ReplayedHeader = "Idempotent-Replayed"
+
+// transient are the statuses below 500 that say "not now" rather than
+// "no": a request timeout (408), a conflict (409), too early (425) and too
+// many requests (429). Such an answer is not stored, so that the client's
+// retry with its key runs the handler again instead of getting the same
+// refusal until the key expires.
+var transient = map[int]bool{408: true, 409: true, 425: true, 429: true}
+
 // maxKeyLength is the longest key accepted.
 const maxKeyLength = 255
 
@@ -64,7 +82,7 @@ const noDeadline = 60 * time.Second
 type IdempotencyKeyMissing struct{ framework.BadRequestError }
 
 // IdempotencyKeyReused answers 422: the key was first used with another
-// request (another body, method or path).
+// request (another body, method, path or query string).
 type IdempotencyKeyReused struct {
 	framework.UnprocessableEntityError
 }
@@ -76,12 +94,21 @@ type IdempotencyKeyInUse struct{ framework.ConflictError }
 // Idempotent makes a route's handler idempotent by the request's
 // Idempotency-Key header (IETF draft-ietf-httpapi-idempotency-key-header),
 // its records kept in table t: the first answer below 500 (status,
-// headers, body) is stored and replayed for every later request with the
-// key; the key with a different method, path or body is a 422
-// (IdempotencyKeyReused); a request with the key while the first is still
-// running is a 409 (IdempotencyKeyInUse). A 5xx answer or a panic stores
-// nothing, so the client may retry. The handler gets exactly the accesses
-// this needs on t (GetItem, PutItem, DeleteItem).
+// headers, body) is stored and replayed, with the header
+// Idempotent-Replayed: true (ReplayedHeader), for every later request
+// with the key; the key with a different method, path, query string or
+// body is a 422 (IdempotencyKeyReused); a request with the key while the
+// first is still running is a 409 (IdempotencyKeyInUse), until the
+// first's invocation deadline (the function's timeout) passes, however
+// short Expiry is. A 5xx answer, a transient refusal (408, 409, 425,
+// 429) or a panic stores nothing, so the client may retry with its key.
+// The handler gets exactly the accesses this needs on t (GetItem,
+// PutItem, DeleteItem).
+//
+// The query string is part of the request: its parameters are compared
+// decoded and sorted by name, so their order does not matter ("?a=1&b=2"
+// is "?b=2&a=1"), except the order of one name's repeated values
+// ("?a=1&a=2" is not "?a=2&a=1").
 //
 // The table needs a string partition key, no sort key and a TTL attribute
 // (TableSpec.TTLAttribute), which expires the records; it may hold other
@@ -92,7 +119,8 @@ type IdempotencyKeyInUse struct{ framework.ConflictError }
 //	app.Route("/orders", createOrder, framework.Methods("POST"), resource.Idempotent(keys, resource.Idempotency{}))
 func Idempotent(t *Table, opt Idempotency) framework.RouteOption {
 	s := newIdemStore(t, opt, apphook.Caller(1), false)
-	return apphook.GuardsOf(t.app).RouteGuard(framework.Middleware(s.route), s.grants()).(framework.RouteOption)
+	describe := func(r *manifest.Route) { r.Idempotency = &manifest.RouteIdempotency{KeyRequired: opt.KeyRequired} }
+	return apphook.GuardsOf(t.app).RouteGuard(framework.Middleware(s.route), s.grants(), describe).(framework.RouteOption)
 }
 
 // IdempotentRecords makes an SQS, SNS or EventBridge handler process each
@@ -105,6 +133,14 @@ func Idempotent(t *Table, opt Idempotency) framework.RouteOption {
 // invocation is reported failed (OnSQSPartialBatch), or fails the
 // invocation, so it is retried later. A message the handler fails (an
 // error, or a failure it reports) is not recorded, so its retry runs.
+//
+// The messages of a batch are recorded once the handler returns: when it
+// panics, none is and their keys are freed, so the whole batch runs again
+// when it is redelivered, the messages it had processed before the panic
+// included (there is no partial storage); when its invocation times out,
+// the same, once the invocation's deadline has passed. A handler whose
+// messages must not run twice records each itself, or reports the ones
+// that failed (OnSQSPartialBatch) instead of panicking.
 //
 //	app.OnSQSPartialBatch("worker", jobs.Ref(), work, resource.IdempotentRecords(keys, resource.Idempotency{}))
 func IdempotentRecords(t *Table, opt Idempotency) framework.FunctionOption {
@@ -243,17 +279,25 @@ func (s *idemStore) claim(ctx context.Context, id, fingerprint string) (claimOut
 		if dl, ok := ctx.Deadline(); ok {
 			until = dl
 		}
+		// The record in progress holds its key until the invocation's
+		// deadline, however short Expiry is: its TTL is the later of
+		// the two (so that DynamoDB's TTL does not delete it while it
+		// runs), and the condition below frees it at the deadline only.
+		expires := t.Add(s.expiry).Unix()
+		if u := (until.UnixMilli() + 999) / 1000; u > expires {
+			expires = u
+		}
 		in := map[string]any{
 			"TableName": table,
 			"Item": map[string]any{
 				s.pk:            ddbString(id),
-				s.ttl:           ddbNumber(t.Add(s.expiry).Unix()),
+				s.ttl:           ddbNumber(expires),
 				attrState:       ddbString(stateInProgress),
 				attrUntil:       ddbNumber(until.UnixMilli()),
 				attrFingerprint: ddbString(fingerprint),
 				attrToken:       ddbString(token),
 			},
-			"ConditionExpression":      "attribute_not_exists(#pk) OR #ttl < :now OR (#state = :inprogress AND #until < :nowms)",
+			"ConditionExpression":      "attribute_not_exists(#pk) OR (#state <> :inprogress AND #ttl < :now) OR (#state = :inprogress AND #until < :nowms)",
 			"ExpressionAttributeNames": map[string]string{"#pk": s.pk, "#ttl": s.ttl, "#state": attrState, "#until": attrUntil},
 			"ExpressionAttributeValues": map[string]any{
 				":now": ddbNumber(t.Unix()), ":nowms": ddbNumber(t.UnixMilli()), ":inprogress": ddbString(stateInProgress),
@@ -383,17 +427,14 @@ func (s *idemStore) route(c *framework.Call, next framework.Next) (resp *framewo
 	case len(key) > maxKeyLength:
 		return nil, IdempotencyKeyMissing{framework.BadRequestError{Message: fmt.Sprintf("the Idempotency-Key header is %d bytes long: send a key of at most %d (a UUID)", len(key), maxKeyLength)}}
 	}
-	sum := sha256.New()
-	fmt.Fprintf(sum, "%s\n%s\n", req.Method, req.Path)
-	sum.Write(req.RawBody)
-	fp := hex.EncodeToString(sum.Sum(nil))
+	fp := fingerprint(req)
 	ctx := req.Context()
 	outcome, rec, cl, err := s.claim(ctx, c.Handler+"#"+key, fp)
 	if err != nil {
 		return nil, err
 	}
 	if rec != nil && rec.fingerprint != fp {
-		return nil, IdempotencyKeyReused{framework.UnprocessableEntityError{Message: "this Idempotency-Key was used with another request (method, path or body): send a new key for a new request"}}
+		return nil, IdempotencyKeyReused{framework.UnprocessableEntityError{Message: "this Idempotency-Key was used with another request (method, path, query string or body): send a new key for a new request"}}
 	}
 	switch outcome {
 	case inProgress:
@@ -413,7 +454,7 @@ func (s *idemStore) route(c *framework.Call, next framework.Next) (resp *framewo
 	resp, err = next(c)
 	done = true
 	ans, ok := apphook.GuardsOf(s.t.app).AnswerOf(resp, err)
-	if !ok || ans.Status >= 500 {
+	if !ok || ans.Status >= 500 || transient[ans.Status] {
 		s.release(ctx, cl)
 		return resp, err
 	}
@@ -431,6 +472,49 @@ func (s *idemStore) route(c *framework.Call, next framework.Next) (resp *framewo
 	return resp, err
 }
 
+// fingerprint identifies a request for its key: a SHA-256 of its method,
+// path, query string and body. Without a query string it is the digest
+// of "METHOD\nPATH\n" and the body, as records stored before the query
+// string counted still hold; with one, "q:" and the digest of the method,
+// the quoted path, the canonical query (canonicalQuery) and the body, so
+// that neither form can be taken for the other.
+func fingerprint(req *framework.Request) string {
+	sum := sha256.New()
+	q := canonicalQuery(req.QueryParams)
+	if q == "" {
+		fmt.Fprintf(sum, "%s\n%s\n", req.Method, req.Path)
+		sum.Write(req.RawBody)
+		return hex.EncodeToString(sum.Sum(nil))
+	}
+	fmt.Fprintf(sum, "%s\n%q\n%s\n", req.Method, req.Path, q)
+	sum.Write(req.RawBody)
+	return "q:" + hex.EncodeToString(sum.Sum(nil))
+}
+
+// canonicalQuery is the query string q with its names sorted and every
+// name and value percent-encoded, each name's values in the order sent:
+// the order of different parameters does not change a request, the order
+// of one parameter's values may ("?sort=a&sort=b").
+func canonicalQuery(q framework.MultiDict) string {
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, k := range names {
+		for _, v := range q[k] {
+			if b.Len() > 0 {
+				b.WriteByte('&')
+			}
+			b.WriteString(url.QueryEscape(k))
+			b.WriteByte('=')
+			b.WriteString(url.QueryEscape(v))
+		}
+	}
+	return b.String()
+}
+
 func answerSize(a *storedAnswer) int {
 	n := len(a.Body)
 	for _, h := range a.Headers {
@@ -439,14 +523,19 @@ func answerSize(a *storedAnswer) int {
 	return n
 }
 
-// replay is the Response that sends a stored answer as it was.
+// replay is the Response that sends a stored answer as it was, marked
+// with ReplayedHeader.
 func replay(a *storedAnswer) *framework.Response {
 	resp := &framework.Response{StatusCode: a.Status, MultiValueHeaders: map[string][]string{}}
 	if len(a.Body) > 0 {
 		resp.Body = a.Body
 	}
 	for _, h := range a.Headers {
+		if strings.EqualFold(h.Name, ReplayedHeader) {
+			continue
+		}
 		resp.MultiValueHeaders[h.Name] = append(resp.MultiValueHeaders[h.Name], h.Value)
 	}
+	resp.MultiValueHeaders[ReplayedHeader] = []string{"true"}
 	return resp
 }

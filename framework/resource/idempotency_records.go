@@ -173,7 +173,16 @@ func (s *idemStore) records(c *framework.Call, next framework.Next, partial bool
 			return nil, err
 		}
 	}
+	// A panic records nothing and frees the batch's keys, so that its
+	// redelivery runs every message again (no partial storage).
+	returned := false
+	defer func() {
+		if !returned {
+			release()
+		}
+	}()
 	resp, err := next(c)
+	returned = true
 	if err != nil {
 		release()
 		return resp, err

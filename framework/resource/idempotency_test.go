@@ -212,6 +212,116 @@ func TestIdempotencyAgainstMoto(t *testing.T) {
 		}
 	})
 
+	// A replayed answer says so in Idempotent-Replayed: true (as Stripe's
+	// API marks its replays); the first answer has no such header.
+	t.Run("replay marker", func(t *testing.T) {
+		var created atomic.Int64
+		app := orderApp(&created, nil, 0)
+		frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		key := map[string]string{"Idempotency-Key": "marked", "Content-Type": "application/json"}
+		first := c.Do("POST", "/orders", []byte(`{"Item":"book"}`), key)
+		second := c.Do("POST", "/orders", []byte(`{"Item":"book"}`), key)
+		if got := first.Header(resource.ReplayedHeader); first.StatusCode != 201 || len(got) != 0 {
+			t.Errorf("the first answer: %d with %s %q, want 201 without the header", first.StatusCode, resource.ReplayedHeader, got)
+		}
+		if got := second.Header("Idempotent-Replayed"); second.StatusCode != 201 || fmt.Sprint(got) != "[true]" {
+			t.Errorf("the replayed answer: %d with Idempotent-Replayed %q, want 201 with [true]", second.StatusCode, got)
+		}
+	})
+
+	// A transient refusal (408, 409, 425, 429) is not stored: the
+	// client's retry with its key runs the handler again and may succeed.
+	t.Run("transient refusals", func(t *testing.T) {
+		for _, status := range []int{408, 409, 425, 429} {
+			app := framework.New("shop")
+			keys := keysTable(app)
+			var calls atomic.Int64
+			app.Route("/pay", func(r *framework.Request) (any, error) {
+				if calls.Add(1) == 1 {
+					return framework.Response{StatusCode: status, Body: "not now"}, nil
+				}
+				return framework.Response{StatusCode: 201, Body: "paid"}, nil
+			}, framework.Methods("POST"), resource.Idempotent(keys, resource.Idempotency{}))
+			frameworktest.UseEmulatorAt(t, app, moto.URL)
+			c := frameworktest.New(app)
+			key := map[string]string{"Idempotency-Key": fmt.Sprint("t-", status), "Content-Type": "application/json"}
+			first := c.Do("POST", "/pay", []byte(`{}`), key)
+			retry := c.Do("POST", "/pay", []byte(`{}`), key)
+			if first.StatusCode != status || retry.StatusCode != 201 || calls.Load() != 2 {
+				t.Errorf("a %d, then a retry with its key: %d then %d %s, handler run %d times; want %d then 201 (the refusal not stored, the retry run)",
+					status, first.StatusCode, retry.StatusCode, retry.Body, calls.Load(), status)
+			}
+		}
+		// A final refusal (a 404, say) is stored and replayed, as before.
+		app := framework.New("shop")
+		keys := keysTable(app)
+		var calls atomic.Int64
+		app.Route("/pay", func(r *framework.Request) (any, error) {
+			calls.Add(1)
+			return nil, framework.NotFoundError{Message: "no such cart"}
+		}, framework.Methods("POST"), resource.Idempotent(keys, resource.Idempotency{}))
+		frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		key := map[string]string{"Idempotency-Key": "final", "Content-Type": "application/json"}
+		c.Do("POST", "/pay", []byte(`{}`), key)
+		if retry := c.Do("POST", "/pay", []byte(`{}`), key); retry.StatusCode != 404 || calls.Load() != 1 {
+			t.Errorf("a 404 and its retry: %d, handler run %d times; want the 404 replayed, run once", retry.StatusCode, calls.Load())
+		}
+	})
+
+	// The query string is part of the request: the key with another
+	// query string is a 422; the same parameters in another order are
+	// the same request (replayed); one name's values in another order
+	// are not.
+	t.Run("query string", func(t *testing.T) {
+		var created atomic.Int64
+		app := orderApp(&created, nil, 0)
+		frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		do := func(key, target string) *frameworktest.Response {
+			return c.Do("POST", target, []byte(`{"Item":"book"}`), map[string]string{"Idempotency-Key": key, "Content-Type": "application/json"})
+		}
+		if first, other := do("q-1", "/orders"), do("q-1", "/orders?x=1"); first.StatusCode != 201 || other.StatusCode != 422 {
+			t.Errorf("POST /orders then POST /orders?x=1 with one key: %d then %d %s, want 201 then 422 (another request)", first.StatusCode, other.StatusCode, other.Body)
+		}
+		if first, other := do("q-2", "/orders?x=1"), do("q-2", "/orders?x=2"); first.StatusCode != 201 || other.StatusCode != 422 {
+			t.Errorf("?x=1 then ?x=2 with one key: %d then %d, want 201 then 422", first.StatusCode, other.StatusCode)
+		}
+		first, same := do("q-3", "/orders?a=1&b=two%20words"), do("q-3", "/orders?b=two+words&a=1")
+		if first.StatusCode != 201 || same.StatusCode != 201 || !bytes.Equal(first.Body, same.Body) || fmt.Sprint(same.Header(resource.ReplayedHeader)) != "[true]" {
+			t.Errorf("?a=1&b=two%%20words then ?b=two+words&a=1 with one key: %d then %d (replayed %q), want the first answer replayed", first.StatusCode, same.StatusCode, same.Header(resource.ReplayedHeader))
+		}
+		if first, other := do("q-4", "/orders?a=1&a=2"), do("q-4", "/orders?a=2&a=1"); first.StatusCode != 201 || other.StatusCode != 422 {
+			t.Errorf("?a=1&a=2 then ?a=2&a=1 with one key: %d then %d, want 201 then 422 (the order of one name's values counts)", first.StatusCode, other.StatusCode)
+		}
+		if created.Load() != 4 {
+			t.Errorf("%d orders created, want 4", created.Load())
+		}
+	})
+
+	// A record in progress holds its key until its invocation's deadline
+	// even when Expiry has passed: a duplicate is a 409 and does not run
+	// the handler a second time while the first runs.
+	t.Run("in progress past expiry", func(t *testing.T) {
+		var created atomic.Int64
+		app := orderApp(&created, nil, 0)
+		emu := frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		item := map[string]any{
+			"id": map[string]string{"S": "createOrder#slow"}, "expires": map[string]string{"N": fmt.Sprint(time.Now().Add(-time.Minute).Unix())},
+			"idem_state": map[string]string{"S": "INPROGRESS"}, "idem_in_progress_until": map[string]string{"N": fmt.Sprint(time.Now().Add(time.Hour).UnixMilli())},
+			"idem_fingerprint": map[string]string{"S": fmt.Sprintf("%x", sha256.Sum256([]byte("POST\n/orders\n{\"Item\":\"book\"}")))}, "idem_token": map[string]string{"S": "slow"},
+		}
+		if err := awscall.Call(context.Background(), "dynamodb", "PutItem", map[string]any{"TableName": emu.Name("keys"), "Item": item}, nil); err != nil {
+			t.Fatal(err)
+		}
+		resp := c.Do("POST", "/orders", []byte(`{"Item":"book"}`), map[string]string{"Idempotency-Key": "slow", "Content-Type": "application/json"})
+		if resp.StatusCode != 409 || created.Load() != 0 {
+			t.Errorf("a key in progress whose Expiry passed but whose deadline has not: %d %s, %d orders; want 409 and none", resp.StatusCode, resp.Body, created.Load())
+		}
+	})
+
 	// KeyRequired: a request without the header is a 400.
 	t.Run("key required", func(t *testing.T) {
 		app := framework.New("shop")
@@ -284,6 +394,42 @@ func TestIdempotencyAgainstMoto(t *testing.T) {
 		invoke("byorder", msg("x4", `{"order":{"id":9}}`), msg("x5", `{"order":{"id":9}}`)) // twice in one batch
 		if plain.Load() != 3 {
 			t.Errorf("messages of orders 7, 8, 7, 9, 9 were processed %d times, want 3 (by the key at order.id)", plain.Load())
+		}
+	})
+
+	// A handler that panics part way through a batch records none of its
+	// messages: the redelivered batch runs whole, the message it had
+	// processed before the panic included (no partial storage, as the go
+	// doc says).
+	t.Run("panic runs the batch again", func(t *testing.T) {
+		app := framework.New("shop")
+		keys := keysTable(app)
+		var mu sync.Mutex
+		var processed []string
+		var calls atomic.Int64
+		app.OnSQSMessage("fragile", "jobs", func(ctx context.Context, ev events.SQSEvent) error {
+			first := calls.Add(1) == 1
+			for _, m := range ev.Records {
+				mu.Lock()
+				processed = append(processed, m.MessageId)
+				mu.Unlock()
+				if first && m.MessageId == "p2" {
+					panic("the handler crashes on p2")
+				}
+			}
+			return nil
+		}, resource.IdempotentRecords(keys, resource.Idempotency{}))
+		frameworktest.UseEmulatorAt(t, app, moto.URL)
+		c := frameworktest.New(app)
+		batch := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "p1", Body: "a", EventSource: "aws:sqs"}, {MessageId: "p2", Body: "b", EventSource: "aws:sqs"}}}
+		if _, err := c.Invoke("fragile", batch); err == nil {
+			t.Fatal("the invocation that panics did not fail")
+		}
+		if _, err := c.Invoke("fragile", batch); err != nil {
+			t.Fatalf("the redelivered batch: %v", err)
+		}
+		if fmt.Sprint(processed) != "[p1 p2 p1 p2]" {
+			t.Errorf("a batch whose handler panicked on p2, then redelivered: processed %v, want [p1 p2 p1 p2] (the whole batch again)", processed)
 		}
 	})
 

@@ -13,8 +13,9 @@ type Guards interface {
 	// RouteGuard returns a framework.RouteOption (as any) that runs mw, a
 	// framework.Middleware, as the route's innermost middleware (after
 	// the app's, the group's and the route's own) and grants the route's
-	// handler gs.
-	RouteGuard(mw any, gs []manifest.Grant) any
+	// handler gs; describe, when not nil, adds what the guard asks of
+	// clients to the route's manifest entry (Route.Idempotency).
+	RouteGuard(mw any, gs []manifest.Grant, describe func(*manifest.Route)) any
 	// FunctionGuard returns a framework.FunctionOption (as any) named
 	// name, for the handler kinds given, that runs the
 	// framework.Middleware mw returns as the function's innermost

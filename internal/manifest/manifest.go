@@ -82,10 +82,24 @@ type Route struct {
 	// (framework.Streaming): its front door must stream (a function URL
 	// in RESPONSE_STREAM mode, or a REST API's streaming integration).
 	Streaming bool `json:"streaming,omitempty"`
+	// StreamTypes are the content types of the route's streamed answers
+	// (framework.Streaming's arguments, "text/event-stream"), which the
+	// OpenAPI document lists; empty when the route does not say.
+	StreamTypes []string `json:"stream_types,omitempty"`
+	// Idempotency is nil unless the route is idempotent
+	// (resource.Idempotent): its clients may send an Idempotency-Key.
+	Idempotency *RouteIdempotency `json:"idempotency,omitempty"`
 	// Declared is where the route was declared ("dir/file.go:line"), which
 	// Validate's errors name; empty when unknown. It is not part of the
 	// manifest's JSON.
 	Declared string `json:"-"`
+}
+
+// RouteIdempotency is what an idempotent route asks of its clients.
+type RouteIdempotency struct {
+	// KeyRequired is true when a request without an Idempotency-Key
+	// header is refused (400).
+	KeyRequired bool `json:"key_required,omitempty"`
 }
 
 // CORS is the CORS configuration of a route with every default
@@ -391,6 +405,14 @@ func (m *Manifest) Validate() error {
 		}
 		if nBinary > 0 && nBinary < len(r.ContentTypes) {
 			bad("content types %v mix binary and non-binary types: list only binary types or only non-binary types", r.ContentTypes)
+		}
+		for _, ct := range r.StreamTypes {
+			if _, _, err := mime.ParseMediaType(ct); err != nil {
+				bad("streamed content type %q is malformed (%v): write it like text/event-stream", ct, err)
+			}
+		}
+		if len(r.StreamTypes) > 0 && !r.Streaming {
+			bad("streamed content types %v on a route that does not stream: declare it with framework.Streaming", r.StreamTypes)
 		}
 		if perr != nil {
 			continue

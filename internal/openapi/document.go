@@ -3,6 +3,7 @@ package openapi
 import (
 	"errors"
 	"fmt"
+	"mime"
 	"slices"
 	"strconv"
 	"strings"
@@ -41,7 +42,11 @@ type DocOptions struct {
 // answers (400 for a typed body, 401 and 403 for protected routes: 403
 // also for a Lambda authorizer's deny; 500),
 // the CORS preflights and the security schemes of API keys and
-// authorizers. Deterministic, and JSON-ready like Build's value.
+// authorizers; for an idempotent route (Route.Idempotency) the
+// Idempotency-Key header parameter, the Idempotent-Replayed header of a
+// replayed answer, and its 400, 409 and 422 answers; for a route that
+// streams, the content types it streams (Route.StreamTypes, else */*).
+// Deterministic, and JSON-ready like Build's value.
 func Document(m *manifest.Manifest, o DocOptions) (map[string]any, error) {
 	if m == nil {
 		return nil, errors.New("openapi: no manifest")
@@ -200,6 +205,9 @@ func operation(r *manifest.Route, method string, captures []string, sec *securit
 	if r.ResponseSchema != nil {
 		success["content"] = map[string]any{"application/json": map[string]any{"schema": r.ResponseSchema}}
 	}
+	if r.Streaming {
+		streamedContent(success, r.StreamTypes)
+	}
 	responses := map[string]any{
 		strconv.Itoa(status): success,
 		"500":                errorResponse("An uncaught error in the handler (FrameworkViewError).", SchemaError),
@@ -248,8 +256,76 @@ func operation(r *manifest.Route, method string, captures []string, sec *securit
 			responses["401"] = errorResponse("API Gateway's answer to a missing or refused token.", SchemaGatewayError)
 		}
 	}
+	if r.Idempotency != nil {
+		idempotent(op, r.Idempotency, responses, success)
+	}
 	op["responses"] = responses
 	return op, nil
+}
+
+// Names and limits of resource.Idempotent (framework/resource cannot be
+// imported here: it links the runtime).
+const (
+	idempotencyKeyHeader = "Idempotency-Key"
+	replayedHeader       = "Idempotent-Replayed"
+	maxIdempotencyKey    = 255
+)
+
+// idempotent adds what an idempotent route asks of its clients to its
+// operation op: the Idempotency-Key header (required with KeyRequired),
+// the Idempotent-Replayed header of a replayed answer, and the answers the
+// idempotency check gives itself: 400 (no key, when required, or one too
+// long), 409 (the first request with the key still runs) and 422 (the key
+// was used with another request).
+func idempotent(op map[string]any, idem *manifest.RouteIdempotency, responses, success map[string]any) {
+	desc := "A unique key (a UUID) for this request; send the same key when you retry it. The first answer to the key (below 500, except 408, 409, 425 and 429) is stored and replayed to every retry with it. Optional: a request without it is not idempotent."
+	if idem.KeyRequired {
+		desc = "A unique key (a UUID) for this request; send the same key when you retry it. The first answer to the key (below 500, except 408, 409, 425 and 429) is stored and replayed to every retry with it. Required: a request without it is answered 400."
+	}
+	params, _ := op["parameters"].([]any)
+	op["parameters"] = append(params, map[string]any{
+		"name": idempotencyKeyHeader, "in": "header", "required": idem.KeyRequired, "description": desc,
+		"schema": map[string]any{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey},
+	})
+	success["headers"] = map[string]any{replayedHeader: map[string]any{
+		"description": "true when the answer is the stored answer to an earlier request with the same Idempotency-Key, replayed (as is, whatever its status).",
+		"schema":      map[string]any{"type": "string", "enum": []any{"true"}},
+	}}
+	missing := "The Idempotency-Key header is longer than 255 characters (IdempotencyKeyMissing)."
+	if idem.KeyRequired {
+		missing = "The Idempotency-Key header is missing, empty or longer than 255 characters (IdempotencyKeyMissing)."
+	}
+	if bad, ok := responses["400"].(map[string]any); ok {
+		bad["description"] = bad["description"].(string) + " Or: " + missing
+	} else {
+		responses["400"] = errorResponse(missing, SchemaError)
+	}
+	responses["409"] = errorResponse("A request with this Idempotency-Key is still being handled (IdempotencyKeyInUse): retry it later with the same key.", SchemaError)
+	responses["422"] = errorResponse("This Idempotency-Key was used with another request: another method, path, query string or body (IdempotencyKeyReused). Send a new key for a new request.", SchemaError)
+}
+
+// streamedContent adds the content types of a route's streamed answers
+// (framework.Streaming's) to its success response; without them, any
+// type (*/*), since the handler picks it when it answers.
+func streamedContent(success map[string]any, types []string) {
+	content, _ := success["content"].(map[string]any)
+	if content == nil {
+		content = map[string]any{}
+		success["content"] = content
+	}
+	if len(types) == 0 {
+		success["description"] = "The handler's answer, which may be streamed (sent as it is written), in a content type the handler picks."
+		content["*/*"] = map[string]any{"schema": map[string]any{"type": "string", "format": "binary"}}
+		return
+	}
+	success["description"] = "The handler's answer, which may be streamed (sent as it is written)."
+	for _, t := range types {
+		media := map[string]any{"schema": map[string]any{"type": "string"}}
+		if mt, _, _ := mime.ParseMediaType(t); mt == "text/event-stream" {
+			media["schema"] = map[string]any{"type": "string", "description": "Server-Sent Events: \"id:\", \"event:\", \"data:\" and \"retry:\" lines, each event ended by an empty line."}
+		}
+		content[t] = media
+	}
 }
 
 // preflightDoc is the CORS preflight operation of a path, answered by API

@@ -2,12 +2,16 @@ package openapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/framework-dev/framework/framework"
+	"github.com/framework-dev/framework/framework/resource"
+	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/testutil"
 )
@@ -148,4 +152,91 @@ func TestDocumentAuthorizerDeny(t *testing.T) {
 	}
 	data, _ := Marshal(doc)
 	validateOpenAPI(t, "deny", data)
+}
+
+// The document says what a client of an idempotent route must send and
+// may receive (the Idempotency-Key header, required with KeyRequired; the
+// Idempotent-Replayed header of a replay; 400, 409 and 422), and which
+// content types a streaming route answers with. The app is declared with
+// framework's API and its manifest goes through JSON, as `framework
+// openapi` reads it from the built app.
+func TestDocumentIdempotencyAndStreams(t *testing.T) {
+	app := framework.New("shop")
+	keys := resource.NewTable(app, "keys", resource.TableSpec{PartitionKey: resource.Key{Name: "id", Type: resource.String}, TTLAttribute: "expires"})
+	type order struct{ Item string }
+	app.Route("/orders", func(r *framework.Request, in order) (order, error) { return in, nil },
+		framework.Methods("POST"), framework.Name("createOrder"), resource.Idempotent(keys, resource.Idempotency{}))
+	app.Route("/pay/{id}", func(r *framework.Request, id string) (any, error) { return nil, nil },
+		framework.Methods("POST"), framework.Name("pay"), resource.Idempotent(keys, resource.Idempotency{KeyRequired: true}))
+	app.Route("/events", func(r *framework.Request) (any, error) { return nil, nil }, framework.Name("events"), framework.Streaming("text/event-stream"))
+	app.Route("/export", func(r *framework.Request) (any, error) { return nil, nil }, framework.Name("export"), framework.Streaming("text/csv; charset=utf-8"))
+	app.Route("/raw", func(r *framework.Request) (any, error) { return nil, nil }, framework.Name("raw"), framework.Streaming())
+	declared, err := apphook.Of(app).Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(declared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Document(&m, DocOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := func(path, method string) map[string]any {
+		params, _ := get(doc, "paths", path, method, "parameters")
+		list, _ := params.([]any)
+		for _, p := range list {
+			if p := p.(map[string]any); p["in"] == "header" && p["name"] == "Idempotency-Key" {
+				return p
+			}
+		}
+		return nil
+	}
+	if h := header("/orders", "post"); h == nil || h["required"] != false || compact(h["schema"]) != `{"maxLength":255,"minLength":1,"type":"string"}` {
+		t.Errorf("POST /orders: the Idempotency-Key header parameter is %s, want an optional string of at most 255", compact(h))
+	}
+	if h := header("/pay/{id}", "post"); h == nil || h["required"] != true {
+		t.Errorf("POST /pay/{id} (KeyRequired): the Idempotency-Key header parameter is %s, want it required", compact(h))
+	}
+	if params, _ := get(doc, "paths", "/pay/{id}", "post", "parameters"); !strings.Contains(compact(params), `"in":"path","name":"id"`) {
+		t.Errorf("POST /pay/{id}: the path parameter is gone: %s", compact(params))
+	}
+	for _, p := range []string{"/orders", "/pay/{id}"} {
+		for status, code := range map[string]string{"400": "IdempotencyKeyMissing", "409": "IdempotencyKeyInUse", "422": "IdempotencyKeyReused"} {
+			desc, _ := get(doc, "paths", p, "post", "responses", status, "description")
+			ref, _ := get(doc, "paths", p, "post", "responses", status, "content", "application/json", "schema", "$ref")
+			if s, _ := desc.(string); !strings.Contains(s, code) || ref != "#/components/schemas/Error" {
+				t.Errorf("POST %s: the %s answer is %q (%v), want %s in the Error shape", p, status, desc, ref, code)
+			}
+		}
+	}
+	if desc, _ := get(doc, "paths", "/orders", "post", "responses", "400", "description"); !strings.Contains(desc.(string), "schema") {
+		t.Errorf("POST /orders: the 400 answer %q lost the typed body's refusal", desc)
+	}
+	if h, ok := get(doc, "paths", "/orders", "post", "responses", "200", "headers", "Idempotent-Replayed", "schema"); !ok || compact(h) != `{"enum":["true"],"type":"string"}` {
+		t.Errorf("POST /orders: the success answer's Idempotent-Replayed header is %s", compact(h))
+	}
+	if _, ok := get(doc, "paths", "/orders", "post", "responses", "200", "content", "application/json"); !ok {
+		t.Errorf("POST /orders: the success answer lost its JSON schema")
+	}
+	if _, ok := get(doc, "paths", "/events", "get", "parameters"); ok {
+		t.Errorf("GET /events (not idempotent) has parameters")
+	}
+	for path, want := range map[string]string{"/events": "text/event-stream", "/export": "text/csv; charset=utf-8", "/raw": "*/*"} {
+		content, _ := get(doc, "paths", path, "get", "responses", "200", "content")
+		c, _ := content.(map[string]any)
+		if _, ok := c[want]; !ok || len(c) != 1 {
+			t.Errorf("GET %s streams: its answer's content is %s, want %s", path, compact(content), want)
+		}
+	}
+	out, err := Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	validateOpenAPI(t, "idempotency-streams", out)
 }
