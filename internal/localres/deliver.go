@@ -670,13 +670,15 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url,
 			keep[it.ItemIdentifier] = true
 		}
 	}
-	if del.Error == "" {
-		del.HeldBack = holdGroups(msgs, keep)
+	if del.Error != "" {
+		for _, m := range msgs {
+			keep[m.MessageId] = true
+		}
 	}
+	del.HeldBack = holdGroups(msgs, keep)
 	var done []sqsMessage
 	for _, m := range msgs {
-		if del.Error != "" || keep[m.MessageId] {
-			keep[m.MessageId] = true
+		if keep[m.MessageId] {
 			del.Failed = append(del.Failed, m.MessageId)
 			continue
 		}
