@@ -55,9 +55,9 @@ type Delivery struct {
 	// Dropped is true when Failed are given up after MaxRetries retries,
 	// not delivered again.
 	Dropped bool
-	// Deferred, for a queue handler, is how many messages received with
-	// the batch did not fit in the invocation payload limit (6 MB): they
-	// are delivered next.
+	// Deferred, for a queue or stream handler, is how many messages or
+	// records received with the batch did not fit in the invocation
+	// payload limit (6 MB): they are delivered next.
 	Deferred int
 	// HeldBack, for a FIFO queue's handler, are the IDs of the messages
 	// that wait behind a failed message of their group: those of the batch
