@@ -328,6 +328,21 @@ func unanswered(err error) bool {
 	return err != nil && !errors.As(err, &ae) && !errors.Is(err, context.Canceled)
 }
 
+// Unanswered reports whether err, from Resolve with an emulator's
+// endpoint, is only calls that got no answer from it (not running yet,
+// or restarting): the resources can be created once it answers.
+func Unanswered(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !Unanswered(e) {
+				return false
+			}
+		}
+		return len(j.Unwrap()) > 0
+	}
+	return unanswered(err)
+}
+
 // unreachable notes that a call to the emulator got no answer (err): a
 // notice says so at once, and again every downEvery until it answers.
 func (d *Deliverer) unreachable(ctx context.Context, err error) {
