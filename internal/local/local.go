@@ -249,6 +249,8 @@ func Run(ctx context.Context, o Options) error {
 				}
 				fire = timer.C
 			}
+		case <-s.res.answers:
+			s.emulatorAnswered(ctx)
 		case err := <-werrs:
 			s.event("watch_error", map[string]any{"error": err.Error()}, "Watching for changes: %v", err)
 		case <-fire:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -36,6 +37,11 @@ type resources struct {
 	deliverer *localres.Deliverer
 	stop      context.CancelFunc
 	done      chan struct{}
+	// answers receives once the emulator, which did not answer when the
+	// resources were looked up, answers (awaitEmulator); waiting is true
+	// from then until Run reads it.
+	answers chan struct{}
+	waiting bool
 }
 
 // resolve finds or creates the declared resources of m, the manifest of
@@ -59,9 +65,21 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 			return
 		}
 		if err != nil {
+			down := s.o.Endpoint != "" && localres.Unanswered(err)
 			if msg := err.Error(); msg != s.res.notice {
 				s.res.notice = msg
-				s.event("resources_unavailable", map[string]any{"error": msg}, "%s", msg)
+				line := msg
+				if down {
+					line += fmt.Sprintf("\nThe emulator at %s does not answer: the app's calls to it fail until it does; framework local creates the resources as soon as it answers.", s.o.Endpoint)
+				}
+				s.event("resources_unavailable", map[string]any{"error": msg, "emulator_down": down}, "%s", line)
+			}
+			if down && !s.res.waiting {
+				s.res.waiting = true
+				if s.res.answers == nil {
+					s.res.answers = make(chan struct{}, 1)
+				}
+				go awaitEmulator(ctx, s.o.Endpoint, s.res.answers)
 			}
 		} else {
 			s.res.notice = ""
@@ -159,6 +177,47 @@ func (s *supervisor) resolve(ctx context.Context, m *manifest.Manifest, bin stri
 	case <-time.After(triggersWait):
 		s.event("delivery_setup_slow", map[string]any{"seconds": triggersWait.Seconds()},
 			"Setting up what feeds the event handlers takes over %.0fs: serving anyway; events sent before it completes may not reach their handlers.", triggersWait.Seconds())
+	}
+}
+
+// emulatorAnswered is Run's part once the emulator that did not answer
+// when the resources were looked up answers: it says so, then looks them
+// up again (creating them) and restarts the app with them, as a reload.
+func (s *supervisor) emulatorAnswered(ctx context.Context) {
+	s.res.waiting = false
+	if s.res.resolved != nil {
+		return // a reload found them meanwhile
+	}
+	s.event("emulator_answers", map[string]any{"endpoint": s.o.Endpoint},
+		"The emulator at %s answers now: creating the declared resources and restarting the app with them.", s.o.Endpoint)
+	s.reload(ctx, "")
+}
+
+// awaitEmulator asks the emulator at endpoint for an answer, any HTTP
+// answer, until it gives one or ctx ends, waiting longer after each try
+// (from half a second, doubling, to 10 s); then it sends on answers.
+func awaitEmulator(ctx context.Context, endpoint string, answers chan<- struct{}) {
+	client := &http.Client{Timeout: 5 * time.Second}
+	wait := 500 * time.Millisecond
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
+		if err != nil {
+			return
+		}
+		if resp, err := client.Do(req); err == nil {
+			resp.Body.Close()
+			select {
+			case answers <- struct{}{}:
+			default:
+			}
+			return
+		}
+		wait = min(2*wait, 10*time.Second)
 	}
 }
 

@@ -55,9 +55,9 @@ type Delivery struct {
 	// Dropped is true when Failed are given up after MaxRetries retries,
 	// not delivered again.
 	Dropped bool
-	// Deferred, for a queue handler, is how many messages received with
-	// the batch did not fit in the invocation payload limit (6 MB): they
-	// are delivered next.
+	// Deferred, for a queue or stream handler, is how many messages or
+	// records received with the batch did not fit in the invocation
+	// payload limit (6 MB): they are delivered next.
 	Deferred int
 	// HeldBack, for a FIFO queue's handler, are the IDs of the messages
 	// that wait behind a failed message of their group: those of the batch
@@ -326,6 +326,21 @@ func (d *Deliverer) notice(n Notice) {
 func unanswered(err error) bool {
 	var ae *awscall.Error
 	return err != nil && !errors.As(err, &ae) && !errors.Is(err, context.Canceled)
+}
+
+// Unanswered reports whether err, from Resolve with an emulator's
+// endpoint, is only calls that got no answer from it (not running yet,
+// or restarting): the resources can be created once it answers.
+func Unanswered(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !Unanswered(e) {
+				return false
+			}
+		}
+		return len(j.Unwrap()) > 0
+	}
+	return unanswered(err)
 }
 
 // unreachable notes that a call to the emulator got no answer (err): a
@@ -670,13 +685,15 @@ func (d *Deliverer) deliverBatch(ctx context.Context, f *manifest.Function, url,
 			keep[it.ItemIdentifier] = true
 		}
 	}
-	if del.Error == "" {
-		del.HeldBack = holdGroups(msgs, keep)
+	if del.Error != "" {
+		for _, m := range msgs {
+			keep[m.MessageId] = true
+		}
 	}
+	del.HeldBack = holdGroups(msgs, keep)
 	var done []sqsMessage
 	for _, m := range msgs {
-		if del.Error != "" || keep[m.MessageId] {
-			keep[m.MessageId] = true
+		if keep[m.MessageId] {
 			del.Failed = append(del.Failed, m.MessageId)
 			continue
 		}

@@ -13,17 +13,18 @@ func groupOf(m sqsMessage) string { return m.Attributes["MessageGroupId"] }
 // msgs that failed, every message that follows a failed one in its
 // message group, as Lambda's FIFO event source mapping keeps a group in
 // order: a message is not processed before the ones sent ahead of it in
-// its group. It returns the IDs added. Standard queues' messages (no
-// group) are left as they are.
+// its group. It returns the IDs of those that follow, whether the handler
+// reported them as failed too (as the runtime does, framework's
+// holdFIFOGroups) or not: they wait behind the first failed message of
+// their group (releaseHeld). Standard queues' messages (no group) are left
+// as they are.
 func holdGroups(msgs []sqsMessage, failed map[string]bool) (held []string) {
 	blocked := map[string]bool{}
 	for _, m := range msgs {
 		g := groupOf(m)
-		if g == "" {
-			continue
-		}
 		switch {
-		case blocked[g] && !failed[m.MessageId]:
+		case g == "":
+		case blocked[g]:
 			failed[m.MessageId] = true
 			held = append(held, m.MessageId)
 		case failed[m.MessageId]:
@@ -62,10 +63,12 @@ func (d *Deliverer) holdRest(ctx context.Context, url string, msgs []sqsMessage,
 }
 
 // releaseHeld makes the messages of msgs whose IDs are in held (held back
-// behind a failed message of their group, not failed themselves) visible
-// again at once: the failed message keeps their group in flight, so the
-// queue gives them only after it, and they come back with it rather than
-// a visibility timeout later.
+// behind the first failed message of their group) visible again at once:
+// that message alone keeps their group in flight, so the queue gives them
+// only after it, in order, and they come back with it rather than a
+// visibility timeout later. Left in flight, they would become visible
+// with it, and an emulator may then give them out of order (moto gives
+// the group's last message first).
 func (d *Deliverer) releaseHeld(ctx context.Context, url string, msgs []sqsMessage, held []string) {
 	if len(held) == 0 {
 		return

@@ -318,9 +318,16 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 		batch = streamBatch
 	}
 	window := time.Duration(r.f.MaxBatchingWindowSeconds) * time.Second
-	for len(s.buf) > 0 && (len(s.buf) >= batch || window == 0 || s.closed || time.Since(s.since) >= window) {
-		n := min(batch, len(s.buf))
-		r.deliver(ctx, s.buf[:n])
+	for len(s.buf) > 0 {
+		// As Lambda, a batch also ends where its event reaches the
+		// invocation payload limit (6 MB): the records after it are the
+		// next batch's, without waiting for the window.
+		want := min(batch, len(s.buf))
+		n := r.d.fitStream(s.buf[:want])
+		if n == want && len(s.buf) < batch && window > 0 && !s.closed && time.Since(s.since) < window {
+			break
+		}
+		r.deliver(ctx, s.buf[:n], want-n)
 		if ctx.Err() != nil {
 			return false // not delivered: the next reader of the session delivers it
 		}
@@ -330,9 +337,25 @@ func (r *streamReader) read(ctx context.Context, s *shard) bool {
 	return got
 }
 
+// fitStream is how many of recs, from the first, make a DynamoDB event
+// within the invocation payload limit; at least 1 (a record of an item,
+// at most 400 KB, never reaches it deployed).
+func (d *Deliverer) fitStream(recs []events.DynamoDBEventRecord) int {
+	size := len(`{"Records":[]}`)
+	for i := range recs {
+		b, _ := json.Marshal(&recs[i])
+		size += len(b) + min(i, 1)
+		if size > d.maxEvent() {
+			return max(i, 1)
+		}
+	}
+	return len(recs)
+}
+
 // deliver invokes the handler with recs until it takes them, at most
-// MaxRetries times more (see streamReader).
-func (r *streamReader) deliver(ctx context.Context, recs []events.DynamoDBEventRecord) {
+// MaxRetries times more (see streamReader). deferred is how many records
+// after them would have been in the batch but for the payload limit.
+func (r *streamReader) deliver(ctx context.Context, recs []events.DynamoDBEventRecord, deferred int) {
 	f := r.f
 	for retry := 0; ; retry++ {
 		ev, _ := json.Marshal(events.DynamoDBEvent{Records: recs})
@@ -341,7 +364,7 @@ func (r *streamReader) deliver(ctx context.Context, recs []events.DynamoDBEventR
 		if ctx.Err() != nil {
 			return
 		}
-		del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(recs), Duration: time.Since(start), Error: outcomeError(out, err)}
+		del := Delivery{Function: f.Name, Kind: f.Kind, Source: f.SourceResource, Messages: len(recs), Deferred: deferred, Duration: time.Since(start), Error: outcomeError(out, err)}
 		from := 0
 		if del.Error == "" {
 			from = len(recs)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/framework-dev/framework/internal/manifest"
+	"github.com/framework-dev/framework/internal/runtimeapi"
 )
 
 func streamManifest(view string, fns ...manifest.Function) *manifest.Manifest {
@@ -263,5 +264,74 @@ func TestStreamPositionKeptAcrossReloads(t *testing.T) {
 	put("e")
 	if got := ids(fd.records(t, "audit", 1)); !slices.Equal(got, []string{"e"}) {
 		t.Errorf("a new session got %v, want e only", got)
+	}
+}
+
+// A stream batch whose event would be over Lambda's 6 MB payload limit is
+// split, as Lambda's event source mapping invokes the function once the
+// payload reaches 6 MB: twenty records of 350 KB items read together reach
+// the handler, in order, in events within the limit, none failed. (The
+// handler refuses a larger event, as the local Runtime API does.)
+func TestStreamBatchSplitAtThePayloadLimit(t *testing.T) {
+	moto := startMoto(t)
+	ctx := context.Background()
+	m := streamManifest("NEW_IMAGE", manifest.Function{Name: "audit", Kind: manifest.KindDynamoDB, SourceResource: "todos"})
+	r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(n int, body string) {
+		t.Helper()
+		if err := r.Client.Call(ctx, "dynamodb", "PutItem", map[string]any{"TableName": r.Attrs["todos"][manifest.AttrName], "Item": item("big", n, "body", body)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first record's invocation holds the reader until the twenty
+	// are written: it then reads them in one go.
+	release := make(chan struct{})
+	first := true
+	fd := feed(t, m, r, func(fn string, event []byte) (*Outcome, error) {
+		if first {
+			first = false
+			<-release
+		}
+		if len(event) > runtimeapi.MaxEventBytes {
+			return nil, fmt.Errorf("%w: %d bytes", runtimeapi.ErrEventTooLarge, len(event))
+		}
+		return &Outcome{Payload: []byte("null")}, nil
+	})
+	put(0, "first")
+	var got []string
+	var ev events.DynamoDBEvent
+	fd.event(t, "audit", &ev)
+	for n := 1; n <= 20; n++ {
+		put(n, strings.Repeat("x", 350_000))
+	}
+	close(release)
+	if del := fd.next(t, "audit"); del.Messages != 1 || del.Error != "" {
+		t.Fatalf("the first delivery %+v: want the first record, ok", del)
+	}
+	deferred := 0
+	for len(got) < 20 {
+		del := fd.next(t, "audit")
+		if del.Error != "" || len(del.Failed) > 0 {
+			t.Fatalf("delivery %+v: want the batch split at the payload limit, not failed", del)
+		}
+		deferred += del.Deferred
+		var ev events.DynamoDBEvent
+		fd.event(t, "audit", &ev)
+		for _, rec := range ev.Records {
+			got = append(got, rec.Change.Keys["n"].Number())
+		}
+	}
+	var want []string
+	for n := 1; n <= 20; n++ {
+		want = append(want, fmt.Sprint(n))
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("the handler got records %v, want 1 to 20 in order", got)
+	}
+	if deferred == 0 {
+		t.Errorf("no delivery said records were deferred to the next invocation")
 	}
 }
