@@ -14,12 +14,15 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
 	"github.com/framework-dev/framework/internal/localiam"
+	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 )
@@ -54,6 +57,10 @@ type wsServer struct {
 	routes map[string]*manifest.Function // by route key
 	fns    map[string]*manifest.Function // every function, by name (authorizers)
 	conns  map[string]*wsConn
+
+	// invokeFn runs a handler (nil: the supervisor's invoke); tests
+	// replace it.
+	invokeFn func(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error)
 }
 
 // wsConn is one open connection.
@@ -64,13 +71,31 @@ type wsConn struct {
 	sourceIP    string
 	userAgent   string
 	authorizer  map[string]any
+	guard       *frameGuard
+
+	// closedByApp is set when the app closed the connection
+	// (Connections.Close, DELETE @connections/ID).
+	closedByApp atomic.Bool
 
 	mu           sync.Mutex
 	lastActiveAt time.Time
 }
 
-// wsMaxMessage is the largest message API Gateway takes (128 KB).
-const wsMaxMessage = 128 << 10
+// API Gateway's quotas for WebSocket APIs: a message of at most 128 KB, in
+// frames of at most 32 KB; "if a larger message (or larger frame size) is
+// received, the connection is closed with code 1009".
+const (
+	wsMaxMessage = 128 << 10
+	wsMaxFrame   = 32 << 10
+)
+
+// The status and reason API Gateway gives $disconnect when the app closed
+// the connection (DELETE @connections/ID): its execution logs show
+// "disconnectStatusCode": 1000, "disconnectReason": "Connection Closed Normally".
+const (
+	wsClosedByAppCode   = 1000
+	wsClosedByAppReason = "Connection Closed Normally"
+)
 
 // updateWebSocket starts the local WebSocket API the first time a build
 // declares WebSocket handlers, and routes to the handlers of m from now
@@ -293,6 +318,7 @@ func (ws *wsServer) manage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case http.MethodDelete:
+		c.closedByApp.Store(true)
 		go func() { _ = c.c.Close(websocket.StatusNormalClosure, "") }()
 		w.WriteHeader(http.StatusNoContent)
 	case http.MethodGet:
@@ -342,7 +368,15 @@ func (ws *wsServer) handshake(w http.ResponseWriter, r *http.Request) {
 		}
 		headers[k], multi[k] = strings.Join(v, ","), v
 	}
-	headers["X-Forwarded-For"], multi["X-Forwarded-For"] = c.sourceIP, []string{c.sourceIP}
+	// The headers API Gateway adds to the handshake's: Host (Go's server
+	// keeps it out of r.Header), the client's address, the port and
+	// scheme it connected on (plain ws:// here) and a trace id.
+	for k, v := range map[string]string{
+		"Host": r.Host, "X-Forwarded-For": c.sourceIP, "X-Forwarded-Port": strconv.Itoa(ws.port),
+		"X-Forwarded-Proto": "http", "X-Amzn-Trace-Id": traceID(now),
+	} {
+		headers[k], multi[k] = v, []string{v}
+	}
 	ev["headers"], ev["multiValueHeaders"] = headers, multi
 	if q := r.URL.Query(); len(q) > 0 {
 		single := map[string]string{}
@@ -377,10 +411,12 @@ func (ws *wsServer) handshake(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	gw := &guardedWriter{ResponseWriter: w}
+	conn, err := websocket.Accept(gw, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return
 	}
+	c.guard = gw.guard
 	conn.SetReadLimit(wsMaxMessage)
 	c.c = conn
 	ws.mu.Lock()
@@ -391,7 +427,12 @@ func (ws *wsServer) handshake(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveConn routes the connection's messages until it ends, then runs
-// $disconnect.
+// $disconnect. As API Gateway, it invokes the handlers of a connection's
+// messages concurrently: a slow one does not hold up the next.
+//
+// It closes the connection as API Gateway and RFC 6455 say: 1009 on a
+// frame over 32 KB (seen by its header, before any payload is read) or a
+// message over 128 KB, 1007 on a text message that is not UTF-8.
 func (ws *wsServer) serveConn(c *wsConn) {
 	code, reason := 1005, ""
 	for {
@@ -399,6 +440,13 @@ func (ws *wsServer) serveConn(c *wsConn) {
 		if err != nil {
 			var ce websocket.CloseError
 			switch {
+			case c.closedByApp.Load():
+				code, reason = wsClosedByAppCode, wsClosedByAppReason
+			case c.guard != nil && c.guard.tooBig() != "":
+				code, reason = int(websocket.StatusMessageTooBig), c.guard.tooBig()
+				ws.failConn(c, websocket.StatusMessageTooBig, reason)
+			case errors.Is(err, websocket.ErrMessageTooBig):
+				code, reason = int(websocket.StatusMessageTooBig), fmt.Sprintf("Message too big: API Gateway takes at most %d KB", wsMaxMessage>>10)
 			case errors.As(err, &ce):
 				code, reason = int(ce.Code), ce.Reason
 			case ws.ctx.Err() != nil:
@@ -408,11 +456,16 @@ func (ws *wsServer) serveConn(c *wsConn) {
 			}
 			break
 		}
+		if typ == websocket.MessageText && !utf8.Valid(data) {
+			code, reason = int(websocket.StatusInvalidFramePayloadData), "Invalid UTF-8 in a text message"
+			ws.failConn(c, websocket.StatusInvalidFramePayloadData, reason)
+			break
+		}
 		now := time.Now()
 		c.mu.Lock()
 		c.lastActiveAt = now
 		c.mu.Unlock()
-		ws.message(c, typ, data, now)
+		go ws.message(c, typ, data, now)
 	}
 	ws.mu.Lock()
 	delete(ws.conns, c.id)
@@ -434,6 +487,13 @@ func (ws *wsServer) serveConn(c *wsConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, _, _ = ws.invoke(ctx, app, disconnect, ev)
+}
+
+// failConn closes c with code, and says why.
+func (ws *wsServer) failConn(c *wsConn, code websocket.StatusCode, reason string) {
+	ws.s.event("websocket_refused_message", map[string]any{"connection_id": c.id, "status": int(code), "reason": reason},
+		"websocket %s: closed with %d: %s", c.id, int(code), reason)
+	_ = c.c.Close(code, reason)
 }
 
 // message routes one message by the route selection expression and runs
@@ -520,13 +580,28 @@ func (ws *wsServer) requestContext(c *wsConn, routeKey, eventType string, now ti
 	}
 }
 
+// run invokes fn with event.
+func (ws *wsServer) run(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
+	if ws.invokeFn != nil {
+		return ws.invokeFn(ctx, app, fn, event)
+	}
+	return ws.s.invoke(ctx, app, fn, event)
+}
+
+// traceID is an X-Amzn-Trace-Id header of the shape API Gateway adds.
+func traceID(now time.Time) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("Root=1-%08x-%x", now.Unix(), b)
+}
+
 // invoke runs fn with event and returns the statusCode it answered.
 func (ws *wsServer) invoke(ctx context.Context, app string, fn *manifest.Function, event map[string]any) (int, string, error) {
 	b, err := json.Marshal(event)
 	if err != nil {
 		return 0, "", err
 	}
-	out, err := ws.s.invoke(ctx, app, fn, b)
+	out, err := ws.run(ctx, app, fn, b)
 	if err != nil {
 		return 0, "", err
 	}
@@ -586,7 +661,7 @@ func (ws *wsServer) authorize(ctx context.Context, app, name string, c *wsConn, 
 		auth["queryStringParameters"], auth["multiValueQueryStringParameters"] = q, ev["multiValueQueryStringParameters"]
 	}
 	b, _ := json.Marshal(auth)
-	out, err := ws.s.invoke(ctx, app, fn, b)
+	out, err := ws.run(ctx, app, fn, b)
 	if err != nil {
 		return false, nil, http.StatusInternalServerError
 	}
