@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ import (
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/wsgateway"
 )
 
 // wsServer is the local WebSocket API: the supervisor serves it on a port
@@ -81,20 +83,11 @@ type wsConn struct {
 	lastActiveAt time.Time
 }
 
-// API Gateway's quotas for WebSocket APIs: a message of at most 128 KB, in
-// frames of at most 32 KB; "if a larger message (or larger frame size) is
-// received, the connection is closed with code 1009".
+// API Gateway's quotas: a message of at most 128 KB, in frames of at
+// most 32 KB.
 const (
-	wsMaxMessage = 128 << 10
-	wsMaxFrame   = 32 << 10
-)
-
-// The status and reason API Gateway gives $disconnect when the app closed
-// the connection (DELETE @connections/ID): its execution logs show
-// "disconnectStatusCode": 1000, "disconnectReason": "Connection Closed Normally".
-const (
-	wsClosedByAppCode   = 1000
-	wsClosedByAppReason = "Connection Closed Normally"
+	wsMaxMessage = wsgateway.MaxMessage
+	wsMaxFrame   = wsgateway.MaxFrame
 )
 
 // updateWebSocket starts the local WebSocket API the first time a build
@@ -441,7 +434,7 @@ func (ws *wsServer) serveConn(c *wsConn) {
 			var ce websocket.CloseError
 			switch {
 			case c.closedByApp.Load():
-				code, reason = wsClosedByAppCode, wsClosedByAppReason
+				code, reason = wsgateway.ClosedByAppCode, wsgateway.ClosedByAppReason
 			case c.guard != nil && c.guard.tooBig() != "":
 				code, reason = int(websocket.StatusMessageTooBig), c.guard.tooBig()
 				ws.failConn(c, websocket.StatusMessageTooBig, reason)
@@ -541,31 +534,8 @@ func (ws *wsServer) message(c *wsConn, typ websocket.MessageType, data []byte, n
 	ws.s.event("websocket_message", fields, "websocket %s -> %s: %d in %.2fs", key, fn.Name, status, time.Since(start).Seconds())
 }
 
-// selectRoute evaluates a route selection expression ($request.body.a.b)
-// on a message: the route key, or $default for a message that is not JSON
-// or lacks the field (or holds no string there).
-func selectRoute(expr string, body []byte) string {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return manifest.RouteDefault
-	}
-	for _, field := range manifest.RouteSelectionPath(expr) {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return manifest.RouteDefault
-		}
-		v = obj[field]
-	}
-	switch k := v.(type) {
-	case string:
-		if k != "" {
-			return k
-		}
-	case float64, bool:
-		return fmt.Sprint(k)
-	}
-	return manifest.RouteDefault
-}
+// selectRoute is the route key a message selects (wsgateway.SelectRoute).
+func selectRoute(expr string, body []byte) string { return wsgateway.SelectRoute(expr, body) }
 
 // requestContext is the requestContext of an event of connection c.
 func (ws *wsServer) requestContext(c *wsConn, routeKey, eventType string, now time.Time) map[string]any {
@@ -632,26 +602,9 @@ func (ws *wsServer) authorize(ctx context.Context, app, name string, c *wsConn, 
 	// As API Gateway: a handshake lacking an identity source is refused
 	// with 401 without calling the authorizer.
 	q, _ := ev["multiValueQueryStringParameters"].(map[string][]string)
-	for _, def := range api.Authorizers {
-		if def.Name != name {
-			continue
-		}
-		sources := def.IdentitySources
-		if len(sources) == 0 && def.Header != "" {
-			sources = []string{"header." + def.Header}
-		}
-		for _, src := range sources {
-			kind, key, _ := strings.Cut(src, ".")
-			missing := false
-			switch kind {
-			case "query":
-				missing = len(q[key]) == 0 || q[key][0] == ""
-			case "header":
-				missing = http.Header(multi).Get(key) == ""
-			}
-			if missing {
-				return false, nil, http.StatusUnauthorized
-			}
+	for i := range api.Authorizers {
+		if def := &api.Authorizers[i]; def.Name == name && wsgateway.IdentityMissing(def, http.Header(multi), url.Values(q)) {
+			return false, nil, http.StatusUnauthorized
 		}
 	}
 	rc := ws.requestContext(c, manifest.RouteConnect, "CONNECT", time.Now())
@@ -665,27 +618,5 @@ func (ws *wsServer) authorize(ctx context.Context, app, name string, c *wsConn, 
 	if err != nil {
 		return false, nil, http.StatusInternalServerError
 	}
-	if out.Error != "" {
-		if strings.HasSuffix(out.Error, "Unauthorized") {
-			return false, nil, http.StatusUnauthorized
-		}
-		return false, nil, http.StatusInternalServerError
-	}
-	var res struct {
-		PrincipalID    string `json:"principalId"`
-		PolicyDocument struct {
-			Statement []struct {
-				Effect string `json:"Effect"`
-			} `json:"Statement"`
-		} `json:"policyDocument"`
-		Context map[string]any `json:"context"`
-	}
-	if json.Unmarshal(out.Payload, &res) != nil || len(res.PolicyDocument.Statement) == 0 || res.PolicyDocument.Statement[0].Effect != "Allow" {
-		return false, nil, http.StatusForbidden
-	}
-	passed := map[string]any{"principalId": res.PrincipalID}
-	for k, v := range res.Context {
-		passed[k] = fmt.Sprint(v)
-	}
-	return true, passed, 0
+	return wsgateway.Decide(out.Payload, out.Error)
 }
