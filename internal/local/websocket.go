@@ -11,17 +11,22 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
 	"github.com/framework-dev/framework/internal/localiam"
+	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
+	"github.com/framework-dev/framework/internal/wsgateway"
 )
 
 // wsServer is the local WebSocket API: the supervisor serves it on a port
@@ -54,6 +59,10 @@ type wsServer struct {
 	routes map[string]*manifest.Function // by route key
 	fns    map[string]*manifest.Function // every function, by name (authorizers)
 	conns  map[string]*wsConn
+
+	// invokeFn runs a handler (nil: the supervisor's invoke); tests
+	// replace it.
+	invokeFn func(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error)
 }
 
 // wsConn is one open connection.
@@ -64,13 +73,22 @@ type wsConn struct {
 	sourceIP    string
 	userAgent   string
 	authorizer  map[string]any
+	guard       *frameGuard
+
+	// closedByApp is set when the app closed the connection
+	// (Connections.Close, DELETE @connections/ID).
+	closedByApp atomic.Bool
 
 	mu           sync.Mutex
 	lastActiveAt time.Time
 }
 
-// wsMaxMessage is the largest message API Gateway takes (128 KB).
-const wsMaxMessage = 128 << 10
+// API Gateway's quotas: a message of at most 128 KB, in frames of at
+// most 32 KB.
+const (
+	wsMaxMessage = wsgateway.MaxMessage
+	wsMaxFrame   = wsgateway.MaxFrame
+)
 
 // updateWebSocket starts the local WebSocket API the first time a build
 // declares WebSocket handlers, and routes to the handlers of m from now
@@ -293,6 +311,7 @@ func (ws *wsServer) manage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case http.MethodDelete:
+		c.closedByApp.Store(true)
 		go func() { _ = c.c.Close(websocket.StatusNormalClosure, "") }()
 		w.WriteHeader(http.StatusNoContent)
 	case http.MethodGet:
@@ -342,7 +361,15 @@ func (ws *wsServer) handshake(w http.ResponseWriter, r *http.Request) {
 		}
 		headers[k], multi[k] = strings.Join(v, ","), v
 	}
-	headers["X-Forwarded-For"], multi["X-Forwarded-For"] = c.sourceIP, []string{c.sourceIP}
+	// The headers API Gateway adds to the handshake's: Host (Go's server
+	// keeps it out of r.Header), the client's address, the port and
+	// scheme it connected on (plain ws:// here) and a trace id.
+	for k, v := range map[string]string{
+		"Host": r.Host, "X-Forwarded-For": c.sourceIP, "X-Forwarded-Port": strconv.Itoa(ws.port),
+		"X-Forwarded-Proto": "http", "X-Amzn-Trace-Id": traceID(now),
+	} {
+		headers[k], multi[k] = v, []string{v}
+	}
 	ev["headers"], ev["multiValueHeaders"] = headers, multi
 	if q := r.URL.Query(); len(q) > 0 {
 		single := map[string]string{}
@@ -377,10 +404,12 @@ func (ws *wsServer) handshake(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	gw := &guardedWriter{ResponseWriter: w}
+	conn, err := websocket.Accept(gw, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		return
 	}
+	c.guard = gw.guard
 	conn.SetReadLimit(wsMaxMessage)
 	c.c = conn
 	ws.mu.Lock()
@@ -391,7 +420,12 @@ func (ws *wsServer) handshake(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveConn routes the connection's messages until it ends, then runs
-// $disconnect.
+// $disconnect. As API Gateway, it invokes the handlers of a connection's
+// messages concurrently: a slow one does not hold up the next.
+//
+// It closes the connection as API Gateway and RFC 6455 say: 1009 on a
+// frame over 32 KB (seen by its header, before any payload is read) or a
+// message over 128 KB, 1007 on a text message that is not UTF-8.
 func (ws *wsServer) serveConn(c *wsConn) {
 	code, reason := 1005, ""
 	for {
@@ -399,6 +433,13 @@ func (ws *wsServer) serveConn(c *wsConn) {
 		if err != nil {
 			var ce websocket.CloseError
 			switch {
+			case c.closedByApp.Load():
+				code, reason = wsgateway.ClosedByAppCode, wsgateway.ClosedByAppReason
+			case c.guard != nil && c.guard.tooBig() != "":
+				code, reason = int(websocket.StatusMessageTooBig), c.guard.tooBig()
+				ws.failConn(c, websocket.StatusMessageTooBig, reason)
+			case errors.Is(err, websocket.ErrMessageTooBig):
+				code, reason = int(websocket.StatusMessageTooBig), fmt.Sprintf("Message too big: API Gateway takes at most %d KB", wsMaxMessage>>10)
 			case errors.As(err, &ce):
 				code, reason = int(ce.Code), ce.Reason
 			case ws.ctx.Err() != nil:
@@ -408,11 +449,16 @@ func (ws *wsServer) serveConn(c *wsConn) {
 			}
 			break
 		}
+		if typ == websocket.MessageText && !utf8.Valid(data) {
+			code, reason = int(websocket.StatusInvalidFramePayloadData), "Invalid UTF-8 in a text message"
+			ws.failConn(c, websocket.StatusInvalidFramePayloadData, reason)
+			break
+		}
 		now := time.Now()
 		c.mu.Lock()
 		c.lastActiveAt = now
 		c.mu.Unlock()
-		ws.message(c, typ, data, now)
+		go ws.message(c, typ, data, now)
 	}
 	ws.mu.Lock()
 	delete(ws.conns, c.id)
@@ -434,6 +480,13 @@ func (ws *wsServer) serveConn(c *wsConn) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, _, _ = ws.invoke(ctx, app, disconnect, ev)
+}
+
+// failConn closes c with code, and says why.
+func (ws *wsServer) failConn(c *wsConn, code websocket.StatusCode, reason string) {
+	ws.s.event("websocket_refused_message", map[string]any{"connection_id": c.id, "status": int(code), "reason": reason},
+		"websocket %s: closed with %d: %s", c.id, int(code), reason)
+	_ = c.c.Close(code, reason)
 }
 
 // message routes one message by the route selection expression and runs
@@ -481,31 +534,8 @@ func (ws *wsServer) message(c *wsConn, typ websocket.MessageType, data []byte, n
 	ws.s.event("websocket_message", fields, "websocket %s -> %s: %d in %.2fs", key, fn.Name, status, time.Since(start).Seconds())
 }
 
-// selectRoute evaluates a route selection expression ($request.body.a.b)
-// on a message: the route key, or $default for a message that is not JSON
-// or lacks the field (or holds no string there).
-func selectRoute(expr string, body []byte) string {
-	var v any
-	if json.Unmarshal(body, &v) != nil {
-		return manifest.RouteDefault
-	}
-	for _, field := range manifest.RouteSelectionPath(expr) {
-		obj, ok := v.(map[string]any)
-		if !ok {
-			return manifest.RouteDefault
-		}
-		v = obj[field]
-	}
-	switch k := v.(type) {
-	case string:
-		if k != "" {
-			return k
-		}
-	case float64, bool:
-		return fmt.Sprint(k)
-	}
-	return manifest.RouteDefault
-}
+// selectRoute is the route key a message selects (wsgateway.SelectRoute).
+func selectRoute(expr string, body []byte) string { return wsgateway.SelectRoute(expr, body) }
 
 // requestContext is the requestContext of an event of connection c.
 func (ws *wsServer) requestContext(c *wsConn, routeKey, eventType string, now time.Time) map[string]any {
@@ -520,13 +550,28 @@ func (ws *wsServer) requestContext(c *wsConn, routeKey, eventType string, now ti
 	}
 }
 
+// run invokes fn with event.
+func (ws *wsServer) run(ctx context.Context, app string, fn *manifest.Function, event []byte) (*localres.Outcome, error) {
+	if ws.invokeFn != nil {
+		return ws.invokeFn(ctx, app, fn, event)
+	}
+	return ws.s.invoke(ctx, app, fn, event)
+}
+
+// traceID is an X-Amzn-Trace-Id header of the shape API Gateway adds.
+func traceID(now time.Time) string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("Root=1-%08x-%x", now.Unix(), b)
+}
+
 // invoke runs fn with event and returns the statusCode it answered.
 func (ws *wsServer) invoke(ctx context.Context, app string, fn *manifest.Function, event map[string]any) (int, string, error) {
 	b, err := json.Marshal(event)
 	if err != nil {
 		return 0, "", err
 	}
-	out, err := ws.s.invoke(ctx, app, fn, b)
+	out, err := ws.run(ctx, app, fn, b)
 	if err != nil {
 		return 0, "", err
 	}
@@ -557,26 +602,9 @@ func (ws *wsServer) authorize(ctx context.Context, app, name string, c *wsConn, 
 	// As API Gateway: a handshake lacking an identity source is refused
 	// with 401 without calling the authorizer.
 	q, _ := ev["multiValueQueryStringParameters"].(map[string][]string)
-	for _, def := range api.Authorizers {
-		if def.Name != name {
-			continue
-		}
-		sources := def.IdentitySources
-		if len(sources) == 0 && def.Header != "" {
-			sources = []string{"header." + def.Header}
-		}
-		for _, src := range sources {
-			kind, key, _ := strings.Cut(src, ".")
-			missing := false
-			switch kind {
-			case "query":
-				missing = len(q[key]) == 0 || q[key][0] == ""
-			case "header":
-				missing = http.Header(multi).Get(key) == ""
-			}
-			if missing {
-				return false, nil, http.StatusUnauthorized
-			}
+	for i := range api.Authorizers {
+		if def := &api.Authorizers[i]; def.Name == name && wsgateway.IdentityMissing(def, http.Header(multi), url.Values(q)) {
+			return false, nil, http.StatusUnauthorized
 		}
 	}
 	rc := ws.requestContext(c, manifest.RouteConnect, "CONNECT", time.Now())
@@ -586,31 +614,9 @@ func (ws *wsServer) authorize(ctx context.Context, app, name string, c *wsConn, 
 		auth["queryStringParameters"], auth["multiValueQueryStringParameters"] = q, ev["multiValueQueryStringParameters"]
 	}
 	b, _ := json.Marshal(auth)
-	out, err := ws.s.invoke(ctx, app, fn, b)
+	out, err := ws.run(ctx, app, fn, b)
 	if err != nil {
 		return false, nil, http.StatusInternalServerError
 	}
-	if out.Error != "" {
-		if strings.HasSuffix(out.Error, "Unauthorized") {
-			return false, nil, http.StatusUnauthorized
-		}
-		return false, nil, http.StatusInternalServerError
-	}
-	var res struct {
-		PrincipalID    string `json:"principalId"`
-		PolicyDocument struct {
-			Statement []struct {
-				Effect string `json:"Effect"`
-			} `json:"Statement"`
-		} `json:"policyDocument"`
-		Context map[string]any `json:"context"`
-	}
-	if json.Unmarshal(out.Payload, &res) != nil || len(res.PolicyDocument.Statement) == 0 || res.PolicyDocument.Statement[0].Effect != "Allow" {
-		return false, nil, http.StatusForbidden
-	}
-	passed := map[string]any{"principalId": res.PrincipalID}
-	for k, v := range res.Context {
-		passed[k] = fmt.Sprint(v)
-	}
-	return true, passed, 0
+	return wsgateway.Decide(out.Payload, out.Error)
 }

@@ -57,7 +57,7 @@ func TestManagementClose(t *testing.T) {
 		}
 		ws.mu.Unlock()
 	}
-	req, _ := http.NewRequest("DELETE", ws.endpoint()+"/@connections/"+id, nil)
+	req, _ := http.NewRequest("DELETE", ws.endpoint()+"/@connections/"+url.PathEscape(id), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
