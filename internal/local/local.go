@@ -42,6 +42,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/declspec"
+	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"
@@ -470,6 +471,9 @@ func (s *supervisor) checkPerms(m *manifest.Manifest, rep *policy.Report, scanEr
 	}
 	p, err := perms.Compute(perms.Input{Manifest: m, Calls: rep.Calls, XRay: s.xray})
 	if err != nil {
+		if ce := localiam.CeilingRefusal(err); ce != nil {
+			return ce
+		}
 		return fmt.Errorf("the app's code goes beyond what it declares:\n%w\n(framework synth and deploy refuse the app for the same reason)", err)
 	}
 	s.perms = p
