@@ -538,7 +538,10 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = slices.Concat(s.env, s.res.env[names.APIHandlerName], s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
+	// The API's function's timeout: a route's context ends, and the
+	// front door answers, when the deployed function's would.
+	timeout := names.EnvLambdaTimeout + "=" + strconv.Itoa(int(s.timeouts.Of("")/time.Second))
+	cmd.Env = slices.Concat(s.env, s.res.env[names.APIHandlerName], s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{timeout, names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr
