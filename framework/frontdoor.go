@@ -92,6 +92,26 @@ func timedOut(door string) *result {
 	return &result{status: 504, headers: ct, body: []byte(`{"message": "Endpoint request timed out"}`)}
 }
 
+// functionTimedOut is the front door's answer to a request whose
+// function timed out (its lambda_timeout) before the front door's own
+// timeout: Lambda reports the invocation as failed, so a REST API
+// answers 502 {"message": "Internal server error"} (the Lambda Developer
+// Guide, "Handling Lambda errors with an API Gateway API"), an HTTP API
+// 500 {"message":"Internal Server Error"} (API Gateway's "Troubleshooting
+// issues with HTTP API Lambda integrations"), a function URL 502
+// "Internal Server Error" (AWS does not document it; that is what a
+// function URL answers a failed invocation with).
+func functionTimedOut(door string) *result {
+	ct := []manifest.HeaderField{{Name: "Content-Type", Value: "application/json"}}
+	switch door {
+	case doorHTTP:
+		return &result{status: 500, headers: ct, body: []byte(`{"message":"Internal Server Error"}`)}
+	case doorFunctionURL:
+		return &result{status: 502, headers: []manifest.HeaderField{{Name: "Content-Type", Value: "text/plain; charset=utf-8"}}, body: []byte("Internal Server Error")}
+	}
+	return &result{status: 502, headers: ct, body: []byte(`{"message": "Internal server error"}`)}
+}
+
 // maxHeaderBytes is API Gateway's quota on the total size of a request's
 // request line and header values, for REST and HTTP APIs alike.
 const maxHeaderBytes = 10240

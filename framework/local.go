@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -34,7 +35,21 @@ func (a *App) frontDoorHandler(stage, apiType string) http.Handler {
 		apiType = doorREST
 	}
 	return &localHandler{app: a, stage: stage, door: apiType, stall: bodyStallTimeout, slow: bodyReadTimeout,
-		timeout: integrationTimeout(apiType), maxHeader: maxHeaderFor(apiType)}
+		timeout: integrationTimeout(apiType), fnTimeout: functionTimeout(), maxHeader: maxHeaderFor(apiType)}
+}
+
+// defaultFunctionTimeout is a Lambda function's timeout when the stage
+// sets no lambda_timeout (config.DefaultLambdaTimeout).
+const defaultFunctionTimeout = 60 * time.Second
+
+// functionTimeout is the timeout of the function serving the routes:
+// names.EnvLambdaTimeout, the stage's lambda_timeout, which framework
+// local sets; else the default one.
+func functionTimeout() time.Duration {
+	if n, err := strconv.Atoi(os.Getenv(names.EnvLambdaTimeout)); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	return defaultFunctionTimeout
 }
 
 type localHandler struct {
@@ -48,6 +63,11 @@ type localHandler struct {
 	// it the client gets the door's answer (timedOut) while the handler
 	// runs on, as Lambda's does.
 	timeout time.Duration
+	// fnTimeout is the function's own timeout (lambda_timeout): the
+	// handler's context ends then, and when it comes before the
+	// integration timeout the client gets the door's answer to a failed
+	// function (functionTimedOut), as Lambda ends the invocation.
+	fnTimeout time.Duration
 	// maxHeader bounds the request line and header values, in bytes; 0
 	// for no bound but the server's.
 	maxHeader int
@@ -127,31 +147,42 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	res, route := gatewayAnswerFor(h.door, e, req)
 	if res == nil {
 		req.GatewayContext = localContext(r, req, e.pattern, h.stage, route, box)
-		var late *lateAnswer
-		if h.timeout > 0 {
-			late = startLate(w, h, t)
-			// Should a panic get past the pipeline's recovery, the timer
-			// must not write to w once ServeHTTP has returned.
-			defer func() {
-				if late != nil {
-					late.settle()
-				}
-			}()
-		}
+		// The handler's context is the invocation's, as Lambda gives it:
+		// it ends at the function's timeout, not when the client goes
+		// away (deployed, the function runs on after the client or the
+		// front door gave up). A stream's body, which writes to the
+		// client, stops when the client goes away (below).
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), h.fnTimeout)
+		defer cancel()
+		req.ctx = ctx
+		late := startLate(w, h, t)
+		// Should a panic get past the pipeline's recovery, the timer
+		// must not write to w once ServeHTTP has returned.
+		defer func() {
+			if late != nil {
+				late.settle()
+			}
+		}()
 		if res = h.app.authorizeLocal(r.Context(), e, route, req, args, h.stage); res == nil {
 			res = h.app.serveRoute(t, e, route, req, args)
 		} else {
 			res = gateway(res)
 		}
-		if late != nil {
-			answered := !late.settle()
-			late = nil
-			if answered {
-				if res.stream != nil {
-					res.stream.end() // the handler's metrics, its body unrun
-				}
-				return // the client got the front door's timeout answer
+		if late.failed && ctx.Err() != nil {
+			// The handler answered once its deadline had passed: Lambda
+			// had ended the invocation by then, so its answer is lost.
+			late.fire()
+		}
+		answered := !late.settle()
+		late = nil
+		if answered {
+			if res.stream != nil {
+				res.stream.end() // the handler's metrics, its body unrun
 			}
+			return // the client got the front door's timeout answer
+		}
+		if res.stream != nil {
+			defer context.AfterFunc(r.Context(), cancel)()
 		}
 	} else {
 		res = gateway(res)
@@ -163,18 +194,20 @@ func (h *localHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // lateAnswer gives the front door's answer to a request whose function
-// outlives its integration timeout: the client gets it when the timer
-// fires, and the function's own answer, when it comes, is dropped, as
-// API Gateway drops it. One whose timer was stopped in time is kept in
-// lateAnswers for the next request, its timer reset.
+// outlives its integration timeout, or its own timeout when that comes
+// first: the client gets it when the timer fires, and the function's own
+// answer, when it comes, is dropped, as API Gateway drops it. One whose
+// timer was stopped in time is kept in lateAnswers for the next request,
+// its timer reset.
 type lateAnswer struct {
 	timer *time.Timer // runs fire
 
-	mu   sync.Mutex
-	w    http.ResponseWriter
-	h    *localHandler
-	t    *routeTable
-	done bool // one of fire and settle ran
+	mu     sync.Mutex
+	w      http.ResponseWriter
+	h      *localHandler
+	t      *routeTable
+	failed bool // the function's timeout comes first: it failed
+	done   bool // one of fire and settle ran
 }
 
 var lateAnswers sync.Pool
@@ -187,10 +220,16 @@ func startLate(w http.ResponseWriter, h *localHandler, t *routeTable) *lateAnswe
 		l.timer = time.AfterFunc(time.Hour, l.fire)
 		l.timer.Stop()
 	}
+	// The front door's integration timeout, unless the function's own
+	// ends the invocation first (a function URL has only that one).
+	wait, failed := h.timeout, false
+	if wait == 0 || h.fnTimeout < wait {
+		wait, failed = h.fnTimeout, true
+	}
 	l.mu.Lock()
-	l.w, l.h, l.t, l.done = w, h, t, false
+	l.w, l.h, l.t, l.failed, l.done = w, h, t, failed, false
 	l.mu.Unlock()
-	l.timer.Reset(h.timeout)
+	l.timer.Reset(wait)
 	return l
 }
 
@@ -204,6 +243,9 @@ func (l *lateAnswer) fire() {
 	}
 	l.done = true
 	res := timedOut(l.h.door)
+	if l.failed {
+		res = functionTimedOut(l.h.door)
+	}
 	if l.h.door == doorREST {
 		res = l.t.withGatewayCORS(res)
 	}

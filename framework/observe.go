@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/framework-dev/framework/internal/apphook"
 	"github.com/framework-dev/framework/internal/names"
 )
 
@@ -123,11 +124,15 @@ func (inv *invocation) id() string {
 	return inv.requestID
 }
 
-// stage is the stage the app serves: FRAMEWORK_STAGE (framework local
-// and the stack set it on every function), else the stage in the
-// deployed function's name (a function deployed before the stack set
-// it), else the API Gateway stage of a route.
+// stage is the stage the app serves: the one frameworktest gives the
+// invocation (apphook.WithStage), else FRAMEWORK_STAGE (framework local,
+// invoke --local and the stack set it on every function), else the stage
+// in the deployed function's name (a function deployed before the stack
+// set it), else the API Gateway stage of a route.
 func (inv *invocation) stage() string {
+	if s := apphook.StageOf(inv.ctx); s != "" {
+		return s
+	}
 	if s := os.Getenv(names.EnvStage); s != "" {
 		return s
 	}

@@ -163,9 +163,12 @@ type Request struct {
 	respHeaders []manifest.HeaderField // SetResponseHeader
 }
 
-// Context returns the request's context.Context: cancelled when the client
-// goes away locally, carrying the Lambda context (lambdacontext.FromContext)
-// when deployed. Pass it to the calls the handler makes.
+// Context returns the request's context.Context: its deadline is the
+// function's timeout (lambda_timeout), deployed and locally, and it
+// carries the Lambda context (lambdacontext.FromContext) when deployed.
+// As in Lambda, a client that goes away does not cancel it: the handler
+// runs on to its end or its deadline (a stream's body is stopped, see
+// StreamWriter.Request). Pass it to the calls the handler makes.
 func (r *Request) Context() context.Context {
 	if r.ctx == nil {
 		return context.Background()

@@ -2,20 +2,28 @@ package frameworktest
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
 	"github.com/framework-dev/framework/internal/apphook"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/framework-dev/framework/internal/eventsample"
 	"github.com/framework-dev/framework/internal/manifest"
+	"github.com/framework-dev/framework/internal/names"
 )
 
 // Invoke sends event (JSON bytes, or any value encoding/json writes) to
 // the handler named name through the dispatch point the
 // deployed function's Lambda adapter calls, and returns the handler's JSON
 // result. An error is what Lambda would report as the invocation's error.
+// As Lambda does, it gives each invocation a request id of its own (the
+// Lambda context's AwsRequestID); the invocation serves the Client's
+// Stage (dev when empty, as framework local), which the handler's Logger
+// and Metrics lines carry.
 func (c *Client) Invoke(name string, event any) ([]byte, error) {
 	payload, ok := event.([]byte)
 	if !ok {
@@ -24,7 +32,24 @@ func (c *Client) Invoke(name string, event any) ([]byte, error) {
 			return nil, fmt.Errorf("frameworktest: encode the event for %s: %w", name, err)
 		}
 	}
-	return apphook.Of(c.app).Invoke(context.Background(), name, payload)
+	stage := c.Stage
+	if stage == "" {
+		stage = names.DefaultStage
+	}
+	ctx := lambdacontext.NewContext(apphook.WithStage(context.Background(), stage),
+		&lambdacontext.LambdaContext{AwsRequestID: newRequestID()})
+	return apphook.Of(c.app).Invoke(ctx, name, payload)
+}
+
+// newRequestID returns a random request id in Lambda's form, a UUID
+// (version 4).
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // spec returns the manifest entry of the function named name.

@@ -101,3 +101,19 @@ func Caller(skip int) string {
 // Of returns the internals of app, a *framework.App. It is nil until
 // package framework is initialized, which importing it does.
 var Of func(app any) App
+
+// stageKey is the context key of WithStage.
+type stageKey struct{}
+
+// WithStage returns ctx carrying stage as the stage an invocation serves:
+// frameworktest gives an event handler the stage of its Client this way,
+// as framework local and the deployed function give it FRAMEWORK_STAGE.
+func WithStage(ctx context.Context, stage string) context.Context {
+	return context.WithValue(ctx, stageKey{}, stage)
+}
+
+// StageOf returns the stage WithStage put in ctx, or "".
+func StageOf(ctx context.Context) string {
+	s, _ := ctx.Value(stageKey{}).(string)
+	return s
+}

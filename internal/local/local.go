@@ -42,6 +42,7 @@ import (
 	"github.com/framework-dev/framework/internal/build"
 	"github.com/framework-dev/framework/internal/config"
 	"github.com/framework-dev/framework/internal/declspec"
+	"github.com/framework-dev/framework/internal/localiam"
 	"github.com/framework-dev/framework/internal/localinvoke"
 	"github.com/framework-dev/framework/internal/localres"
 	"github.com/framework-dev/framework/internal/manifest"
@@ -472,6 +473,9 @@ func (s *supervisor) checkPerms(m *manifest.Manifest, rep *policy.Report, scanEr
 	}
 	p, err := perms.Compute(perms.Input{Manifest: m, Calls: rep.Calls, XRay: s.xray})
 	if err != nil {
+		if ce := localiam.CeilingRefusal(err); ce != nil {
+			return ce
+		}
 		return fmt.Errorf("the app's code goes beyond what it declares:\n%w\n(framework synth and deploy refuse the app for the same reason)", err)
 	}
 	s.perms = p
@@ -536,7 +540,10 @@ func (s *supervisor) start(bin string) (*child, error) {
 	defer r.Close()
 	cmd := exec.Command(bin)
 	cmd.Dir = s.dir
-	cmd.Env = slices.Concat(s.env, s.res.env[names.APIHandlerName], s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
+	// The API's function's timeout: a route's context ends, and the
+	// front door answers, when the deployed function's would.
+	timeout := names.EnvLambdaTimeout + "=" + strconv.Itoa(int(s.timeouts.Of("")/time.Second))
+	cmd.Env = slices.Concat(s.env, s.res.env[names.APIHandlerName], s.iamEnv(names.APIHandlerName), s.wsEnv(), []string{timeout, names.EnvListenFD + "=3", names.EnvReadyFD + "=4"})
 	cmd.ExtraFiles = []*os.File{s.lnFile, w}
 	cmd.Stdout = s.appOut
 	cmd.Stderr = s.o.Stderr

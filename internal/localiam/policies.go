@@ -56,3 +56,16 @@ func PoliciesOf(dir, stage string, m *manifest.Manifest, rep *policy.Report, sca
 	}
 	return perms.Compute(in)
 }
+
+// CeilingRefusal returns the error that refuses to run an app whose code
+// goes beyond what it declares, err being what PoliciesOf or
+// perms.Compute returned: nil when err holds no *perms.CeilingError. It
+// says what framework local says at start-up, and invoke --local before
+// running the handler: each call, its file:line and the Allow to add.
+func CeilingRefusal(err error) error {
+	var ce *perms.CeilingError
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	return fmt.Errorf("the app's code goes beyond what it declares:\n%w\n(framework synth and deploy refuse the app for the same reason)", err)
+}

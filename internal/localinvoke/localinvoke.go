@@ -118,7 +118,9 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 	if o.LogFormat == "" {
 		o.LogFormat = names.LogText
 	}
-	env = append(env, names.EnvLogFormat+"="+o.LogFormat) // as `framework local` runs it
+	// As `framework local` runs it, and as the stack gives every function
+	// its stage.
+	env = append(env, names.EnvLogFormat+"="+o.LogFormat, names.EnvStage+"="+o.Stage)
 	inv := &Invocation{Function: manifest.Function{Name: names.APIHandlerName, Kind: framework.KindHTTP}, Event: o.Event}
 	handler := ""
 	if o.Name != "" && o.Name != names.APIHandlerName && o.Name != m.App {
@@ -132,6 +134,19 @@ func Run(ctx context.Context, o Options) (*Invocation, error) {
 			return nil, fmt.Errorf("the app %s has no function %q; its functions are: %s", m.App, o.Name, strings.Join(known, ", "))
 		}
 		inv.Function, handler = m.Functions[i], o.Name
+	}
+	// So is a call beyond a declaration, as framework local refuses to
+	// start the app: the deployed role would refuse it. The policies are
+	// computed once, for this check and the IAM check's.
+	if o.Policies != nil {
+		pols, err := o.Policies(ctx, m)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err := localiam.CeilingRefusal(err); err != nil {
+			return nil, err
+		}
+		o.Policies = func(context.Context, *manifest.Manifest) (*perms.Policies, error) { return pols, err }
 	}
 	res, err := localres.Resolve(ctx, m, localres.Options{App: localres.AppName(o.ProjectDir, m), Stage: o.Stage, Endpoint: o.Endpoint, Profile: o.Profile, Region: o.Region,
 		Config: stage,

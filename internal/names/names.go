@@ -93,6 +93,11 @@ const (
 	EnvAddr = "FRAMEWORK_ADDR"
 	// EnvStage is the stage the app reports in the request context when serving locally.
 	EnvStage = "FRAMEWORK_STAGE"
+	// EnvLambdaTimeout is the timeout of the API's function in seconds
+	// (the stage's lambda_timeout), which `framework local` gives the app
+	// so that a route's context ends, and the front door answers, when
+	// the deployed function's would.
+	EnvLambdaTimeout = "FRAMEWORK_LAMBDA_TIMEOUT"
 	// EnvAPIType is the stage's front door (config.json's api_type: rest,
 	// http or function_url), which `framework local` gives the app so that
 	// it answers as that front door would.
