@@ -209,7 +209,7 @@ func (a *App) compile() (*routeTable, error) {
 	errs = append(errs, clashes...)
 	m := a.manifestOf(kept)
 	errs = append(errs, a.validateResources(m)...)
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)
 		} else {
