@@ -159,6 +159,14 @@ func (a *App) DefineAuthorizer(name, header, authType string, providerARNsOrURI 
 // each naming the route involved, or nil. The error's text lists the
 // problems one a line, sorted; its Unwrap() []error returns them one by
 // one, so errors.Is and errors.As look at each.
+//
+// Built for Lambda (-tags lambda.norpc, as framework deploy builds a
+// function), it checks what the function itself relies on, its route table
+// included, but not what only the deployment uses (schedule expressions,
+// event sources, filter policies, authorizer settings, resources): the
+// framework command checks those in the app's manifest before it
+// synthesizes, deploys or serves anything, and the deployed binary is
+// smaller without them.
 func (a *App) Validate() error {
 	if _, err := a.compiled(); err != nil {
 		return err
@@ -209,7 +217,7 @@ func (a *App) compile() (*routeTable, error) {
 	errs = append(errs, clashes...)
 	m := a.manifestOf(kept)
 	errs = append(errs, a.validateResources(m)...)
-	if err := m.Validate(); err != nil {
+	if err := validateManifest(m); err != nil {
 		if joined, ok := err.(interface{ Unwrap() []error }); ok {
 			errs = append(errs, joined.Unwrap()...)
 		} else {

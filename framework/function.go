@@ -299,7 +299,7 @@ func (a *App) addFunction(f *function) {
 }
 
 // validateFunctions reports what the manifest does not show: options that
-// do not apply and nil handlers; Manifest.Validate checks the rest.
+// do not apply and nil handlers; manifest.Validate checks the rest.
 func (a *App) validateFunctions() []error {
 	var errs []error
 	for _, f := range a.functions {

@@ -58,7 +58,7 @@ func (a *App) refuse(err error) {
 
 // validateResources reports two resources with one name (the manifest
 // lists the first only) and the accesses granted to handlers that m, the
-// app's manifest, does not have; Manifest.Validate checks the rest.
+// app's manifest, does not have; manifest.Validate checks the rest.
 func (a *App) validateResources(m *manifest.Manifest) []error {
 	var errs []error
 	first := map[string]resourceDecl{}

@@ -45,7 +45,7 @@ func TestDuplicateCaptureMessage(t *testing.T) {
 	m := &manifest.Manifest{Version: manifest.Version, App: "t",
 		Routes: []manifest.Route{{Path: "/a/{x}/{x}", Methods: []string{"GET"}, Handler: "h", ContentTypes: []string{"application/json"}}}}
 	_, parseErr := manifest.ParsePath("/a/{x}/{x}")
-	for name, err := range map[string]error{"route": route.Validate(), "group": grouped.Validate(), "manifest": m.Validate(), "ParsePath": parseErr} {
+	for name, err := range map[string]error{"route": route.Validate(), "group": grouped.Validate(), "manifest": manifest.Validate(m), "ParsePath": parseErr} {
 		if err == nil {
 			t.Errorf("%s: no error", name)
 			continue

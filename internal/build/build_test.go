@@ -180,6 +180,14 @@ func main() {
 			mainGo: fakeManifestApp(`{"version": 2, "app": ""}`),
 			want:   []string{"without an app name"},
 		},
+		{
+			// What the app's Lambda build leaves to the CLI: the rules of
+			// manifest.Validate beyond the route table, here a schedule.
+			name:   "a manifest Validate refuses",
+			mainGo: fakeManifestApp(`{"version": 2, "app": "ticker", "functions": [{"name": "tick", "kind": "schedule", "schedule": "cron(61 * * * ? *)"}]}`),
+			want:   []string{"invalid declarations in", "ticker: 1 invalid declaration:\n  ", `"tick"`, "61"},
+			routes: true,
+		},
 	}
 	b := isolate(t)
 	for _, tt := range tests {
@@ -508,6 +516,38 @@ func main() {
 	}
 	if !strings.Contains(re.Output, `route /things: method GET is served by both "a" and "b"`) {
 		t.Errorf("RoutesError output = %q, want the runtime's message about GET /things", re.Output)
+	}
+}
+
+func TestManifestInvalidScheduleFromRuntime(t *testing.T) {
+	// The app's manifest mode runs its Lambda build, which checks its
+	// route table only; a bad schedule is still refused before synth or
+	// framework local go on, worded as the app words its own problems.
+	t.Parallel()
+	b := isolate(t)
+	dir := writeFrameworkApp(t, b, `package main
+
+import (
+	"context"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/framework-dev/framework/framework"
+)
+
+func main() {
+	app := framework.New("ticker")
+	app.Route("/", func(r *framework.Request) (any, error) { return nil, nil })
+	app.OnSchedule("tick", framework.Cron("61 * * * ? *"), func(context.Context, events.EventBridgeEvent) error { return nil })
+	app.Run()
+}
+`)
+	_, err := b.Manifest(context.Background(), dir)
+	var re *RoutesError
+	if !errors.As(err, &re) {
+		t.Fatalf("Manifest: %v, want a *RoutesError", err)
+	}
+	if !strings.HasPrefix(re.Output, "ticker: 1 invalid declaration:\n  ") || !strings.Contains(re.Output, `"tick"`) || !strings.Contains(re.Output, "61") {
+		t.Errorf("RoutesError output = %q, want the app's name and one problem naming handler \"tick\" and its minute 61", re.Output)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,12 +15,14 @@ import (
 	"github.com/framework-dev/framework/internal/names"
 )
 
-// RoutesError reports route declarations the app itself refused in manifest
-// mode (exit status 2); Output is the app's own messages.
+// RoutesError reports declarations the app itself refused in manifest mode
+// (exit status 2), or that the manifest it printed fails
+// (manifest.Validate); Output is the messages, as the app words them.
 type RoutesError struct {
 	// Dir is the project directory.
 	Dir string
-	// Output is what the app printed on stderr.
+	// Output is what the app printed on stderr, or the manifest's
+	// problems worded the same way.
 	Output string
 }
 
@@ -30,8 +33,9 @@ func (e *RoutesError) Error() string {
 
 // Manifest builds the app in projectDir for the host and runs it with
 // FRAMEWORK_MODE=manifest, returning the route table. A compile failure
-// returns a *CompileError carrying the compiler's output; invalid routes
-// return a *RoutesError with the app's own messages.
+// returns a *CompileError carrying the compiler's output; invalid
+// declarations return a *RoutesError with the app's own messages, or with
+// the problems manifest.Validate finds in the manifest it printed.
 //
 // The binary is kept in the user's cache directory, keyed by the project's
 // path, so a call with nothing changed neither compiles nor links again.
@@ -118,7 +122,33 @@ func decodeManifest(dir string, out []byte) (*manifest.Manifest, error) {
 	if m.App == "" {
 		return nil, fmt.Errorf("the app in %s printed a route manifest without an app name: pass one to framework.New", dir)
 	}
+	// The app, built with the Lambda build's tags, checked its routes
+	// only (manifest.Validate is left out of that build); the rest is
+	// checked here, and reported as the app reports what it refuses.
+	if err := manifest.Validate(&m); err != nil {
+		return nil, &RoutesError{Dir: dir, Output: m.App + ": " + declarationsText(err) + "\n"}
+	}
 	return &m, nil
+}
+
+// declarationsText words the problems joined in err as package framework
+// words the declarations an app refuses: their count, then one a line,
+// sorted.
+func declarationsText(err error) string {
+	var msgs []string
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			msgs = append(msgs, e.Error())
+		}
+	} else {
+		msgs = []string{err.Error()}
+	}
+	slices.Sort(msgs)
+	noun := "declarations"
+	if len(msgs) == 1 {
+		noun = "declaration"
+	}
+	return fmt.Sprintf("%d invalid %s:\n  %s", len(msgs), noun, strings.Join(msgs, "\n  "))
 }
 
 // excerpt quotes the start of out for an error message.

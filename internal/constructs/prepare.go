@@ -326,7 +326,7 @@ func (p *Prepared) derive() (*derived, error) {
 		if _, err := d.body(check, checkAuth); err != nil {
 			return nil, fmt.Errorf("REST API of %s: %w", m.App, err)
 		}
-	} else if err := m.Validate(); err != nil { // the REST API's body would check it
+	} else if err := manifest.Validate(m); err != nil { // the REST API's body would check it
 		return nil, fmt.Errorf("routes of %s: %w", m.App, err)
 	}
 	var err error

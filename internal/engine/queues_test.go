@@ -30,7 +30,7 @@ func TestStackFIFOQueue(t *testing.T) {
 			{Name: "redrive", Kind: manifest.KindFunction, Grants: []manifest.Grant{{Resource: "orders", Access: manifest.AccessRedrive}}},
 		},
 	}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		t.Fatal(err)
 	}
 	res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), t.TempDir(), nil)

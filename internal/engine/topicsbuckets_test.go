@@ -28,7 +28,7 @@ func TestStackTopicsAndBuckets(t *testing.T) {
 			{Name: "paid", Kind: manifest.KindSNS, SourceResource: "events", FilterPolicy: []byte(`{"order":{"status":["paid"]}}`), FilterPolicyScope: manifest.FilterOnBody},
 		},
 	}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		t.Fatal(err)
 	}
 	res, err := assemble(context.Background(), prebuilt(t, m, "dev", nil, nil), t.TempDir(), nil)

@@ -24,7 +24,7 @@ func TestEmulatorTableIndexes(t *testing.T) {
 		},
 		LocalIndexes: []manifest.Index{{Name: "byTitle", SortKey: &manifest.KeyAttr{Name: "title", Type: "S"}, Projection: manifest.ProjectionKeysOnly}},
 	}}}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Resolve(ctx, m, Options{App: "links", Stage: "dev", Endpoint: moto.URL})

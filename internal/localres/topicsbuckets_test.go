@@ -35,7 +35,7 @@ func TestTopicFilterPolicyLocally(t *testing.T) {
 			m := &manifest.Manifest{App: "shop", Resources: []manifest.Resource{{Name: "orders" + tc.name, Kind: manifest.ResourceTopic}},
 				Functions: []manifest.Function{{Name: "notify", Kind: manifest.KindSNS, SourceResource: "orders" + tc.name,
 					FilterPolicy: []byte(tc.policy), FilterPolicyScope: tc.scope}}}
-			if err := m.Validate(); err != nil {
+			if err := manifest.Validate(m); err != nil {
 				t.Fatal(err)
 			}
 			r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})
@@ -111,7 +111,7 @@ func TestEmulatorTopicAndBucketAsDeclared(t *testing.T) {
 			CORS:      []manifest.CORSRule{{AllowedOrigins: []string{"http://localhost:3000"}, AllowedMethods: []string{"PUT", "GET"}, AllowedHeaders: []string{"*"}, MaxAgeSeconds: 600}},
 			Lifecycle: []manifest.LifecycleRule{{Prefix: "tmp/", ExpireAfterDays: 7}, {AbortIncompleteUploadsAfterDays: 2}}},
 	}}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Resolve(ctx, m, Options{App: "shop", Stage: "dev", Endpoint: moto.URL})

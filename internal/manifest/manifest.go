@@ -334,16 +334,22 @@ func (r *Route) pathAt() string {
 	return r.Path
 }
 
-// Validate checks the route table as API Gateway and the runtime need it,
-// and returns every problem found (joined with errors.Join), each naming the
-// route at fault, or nil. It checks the binary types (no empty entry, no
-// "~1" escape); each route's path (ParsePath), methods (at least one, each
-// a ValidMethod, none twice, no OPTIONS when CORS is on since API Gateway
-// answers the preflight), CORS values and content types (well formed, all
-// binary or all non-binary); and the routes sharing a path: no method served
-// twice, no handler name used twice, one CORS setting; and paths that differ
-// only in capture names, which API Gateway cannot tell apart.
-func (m *Manifest) Validate() error {
+// ValidateRoutes checks the route table as API Gateway and the runtime
+// need it, and returns every problem found (joined with errors.Join), each
+// naming the route at fault, or nil. It checks the binary types (no empty
+// entry, no "~1" escape); each route's path (ParsePath), methods (at least
+// one, each a ValidMethod, none twice, no OPTIONS when CORS is on since API
+// Gateway answers the preflight), CORS values and content types (well
+// formed, all binary or all non-binary); and the routes sharing a path: no
+// method served twice, no handler name used twice, one CORS setting; and
+// paths that differ only in capture names, which API Gateway cannot tell
+// apart. It is the part of Validate a function built for Lambda runs at
+// start-up (package framework), so that it never serves a route table it
+// cannot route.
+func ValidateRoutes(m *Manifest) error { return errors.Join(m.routeErrors()...) }
+
+// routeErrors is ValidateRoutes's list of problems.
+func (m *Manifest) routeErrors() []error {
 	var errs []error
 	for _, t := range m.BinaryTypes {
 		if strings.TrimSpace(t) == "" {
@@ -443,6 +449,26 @@ func (m *Manifest) Validate() error {
 			p.methods[meth] = r
 		}
 	}
+	return errs
+}
+
+// Validate checks the whole manifest and returns every problem found
+// (joined with errors.Join), each naming the route, function, authorizer
+// or resource at fault, or nil: the route table (ValidateRoutes), then the
+// functions, the WebSocket API, the authorizers and the resources, as
+// CloudFormation and the services behind them would refuse them.
+//
+// It is a function, not a method of Manifest, so that a binary that does
+// not call it does not link it, with every check it reaches (cron
+// expressions, filter policies, names and ARNs): a method Validate() error
+// would be kept in every binary that prints a manifest as JSON, because
+// the linker keeps the methods of a type converted to an interface when
+// some interface with a method of the same name and type is called
+// (package framework's input validator is one). A function built for
+// Lambda checks its route table only (package framework); the CLI checks
+// the rest in every manifest an app prints (internal/build).
+func Validate(m *Manifest) error {
+	errs := m.routeErrors()
 	errs = append(errs, m.validateFunctions()...)
 	errs = append(errs, m.validateWebSocket()...)
 	errs = append(errs, m.validateAuthorizers()...)

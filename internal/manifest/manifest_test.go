@@ -78,7 +78,7 @@ func TestManifestValidate(t *testing.T) {
 	ok := &manifest.Manifest{Version: manifest.Version, App: "a", Routes: []manifest.Route{
 		r("/", "index", "GET"), withCORS(r("/u/{id}", "get", "GET")), withCORS(r("/u/{id}", "put", "PUT")),
 	}}
-	if err := ok.Validate(); err != nil {
+	if err := manifest.Validate(ok); err != nil {
 		t.Fatalf("a valid manifest: %v", err)
 	}
 	bad := &manifest.Manifest{Version: manifest.Version, App: "a", BinaryTypes: []string{"image~1png"}, Routes: []manifest.Route{
@@ -88,7 +88,7 @@ func TestManifestValidate(t *testing.T) {
 		r("/s", "one", "GET", "POST"), r("/s", "two", "POST"),
 		r("/u/{a}", "ua", "GET"), r("/u/{b}", "ub", "POST"),
 	}}
-	err := bad.Validate()
+	err := manifest.Validate(bad)
 	if err == nil {
 		t.Fatal("Validate() = nil on an invalid manifest")
 	}
@@ -119,7 +119,7 @@ func TestResourceDeclarationsChecked(t *testing.T) {
 			{Name: "ontodo", Kind: manifest.KindDynamoDB, SourceResource: "todos", StartingPosition: manifest.StartLatest},
 		},
 	}
-	err := m.Validate()
+	err := manifest.Validate(&m)
 	if err == nil {
 		t.Fatal("Validate accepted bad declarations")
 	}

@@ -24,7 +24,7 @@ func tableManifest(edit func(r *manifest.Resource)) *manifest.Manifest {
 // refused by Validate (which the app runs at start and synth runs), with
 // an error naming the table and the index and saying what to do.
 func TestTableIndexDeclarations(t *testing.T) {
-	if err := tableManifest(nil).Validate(); err != nil {
+	if err := manifest.Validate(tableManifest(nil)); err != nil {
 		t.Fatalf("valid table: %v", err)
 	}
 	key := func(n, typ string) *manifest.KeyAttr { return &manifest.KeyAttr{Name: n, Type: typ} }
@@ -69,7 +69,7 @@ func TestTableIndexDeclarations(t *testing.T) {
 			}
 		}, `project 101 attributes besides the keys: DynamoDB allows 100`},
 	} {
-		err := tableManifest(c.edit).Validate()
+		err := manifest.Validate(tableManifest(c.edit))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", name, err, c.want)
 		}
@@ -77,7 +77,7 @@ func TestTableIndexDeclarations(t *testing.T) {
 	on := true
 	m := &manifest.Manifest{Version: manifest.Version, App: "links", Resources: []manifest.Resource{
 		{Name: "jobs", Kind: manifest.ResourceQueue, DeletionProtection: &on, GlobalIndexes: tableManifest(nil).Resources[0].GlobalIndexes}}}
-	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `queue "jobs": only a table takes secondary indexes and deletion protection`) {
+	if err := manifest.Validate(m); err == nil || !strings.Contains(err.Error(), `queue "jobs": only a table takes secondary indexes and deletion protection`) {
 		t.Errorf("queue with table options: %v", err)
 	}
 }

@@ -38,7 +38,7 @@ func TestTopicAndBucketDeclarationsChecked(t *testing.T) {
 			{Name: "fifoarn", Kind: manifest.KindSNS, Source: "arn:aws:sns:us-east-1:123456789012:theirs.fifo"},
 		},
 	}
-	err := m.Validate()
+	err := manifest.Validate(&m)
 	if err == nil {
 		t.Fatal("Validate accepted bad declarations")
 	}

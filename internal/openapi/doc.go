@@ -19,7 +19,7 @@
 //
 // # Mapping from the manifest to the body
 //
-// Build first checks the manifest with framework's Manifest.Validate, the
+// Build first checks the manifest with manifest.Validate, which includes the
 // checks the runtime makes on the same route table (paths, methods, CORS,
 // content types, routes sharing a path), so that a manifest the app
 // refuses is refused here too; the CORS headers come from

@@ -54,7 +54,7 @@ func Document(m *manifest.Manifest, o DocOptions) (map[string]any, error) {
 	if m.Version != manifest.Version {
 		return nil, fmt.Errorf("openapi: manifest version %d is not %d, the version this framework reads: rebuild the app against this framework", m.Version, manifest.Version)
 	}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		return nil, fmt.Errorf("openapi: the manifest's routes: %w", err)
 	}
 	title, version := o.Title, o.Version

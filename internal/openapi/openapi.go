@@ -85,7 +85,7 @@ func Build(m *manifest.Manifest, o Options) (map[string]any, error) {
 	if strings.TrimSpace(o.IntegrationURI) == "" {
 		return nil, errors.New("openapi: Options.IntegrationURI is empty: every route method needs the Lambda function's invocation URI")
 	}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		return nil, fmt.Errorf("openapi: the manifest's routes: %w", err)
 	}
 	binary := binaryMediaTypes(m.BinaryTypes)

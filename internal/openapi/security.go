@@ -87,7 +87,7 @@ func (s *security) requirement(r *manifest.Route) (map[string]any, error) {
 }
 
 // named returns the scheme name of r's user pool or custom authorizer,
-// which Manifest.Validate has checked (one definition per name).
+// which manifest.Validate has checked (one definition per name).
 func (s *security) named(r *manifest.Route) (string, error) {
 	a := r.Authorizer
 	if def := s.byName[a.Name]; def != nil {

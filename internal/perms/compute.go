@@ -289,7 +289,7 @@ func Compute(in Input) (*Policies, error) {
 	for _, d := range decls {
 		r := m.Resource(d.grant.Resource)
 		if r == nil {
-			continue // Manifest.Validate reports it
+			continue // manifest.Validate reports it
 		}
 		d.fn.declare(r, d.grant.Access, Reason{Kind: ReasonDeclaration, Resource: r.Name, Access: d.grant.Access, Detail: d.detail})
 	}
@@ -401,7 +401,7 @@ func (f *fnState) declare(r *manifest.Resource, access manifest.Access, why Reas
 	}
 	actions, suffixes := AccessActions(r.Kind, access)
 	if actions == nil {
-		return // Manifest.Validate reports it
+		return // manifest.Validate reports it
 	}
 	var res []Resource
 	for _, s := range suffixes {

@@ -21,7 +21,7 @@ func TestIdempotencyAccess(t *testing.T) {
 		},
 		Resources: []manifest.Resource{{Name: "keys", Kind: manifest.ResourceTable, PartitionKey: &manifest.KeyAttr{Name: "id", Type: "S"}, TTLAttribute: "expires"}},
 	}
-	if err := m.Validate(); err != nil {
+	if err := manifest.Validate(m); err != nil {
 		t.Fatal(err)
 	}
 	pols, err := Compute(Input{Manifest: m})
