@@ -17,6 +17,7 @@ package synth
 import (
 	"io"
 
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
@@ -59,6 +60,10 @@ type Result struct {
 	// Policy is the execution role's policy in the template, or nil when
 	// the configuration has manage_role false (an existing role is used).
 	Policy *policy.Document
+	// Undeclared are the calls the policy scan found that the functions
+	// are granted on "*", their target being nothing the app declares
+	// (perms.UndeclaredGrant): `framework synth` warns of each.
+	Undeclared []perms.UndeclaredGrant
 	// Reused is true when nothing had changed since the last synth into
 	// AssemblyDir and the assembly there was kept as it was.
 	Reused bool
