@@ -15,7 +15,7 @@ import (
 // deploy engine, or the official CDK CLI, reads.
 type SynthCmd struct {
 	Stage           string `default:"${default_stage}" help:"Stage to synthesize; the stack is <app>-<stage>."`
-	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out)." type:"path"`
+	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out/<stage>: each stage keeps its own)." type:"path"`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the role's policy from the source."`
 	JSON            bool   `name:"json" help:"Print the result as one JSON object instead of text."`
 }

@@ -155,7 +155,18 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	}
 	out := o.OutDir
 	if out == "" {
-		out = filepath.Join(dir, names.AssemblyDir)
+		// Each stage its own assembly, so that synthesizing one keeps
+		// the others' to lint, diff or deploy with the CDK CLI. A stage
+		// name is letters, digits and hyphens: a path segment.
+		if err := config.CheckStageName(stage); err != nil {
+			return nil, err
+		}
+		out = filepath.Join(dir, names.AssemblyDir, stage)
+		// An assembly of an older synth written straight into cdk.out
+		// would be mistaken for the current one: remove it.
+		if err := clearAssembly(filepath.Join(dir, names.AssemblyDir)); err != nil {
+			return nil, err
+		}
 	}
 	if out, err = filepath.Abs(out); err != nil {
 		return nil, fmt.Errorf("assembly directory %s: %w", o.OutDir, err)

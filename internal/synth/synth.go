@@ -27,7 +27,8 @@ type Options struct {
 	ProjectDir string
 	// Stage is the stage name; empty means names.DefaultStage ("dev").
 	Stage string
-	// OutDir is the cloud assembly directory; empty means <ProjectDir>/cdk.out.
+	// OutDir is the cloud assembly directory; empty means the stage's own,
+	// <ProjectDir>/cdk.out/<stage>, so that each stage keeps its assembly.
 	OutDir string
 	// NoAutogenPolicy uses .framework/policy.json as written by hand instead
 	// of generating the policy from the app's AWS SDK calls, whatever the
