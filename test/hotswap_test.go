@@ -152,12 +152,12 @@ func (c *cloud) codeSHA256(t testing.TB, name string) string {
 }
 
 // packageSHA256 returns the base64 SHA-256 of the Lambda package in the
-// project's cloud assembly, as Lambda reports a function's code.
+// dev stage's cloud assembly (cdk.out/dev), as Lambda reports a function's code.
 func packageSHA256(t testing.TB, proj string) string {
 	t.Helper()
-	zips, _ := filepath.Glob(filepath.Join(proj, "cdk.out", "asset.*.zip"))
+	zips, _ := filepath.Glob(filepath.Join(proj, "cdk.out", "dev", "asset.*.zip"))
 	if len(zips) != 1 {
-		t.Fatalf("cdk.out holds %d packages, want 1", len(zips))
+		t.Fatalf("cdk.out/dev holds %d packages, want 1", len(zips))
 	}
 	b, err := os.ReadFile(zips[0])
 	if err != nil {

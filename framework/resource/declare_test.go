@@ -135,8 +135,16 @@ func TestDeclarationErrors(t *testing.T) {
 		{"table without a partition key", func(app *framework.App) {
 			resource.NewTable(app, "todos", resource.TableSpec{})
 		}, []string{`table "todos": a table needs a partition key`}},
-		{"bad name", func(app *framework.App) { resource.NewSecret(app, "api-key") },
-			[]string{`secret "api-key": the name must be 1 to 64 letters and digits`}},
+		// A handler's name may hold a hyphen, a resource's not: the error
+		// says the rule, why, and a name that follows it.
+		{"hyphen in the name", func(app *framework.App) { resource.NewSecret(app, "api-key") },
+			[]string{`secret "api-key": the name "api-key" must be 1 to 64 letters and digits, starting with a letter`,
+				`unlike a handler's name it holds no hyphen nor underscore`, `FRAMEWORK_RES_<NAME>_<ATTR>`, `rename it, for example to "apiKey"`}},
+		{"underscore in the name", func(app *framework.App) {
+			resource.NewTable(app, "order_items", resource.TableSpec{PartitionKey: resource.Key{Name: "id", Type: resource.String}})
+		}, []string{`table "order_items": the name "order_items" must be`, `for example to "orderItems"`}},
+		{"name starting with a digit", func(app *framework.App) { resource.NewQueue(app, "2fa-codes", resource.QueueSpec{}) },
+			[]string{`queue "2fa-codes": the name "2fa-codes" must be`, `environment variables FRAMEWORK_RES_<NAME>_<ATTR> that carry the resource to the functions; rename it`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			app := framework.New("app")

@@ -14,6 +14,14 @@
 //	...
 //	client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(todos.Name()), ...})
 //
+// A resource's name is 1 to 64 letters and digits, starting with a letter
+// ("todos", "orderItems"), unique in the app regardless of case. Unlike a
+// handler's name it holds no hyphen nor underscore: the stack's logical
+// ids and outputs are written with it, and the functions receive the
+// resource in environment variables named FRAMEWORK_RES_<NAME>_<ATTR>, the
+// name in upper case (FRAMEWORK_RES_ORDERITEMS_NAME), which the handles
+// read for you.
+//
 // Declarations are checked when the app starts, with its routes and
 // handlers (App.Validate): two resources with one name, an access granted
 // to a handler the app does not declare, a table's Stream() feeding a
@@ -197,8 +205,9 @@ var (
 	Redrive = QueueAccess{manifest.AccessRedrive}
 )
 
-// NewTable declares a DynamoDB table named name (letters and digits,
-// starting with a letter, unique in the app regardless of case).
+// NewTable declares a DynamoDB table named name: 1 to 64 letters and
+// digits, starting with a letter, no hyphen (see the package doc), unique
+// in the app regardless of case.
 func NewTable(app *framework.App, name string, spec TableSpec) *Table {
 	r := manifest.Resource{Name: name, Kind: manifest.ResourceTable, PartitionKey: keyOf(spec.PartitionKey), TTLAttribute: spec.TTLAttribute, Stream: string(spec.Stream)}
 	if spec.SortKey.Name != "" || spec.SortKey.Type != "" {
@@ -217,7 +226,8 @@ func keyOf(k Key) *manifest.KeyAttr {
 	return &manifest.KeyAttr{Name: k.Name, Type: string(k.Type)}
 }
 
-// NewQueue declares an SQS queue named name.
+// NewQueue declares an SQS queue named name (letters and digits, as
+// NewTable's).
 func NewQueue(app *framework.App, name string, spec QueueSpec) *Queue {
 	r := manifest.Resource{Name: name, Kind: manifest.ResourceQueue, FIFO: spec.FIFO, VisibilityTimeoutSeconds: int(spec.VisibilityTimeout / time.Second), MaxReceiveCount: spec.MaxReceiveCount,
 		ContentBasedDeduplication: spec.ContentBasedDeduplication, MessageRetentionSeconds: int(spec.MessageRetention / time.Second), DeliveryDelaySeconds: int(spec.DeliveryDelay / time.Second)}
@@ -238,8 +248,9 @@ func NewQueue(app *framework.App, name string, spec QueueSpec) *Queue {
 	return q
 }
 
-// NewTopic declares an SNS topic named name, standard unless a TopicSpec
-// says otherwise (at most one spec).
+// NewTopic declares an SNS topic named name (letters and digits, as
+// NewTable's), standard unless a TopicSpec says otherwise (at most one
+// spec).
 func NewTopic(app *framework.App, name string, spec ...TopicSpec) *Topic {
 	r := manifest.Resource{Name: name, Kind: manifest.ResourceTopic}
 	if len(spec) > 0 {
@@ -252,8 +263,8 @@ func NewTopic(app *framework.App, name string, spec ...TopicSpec) *Topic {
 	return &Topic{h}
 }
 
-// NewBucket declares an S3 bucket named name (its physical name is
-// CloudFormation's, in lower case).
+// NewBucket declares an S3 bucket named name (letters and digits, as
+// NewTable's; its physical name is CloudFormation's, in lower case).
 func NewBucket(app *framework.App, name string, spec BucketSpec) *Bucket {
 	r := manifest.Resource{Name: name, Kind: manifest.ResourceBucket, EmptyOnDestroy: spec.EmptyOnDestroy, Versioned: spec.Versioning}
 	r.CORS, r.Lifecycle = bucketRules(spec)
@@ -266,14 +277,16 @@ func NewBucket(app *framework.App, name string, spec BucketSpec) *Bucket {
 	return &Bucket{h}
 }
 
-// NewSecret declares a Secrets Manager secret named name. The stack
+// NewSecret declares a Secrets Manager secret named name (letters and
+// digits, as NewTable's: "apiKey", not "api-key"). The stack
 // creates it without a value; set one with `framework secret set NAME
 // --stage S` or in the AWS console.
 func NewSecret(app *framework.App, name string) *Secret {
 	return &Secret{valued{handle: declare(app, manifest.Resource{Name: name, Kind: manifest.ResourceSecret})}}
 }
 
-// NewParameter declares an SSM Parameter Store parameter named name. The
+// NewParameter declares an SSM Parameter Store parameter named name
+// (letters and digits, as NewTable's). The
 // stack creates it without a value; set one with `framework secret set
 // NAME --stage S` or in the AWS console.
 func NewParameter(app *framework.App, name string) *Parameter {

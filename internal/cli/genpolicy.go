@@ -19,13 +19,14 @@ import (
 // (policy.Narrow: "${resource:NAME}" stands for a declared resource's ARN);
 // the actions that keep "*" nonetheless are listed on stderr. It is all the
 // functions' calls together, what deploy writes to .framework/policy.json;
-// with --explain it prints each function's own policy (perms.Compute),
-// which its role holds, and why. The scan of the source (package scan)
+// stderr then says what each function's role holds (perms.Compute), with
+// a warning for each call granted on "*" (as synth's). With --explain it
+// prints each function's own policy, which its role holds, and why. The scan of the source (package scan)
 // runs in the CLI: gen-policy needs neither the synthesis engine nor
 // Node.js.
 type GenPolicyCmd struct {
 	Explain bool `help:"Instead of the policy, print each function's policy (the API's, each event handler's, plain function's and app authorizer's: one role each), with the reasons for each statement: a declaration, a trigger, a call found in the code (file:line), logging."`
-	JSON    bool `name:"json" help:"With --explain, print the functions' policies as one JSON object {functions: [{function, kind, handlers, resources, statements: [{sid, effect, actions, resources, reasons: [{kind, pos, resource, access, call, detail}]}]}]}. The policy itself is JSON already."`
+	JSON    bool `name:"json" help:"With --explain, print the functions' policies as one JSON object {functions: [{function, kind, handlers, resources, statements: [{sid, effect, actions, resources, reasons: [{kind, pos, resource, access, call, detail}]}]}], undeclared: [{pos, call, action, resource, functions, why, declare}]}. The policy itself is JSON already."`
 }
 
 // Run scans the app in the project directory and prints its policy as JSON.
@@ -54,7 +55,7 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 		if c.JSON {
 			err = writeJSONLine(stdout, p)
 		} else {
-			_, err = io.WriteString(stdout, explainPolicies(p, m))
+			_, err = io.WriteString(stdout, explainPolicies(p, m, true))
 		}
 		if err == nil && cerr != nil {
 			err = fmt.Errorf("gen-policy: the app's code goes beyond what it declares (framework synth refuses it):\n%w", cerr)
@@ -71,8 +72,16 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 	if err != nil {
 		return fmt.Errorf("gen-policy: %w", err)
 	}
-	_, err = stdout.Write(b)
-	return err
+	if _, err = stdout.Write(b); err != nil || m == nil {
+		return err
+	}
+	// The document is every function's calls together; each role holds
+	// its own function's part, with its declared accesses and logging:
+	// say what, and warn of each grant on "*".
+	p, _ := perms.Compute(perms.Input{Manifest: m, Calls: rep.Calls})
+	io.WriteString(env.Stderr, "What each function's role gets (`framework gen-policy --explain` says why):\n"+explainPolicies(p, m, false))
+	writeUndeclared(env.Stderr, p.Undeclared)
+	return nil
 }
 
 // explainPolicies writes each function's policy, one statement a line
@@ -82,7 +91,9 @@ func (c *GenPolicyCmd) Run(g *Globals, env *Env) error {
 //	  Allow sns:Publish on topic "events"
 //	    declaration publish "events" (handler "notify")
 //	    scan sns.Publish at main.go:42
-func explainPolicies(p *perms.Policies, m *manifest.Manifest) string {
+//
+// Without reasons, the statements alone.
+func explainPolicies(p *perms.Policies, m *manifest.Manifest, reasons bool) string {
 	if m == nil {
 		m = &manifest.Manifest{}
 	}
@@ -102,6 +113,9 @@ func explainPolicies(p *perms.Policies, m *manifest.Manifest) string {
 				res = append(res, r.Label(m))
 			}
 			fmt.Fprintf(&b, "  %s %s on %s\n", s.Effect, strings.Join(s.Actions, ", "), strings.Join(res, ", "))
+			if !reasons {
+				continue
+			}
 			for _, r := range s.Reasons {
 				fmt.Fprintf(&b, "    %s\n", r)
 			}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/synth"
 )
 
@@ -13,7 +15,7 @@ import (
 // deploy engine, or the official CDK CLI, reads.
 type SynthCmd struct {
 	Stage           string `default:"${default_stage}" help:"Stage to synthesize; the stack is <app>-<stage>."`
-	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out)." type:"path"`
+	Out             string `name:"out" short:"o" placeholder:"DIR" help:"Cloud assembly directory (default <project>/cdk.out/<stage>: each stage keeps its own)." type:"path"`
 	NoAutogenPolicy bool   `name:"no-autogen-policy" help:"Use .framework/policy.json as written instead of generating the role's policy from the source."`
 	JSON            bool   `name:"json" help:"Print the result as one JSON object instead of text."`
 }
@@ -27,6 +29,9 @@ type synthResult struct {
 	Template      string `json:"template"`
 	ResourceCount int    `json:"resource_count"`
 	Reused        bool   `json:"reused"`
+	// Undeclared are the calls granted on "*", of which the text output
+	// warns; [] when none.
+	Undeclared []perms.UndeclaredGrant `json:"undeclared"`
 	// Timings is set with --verbose (-v).
 	Timings []synth.Timing `json:"timings,omitempty"`
 	// Seconds is the command's wall time, set with --verbose.
@@ -34,7 +39,8 @@ type synthResult struct {
 }
 
 // Run synthesizes and prints the stack name, the template path and the
-// number of resources. The first Ctrl-C (SIGINT) or SIGTERM stops it
+// number of resources, then on stderr a warning for each call the policy
+// scan found that is granted on "*" (synthResult.Undeclared with --json). The first Ctrl-C (SIGINT) or SIGTERM stops it
 // (exit 130, as deploy and diff).
 func (c *SynthCmd) Run(g *Globals, env *Env) error {
 	defer trimCaches(g, env)()
@@ -65,6 +71,10 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 		r := synthResult{
 			App: res.App, Stage: res.Stage, Stack: res.StackName, AssemblyDir: res.AssemblyDir,
 			Template: res.TemplatePath, ResourceCount: res.ResourceCount, Reused: res.Reused,
+			Undeclared: res.Undeclared,
+		}
+		if r.Undeclared == nil {
+			r.Undeclared = []perms.UndeclaredGrant{}
 		}
 		if g.Verbose {
 			r.Timings, r.Seconds = res.Timings, took.Seconds()
@@ -84,7 +94,19 @@ func (c *SynthCmd) Run(g *Globals, env *Env) error {
 		writeTimings(stdout, res.Timings, took)
 	}
 	_, err = fmt.Fprintf(stdout, "Stack:     %s%s\nTemplate:  %s\nResources: %d\n", res.StackName, note, res.TemplatePath, res.ResourceCount)
+	writeUndeclared(env.Stderr, res.Undeclared)
 	return err
+}
+
+// writeUndeclared warns, one line each, of the calls the policy scan
+// found that the functions are granted on "*" because they target
+// nothing the app declares, saying how to declare each.
+func writeUndeclared(w io.Writer, grants []perms.UndeclaredGrant) {
+	var b strings.Builder
+	for _, g := range grants {
+		fmt.Fprintf(&b, "Warning: %s\n", g)
+	}
+	_, _ = io.WriteString(w, b.String())
 }
 
 // writeTimings prints one line per step of a synthesis and the total.

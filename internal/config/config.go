@@ -13,7 +13,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/userfile"
@@ -305,7 +307,10 @@ type Error struct {
 	Msg string
 }
 
-// Error formats the problem as path[:line:column]: key: message.
+// Error formats the problem as path[:line:column]: key: message. A key
+// segment holding a character that is not printable (an escape sequence,
+// a NUL) is quoted, and such characters in the message are escaped, so
+// that a value from the file never reaches the terminal raw.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
@@ -314,9 +319,49 @@ func (e *Error) Error() string {
 	}
 	b.WriteString(": ")
 	if e.Key != "" {
-		b.WriteString(e.Key)
+		b.WriteString(quoteKey(e.Key))
 		b.WriteString(": ")
 	}
-	b.WriteString(e.Msg)
+	b.WriteString(escapeUnprintable(e.Msg))
 	return b.String()
+}
+
+// quoteKey quotes each segment of a dotted key path that holds a
+// character that is not printable: stages."d\x1bev".tags.
+func quoteKey(key string) string {
+	if !strings.ContainsFunc(key, unprintable) {
+		return key
+	}
+	parts := strings.Split(key, ".")
+	for i, p := range parts {
+		if strings.ContainsFunc(p, unprintable) {
+			parts[i] = strconv.Quote(p)
+		}
+	}
+	return strings.Join(parts, ".")
+}
+
+// escapeUnprintable replaces each character of s that is not printable
+// with its Go escape (\x1b, \x00, \u0085).
+func escapeUnprintable(s string) string {
+	if !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unprintable(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// unprintable tells a character a terminal would act on rather than show:
+// the control characters (C0, DEL, C1). The JSON decoder has already
+// replaced invalid UTF-8.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r)
 }

@@ -149,7 +149,7 @@ var Keys = []Key{
 		Example: `"v1"`},
 	{Name: "environment_variables", Scope: PerStage, Type: TypeStringMap, Default: "{}",
 		Doc:         "The functions' environment (the top-level map merged with the stage's, the stage winning); `framework local --stage S` gives the app the same. Names Lambda sets itself and names starting with `" + ReservedEnvPrefix + "` are refused.",
-		Values:      "names of letters, digits and underscores, starting with a letter; " + strconv.Itoa(MaxEnvironmentSize) + " bytes in all",
+		Values:      "names of letters, digits and underscores, starting with a letter; values without a NUL character; " + strconv.Itoa(MaxEnvironmentSize) + " bytes in all",
 		NamePattern: envNameRE.String(),
 		Example:     `{"GREETING": "hello"}`},
 	{Name: "tags", Scope: PerStage, Type: TypeStringMap, Default: "{}",

@@ -359,9 +359,20 @@ func (p *parser) setting(s *Settings, prefix string, m member) bool {
 		}
 	case "environment_variables":
 		env, members := p.strmap(key, m.value)
+		where := "every stage"
+		if stage, ok := strings.CutPrefix(prefix, "stages."); ok {
+			where = fmt.Sprintf("stage %q", stage)
+		}
 		for _, mem := range members {
 			if err := checkEnvName(mem.key); err != nil {
 				p.errorf(join(key, mem.key), "%v", err)
+			}
+			// A process environment is a list of NUL-terminated strings:
+			// a value holding a NUL cannot be given to a local function
+			// process.
+			if strings.ContainsRune(env[mem.key], 0) {
+				p.errorf(join(key, mem.key), "the value of environment variable %q (%s) holds a NUL character (\\u0000), which no process environment can carry: remove it", mem.key, where)
+				delete(env, mem.key)
 			}
 		}
 		if env != nil {

@@ -2,7 +2,8 @@
 // deployed one and the synthesized one: resources added, removed and
 // modified with their property-level changes, a route-level view of each
 // REST API whose OpenAPI definition is its Body property (`+ POST
-// /users/{name}`, `~ GET /cors: cors changed`), and the IAM policy
+// /users/{name}`, `~ GET /cors: cors changed`) and of each HTTP API, the
+// routes of the WebSocket API (`+ $disconnect → disconnect`), and the IAM policy
 // statements added and removed, listed on their own. Replacement
 // information comes from a CloudFormation change set and is merged in with
 // SetReplacement.
@@ -36,6 +37,9 @@ type Report struct {
 	Resources []ResourceChange `json:"resources"`
 	// Routes are the route changes of the REST APIs, sorted by path and method.
 	Routes []RouteChange `json:"routes"`
+	// WebSocketRoutes are the route changes of the WebSocket API, by
+	// route key.
+	WebSocketRoutes []WebSocketRouteChange `json:"websocket_routes"`
 	// IAM are the policy statements added and removed.
 	IAM []StatementChange `json:"iam"`
 	// Outputs are the stack outputs added, removed or changed.
@@ -119,7 +123,7 @@ type OutputChange struct {
 
 // Empty reports whether there is no difference.
 func (r *Report) Empty() bool {
-	return len(r.Resources) == 0 && len(r.Routes) == 0 && len(r.IAM) == 0 && len(r.Outputs) == 0
+	return len(r.Resources) == 0 && len(r.Routes) == 0 && len(r.WebSocketRoutes) == 0 && len(r.IAM) == 0 && len(r.Outputs) == 0
 }
 
 type template struct {
@@ -181,7 +185,7 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Stack: stack, Deployed: old != nil, Resources: []ResourceChange{}, Routes: []RouteChange{}, IAM: []StatementChange{}}
+	r := &Report{Stack: stack, Deployed: old != nil, Resources: []ResourceChange{}, Routes: []RouteChange{}, WebSocketRoutes: []WebSocketRouteChange{}, IAM: []StatementChange{}}
 	for _, id := range keys(n.Resources) {
 		nr := n.Resources[id]
 		or, ok := o.Resources[id]
@@ -216,6 +220,7 @@ func Templates(stack string, old, new []byte) (*Report, error) {
 
 	r.old, r.new = o, n
 	r.Routes = routeChanges(o, n)
+	r.WebSocketRoutes = webSocketRouteChanges(o, n)
 	r.IAM = statementChanges(o, n)
 	r.Permissions = permissionChanges(o, n)
 	r.Functions = functionChanges(o, n)

@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -23,21 +22,21 @@ var httpRoutes = routeRules{
 // httpAPIRoutes returns the routes of the HTTP APIs of a template (their
 // AWS::ApiGatewayV2::Route resources), by API logical id, path and method,
 // each the route's properties but its API, route key and target. The
-// $default route is its own path and method.
+// $default route is its own path and method. The WebSocket API's routes
+// are left to webSocketRouteChanges.
 func httpAPIRoutes(t *template) map[string]apiPaths {
 	out := map[string]apiPaths{}
+	ws := webSocketAPIs(t)
 	for _, r := range t.ofType("AWS::ApiGatewayV2::Route") {
+		if ws[routeAPI(r)] {
+			continue
+		}
 		key, _ := r.Properties["RouteKey"].(string)
 		method, path, ok := strings.Cut(key, " ")
 		if !ok {
 			method, path = key, key // $default
 		}
-		api := fmt.Sprint(r.Properties["ApiId"])
-		if ref, ok := r.Properties["ApiId"].(map[string]any); ok {
-			if id, ok := ref["Ref"].(string); ok {
-				api = id
-			}
-		}
+		api := routeAPI(r)
 		props := map[string]any{}
 		for k, v := range r.Properties {
 			if k != "ApiId" && k != "Target" && k != "RouteKey" {

@@ -11,7 +11,7 @@ import (
 var sign = map[string]string{Add: "+", Remove: "-", Modify: "~"}
 
 // WriteText writes the report for a reader: resources with their property
-// changes and replacement, then routes, then IAM statements, then a
+// changes and replacement, then routes, WebSocket routes and functions, then IAM statements, then a
 // summary line.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
@@ -56,6 +56,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			b.WriteString("\n")
 		}
 	}
+	r.writeWebSocketRoutes(&b)
 	r.writeFunctions(&b)
 	if len(r.Permissions) > 0 {
 		b.WriteString("Permissions\n")

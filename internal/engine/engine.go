@@ -41,6 +41,7 @@ import (
 	"github.com/framework-dev/framework/internal/manifest"
 	"github.com/framework-dev/framework/internal/names"
 	"github.com/framework-dev/framework/internal/nodeshim"
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 	"github.com/framework-dev/framework/internal/stacks"
 	"github.com/framework-dev/framework/internal/synth"
@@ -70,7 +71,7 @@ const KeyFile = "framework-synth.json"
 
 // formatVersion changes whenever this package's output changes for the same
 // inputs, so an assembly written by an older synth is never reused.
-const formatVersion = "synth/1"
+const formatVersion = "synth/2"
 
 // inputs are everything the assembly is made from, prepared in plain Go
 // (constructs.Prepare) before CDK starts.
@@ -129,6 +130,8 @@ type keyRecord struct {
 	ResourceCount int              `json:"resource_count"`
 	Asset         string           `json:"asset"`
 	Policy        *policy.Document `json:"policy,omitempty"`
+	// Undeclared are Result.Undeclared, for a reused assembly.
+	Undeclared []perms.UndeclaredGrant `json:"undeclared,omitempty"`
 }
 
 func progressf(w io.Writer, format string, args ...any) {
@@ -152,7 +155,18 @@ func run(ctx context.Context, o Options) (*Result, error) {
 	}
 	out := o.OutDir
 	if out == "" {
-		out = filepath.Join(dir, names.AssemblyDir)
+		// Each stage its own assembly, so that synthesizing one keeps
+		// the others' to lint, diff or deploy with the CDK CLI. A stage
+		// name is letters, digits and hyphens: a path segment.
+		if err := config.CheckStageName(stage); err != nil {
+			return nil, err
+		}
+		out = filepath.Join(dir, names.AssemblyDir, stage)
+		// An assembly of an older synth written straight into cdk.out
+		// would be mistaken for the current one: remove it.
+		if err := clearAssembly(filepath.Join(dir, names.AssemblyDir)); err != nil {
+			return nil, err
+		}
 	}
 	if out, err = filepath.Abs(out); err != nil {
 		return nil, fmt.Errorf("assembly directory %s: %w", o.OutDir, err)
@@ -374,8 +388,12 @@ func assemble(ctx context.Context, in *inputs, out string, progress io.Writer) (
 	if res.ResourceCount, err = countResources(res.TemplatePath); err != nil {
 		return nil, err
 	}
+	if in.Perms != nil {
+		res.Undeclared = in.Perms.Undeclared
+	}
 	rec := keyRecord{Key: key, App: res.App, Stage: res.Stage, StackName: res.StackName,
-		Template: filepath.Base(res.TemplatePath), ResourceCount: res.ResourceCount, Asset: assetName(in), Policy: res.Policy}
+		Template: filepath.Base(res.TemplatePath), ResourceCount: res.ResourceCount, Asset: assetName(in), Policy: res.Policy,
+		Undeclared: res.Undeclared}
 	b, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("record the synthesis key: %w", err)
@@ -447,7 +465,7 @@ func reusable(out, key string) *Result {
 	return &Result{
 		App: rec.App, Stage: rec.Stage, StackName: rec.StackName, AssemblyDir: out,
 		TemplatePath: filepath.Join(out, rec.Template), ResourceCount: rec.ResourceCount,
-		Policy: rec.Policy, Reused: true,
+		Policy: rec.Policy, Undeclared: rec.Undeclared, Reused: true,
 	}
 }
 

@@ -216,7 +216,7 @@ func (m *Manifest) validateResources() []error {
 		}
 		switch {
 		case !resourceName(r.Name):
-			bad("the name must be 1 to 64 letters and digits, starting with a letter: rename it")
+			bad("%s", resourceNameRule(r.Name))
 		case seen[strings.ToLower(r.Name)]:
 			bad("two resources are named %q (names are unique regardless of case): rename one", r.Name)
 		}
@@ -299,4 +299,47 @@ func (m *Manifest) validateResources() []error {
 		}
 	}
 	return errs
+}
+
+// resourceNameRule says why name is not a resource name and what to
+// rename it to. Unlike a handler's name, a resource's holds no hyphen nor
+// underscore: it is written as it is into the stack's logical ids and
+// outputs (letters and digits only) and, in upper case, into the
+// environment variables FRAMEWORK_RES_<NAME>_<ATTR>, where a hyphen is not
+// allowed and an underscore would make two names one variable.
+func resourceNameRule(name string) string {
+	msg := fmt.Sprintf("the name %q must be 1 to 64 letters and digits, starting with a letter: unlike a handler's name it holds no hyphen nor underscore, since it names the stack's resources and outputs and, in upper case, the environment variables FRAMEWORK_RES_<NAME>_<ATTR> that carry the resource to the functions", name)
+	if s := suggestResourceName(name); s != "" && s != name {
+		return msg + fmt.Sprintf("; rename it, for example to %q", s)
+	}
+	return msg + "; rename it"
+}
+
+// suggestResourceName writes name in camel case, its letters and digits
+// only (order-items, order_items → orderItems); "" when none is left or
+// it does not start with a letter.
+func suggestResourceName(name string) string {
+	var b strings.Builder
+	upper := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case !alnum.has(c):
+			upper = b.Len() > 0
+		case upper && c >= 'a' && c <= 'z':
+			b.WriteByte(c - 'a' + 'A')
+			upper = false
+		default:
+			b.WriteByte(c)
+			upper = false
+		}
+	}
+	s := b.String()
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	if !resourceName(s) {
+		return ""
+	}
+	return s
 }

@@ -163,9 +163,9 @@ func runOn(port int, env []string) (*Server, error) {
 	}
 	log := &lockedbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = sysProcAttr()
 	cmd.Env = env
-	if err := cmd.Start(); err != nil {
+	if err := spawn(cmd); err != nil {
 		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	exited := make(chan error, 1)

@@ -212,6 +212,8 @@ type fnState struct {
 	// accesses by resource name (its own and the app's): a call reached
 	// from one route is held to that route's declarations.
 	routeAccess map[string]map[string][]manifest.Access
+	// wideGrants are the scan's actions granted on "*" (undeclared).
+	wideGrants []UndeclaredGrant
 }
 
 // Compute returns each function's policy, and every call that breaks a
@@ -353,6 +355,7 @@ func Compute(in Input) (*Policies, error) {
 		f.pol.Resources = slices.Compact(f.pol.Resources)
 		out.Functions = append(out.Functions, f.pol)
 	}
+	out.Undeclared = undeclaredGrants(fns)
 	return out, errors.Join(errs...)
 }
 
@@ -598,6 +601,7 @@ func (f *fnState) wide(prefix, action string, why Reason) {
 		slices.Sort(s.Actions)
 	}
 	s.Reasons = appendReason(s.Reasons, why)
+	f.undeclared(action, why)
 }
 
 // reachedFn is a function a call is reached from, and the handler to name

@@ -333,6 +333,9 @@ func (f *FunctionPolicy) Document(attr func(name, attr string) (string, bool), s
 type Policies struct {
 	// Functions are the API's function first, then the others by name.
 	Functions []FunctionPolicy `json:"functions"`
+	// Undeclared are the scan's calls granted on "*", by call site and
+	// action: what they target is nothing the app declares.
+	Undeclared []UndeclaredGrant `json:"undeclared,omitempty"`
 }
 
 // Function returns the policy of the function named name (policy.APIFunction

@@ -17,6 +17,7 @@ package synth
 import (
 	"io"
 
+	"github.com/framework-dev/framework/internal/perms"
 	"github.com/framework-dev/framework/internal/policy"
 )
 
@@ -26,7 +27,8 @@ type Options struct {
 	ProjectDir string
 	// Stage is the stage name; empty means names.DefaultStage ("dev").
 	Stage string
-	// OutDir is the cloud assembly directory; empty means <ProjectDir>/cdk.out.
+	// OutDir is the cloud assembly directory; empty means the stage's own,
+	// <ProjectDir>/cdk.out/<stage>, so that each stage keeps its assembly.
 	OutDir string
 	// NoAutogenPolicy uses .framework/policy.json as written by hand instead
 	// of generating the policy from the app's AWS SDK calls, whatever the
@@ -59,6 +61,10 @@ type Result struct {
 	// Policy is the execution role's policy in the template, or nil when
 	// the configuration has manage_role false (an existing role is used).
 	Policy *policy.Document
+	// Undeclared are the calls the policy scan found that the functions
+	// are granted on "*", their target being nothing the app declares
+	// (perms.UndeclaredGrant): `framework synth` warns of each.
+	Undeclared []perms.UndeclaredGrant
 	// Reused is true when nothing had changed since the last synth into
 	// AssemblyDir and the assembly there was kept as it was.
 	Reused bool

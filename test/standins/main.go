@@ -11,7 +11,8 @@
 // CloudFormation and STS are test/cfnstandin's, on -port (default 4700).
 // Every other service (Lambda, CloudWatch Logs, Secrets Manager, SSM, S3,
 // IAM, DynamoDB, SQS, ...) is moto's (python3 -m moto.server), which it
-// starts as a child process and serves behind -aws-port (default 4701).
+// starts as a child process and serves behind -aws-port (default 4701);
+// moto itself listens on -moto-port (default: any free port).
 // What a deploy creates through the CloudFormation stand-in (the
 // functions, their role, the buckets, the declared secrets and
 // parameters) is created in moto too, so that `invoke`, `logs`, `deploy
@@ -23,7 +24,10 @@
 // line saying that no code ran. Without moto, it serves CloudFormation,
 // STS and S3 (gofakes3) only, and says so.
 //
-// State lives in memory until the command is stopped (Ctrl-C, SIGTERM).
+// State lives in memory until the command is stopped (Ctrl-C, SIGTERM,
+// SIGHUP), or its parent process ends: killing the `go run` that started
+// it, even with SIGKILL, stops it and moto with it (on Linux, where the
+// kernel tells a process its parent ended).
 package main
 
 import (
@@ -42,7 +46,13 @@ func main() {
 	var o options
 	flag.IntVar(&o.port, "port", 4700, "port of 127.0.0.1 for CloudFormation and STS (0: any free one)")
 	flag.IntVar(&o.awsPort, "aws-port", 4701, "port of 127.0.0.1 for every other service: moto's, or S3 alone without moto (0: any free one)")
+	flag.IntVar(&o.motoPort, "moto-port", 0, "port of 127.0.0.1 moto itself listens on, behind -aws-port (0: any free one)")
 	flag.Parse()
+	// `go run` does not pass SIGTERM on to the program it runs: end with
+	// the parent rather than outlive it, holding the ports and moto.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	endWithParent(syscall.SIGTERM)
 	dir, err := os.MkdirTemp("", "framework-standins-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "standins:", err)
@@ -57,8 +67,6 @@ func main() {
 	}
 	printEnv(os.Stdout, s.env)
 	fmt.Fprintln(os.Stderr, s.summary())
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
 	s.close()
 	os.RemoveAll(dir)

@@ -28,6 +28,7 @@ import (
 // options are the command's flags.
 type options struct {
 	port, awsPort int    // 0: any free port
+	motoPort      int    // moto's own port; 0: any free one
 	dir           string // receives the empty shared AWS config files
 }
 
@@ -63,7 +64,14 @@ func start(o options, notice io.Writer) (*standins, error) {
 	s := &standins{cfnURL: "http://" + cfnLn.Addr().String(), awsURL: "http://" + awsLn.Addr().String()}
 	cfn := cfnstandin.New()
 	var aws http.Handler
-	if s.moto, s.motoErr = mototest.Launch(0); s.motoErr == nil {
+	s.moto, s.motoErr = mototest.Launch(o.motoPort)
+	if s.motoErr != nil && o.motoPort != 0 && !mototest.IsNotInstalled(s.motoErr) {
+		// A pinned port is one the user relies on: no silent fallback.
+		cfnLn.Close()
+		awsLn.Close()
+		return nil, fmt.Errorf("moto did not start on 127.0.0.1:%d (%v): choose another port with -moto-port N, or 0 for any free one", o.motoPort, s.motoErr)
+	}
+	if s.motoErr == nil {
 		if err := s.moto.LambdaWithoutDocker(); err != nil {
 			s.moto.Stop()
 			cfnLn.Close()
@@ -130,7 +138,7 @@ func (s *standins) summary() string {
 	if s.moto == nil {
 		return fmt.Sprintf("standins: CloudFormation and STS on %s, S3 on %s (no moto: no Lambda, CloudWatch Logs, Secrets Manager nor SSM); Ctrl-C stops them", s.cfnURL, s.awsURL)
 	}
-	return fmt.Sprintf("standins: CloudFormation and STS on %s; Lambda, CloudWatch Logs, Secrets Manager, SSM, S3 and the rest (moto) on %s; moto's Lambda runs no code (it echoes the event); Ctrl-C stops them", s.cfnURL, s.awsURL)
+	return fmt.Sprintf("standins: CloudFormation and STS on %s; Lambda, CloudWatch Logs, Secrets Manager, SSM, S3 and the rest (moto) on %s (moto itself on %s); moto's Lambda runs no code (it echoes the event); Ctrl-C stops them", s.cfnURL, s.awsURL, s.moto.URL)
 }
 
 func (s *standins) close() {
