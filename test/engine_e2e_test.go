@@ -59,7 +59,7 @@ func TestEngineBuiltOnceOnFirstSynth(t *testing.T) {
 	if line == "" || !strings.Contains(line, "once") || !strings.Contains(line, "minute") {
 		t.Errorf("first synth printed %q: want a line saying the engine is built once and how long that takes", stdout)
 	}
-	for _, step := range []string{"synthesis engine build", "synthesis engine start", "go build for the host", "go build for linux/arm64", "aws-cdk-lib", "CDK synthesis", "total", "Resources: 6"} {
+	for _, step := range []string{"synthesis engine build", "synthesis engine start", "go build for the host", "go build for linux/arm64", "aws-cdk-lib", "CDK synthesis", "total", "Resources: 7"} {
 		if !strings.Contains(stdout, step) {
 			t.Errorf("synth -v output lacks %q:\n%s", step, stdout)
 		}

@@ -59,11 +59,28 @@ func TestDeployRolePerFunction(t *testing.T) {
 	if err := json.Unmarshal([]byte(fake.CFN.Template("roles-dev")), &tpl); err != nil {
 		t.Fatal(err)
 	}
+	// A role's statements: its inline policies, and the policies of
+	// its own that name it (each function's Logging policy, on its own
+	// log group).
 	roles := map[string]string{}
 	for id, r := range tpl.Resources {
 		if r.Type == "AWS::IAM::Role" && strings.Contains(id, "Role") {
 			b, _ := json.Marshal(r.Properties["Policies"])
-			roles[id] = string(b)
+			roles[id] += string(b)
+		}
+	}
+	for _, r := range tpl.Resources {
+		if r.Type != "AWS::IAM::Policy" {
+			continue
+		}
+		doc, _ := json.Marshal(r.Properties["PolicyDocument"])
+		attached, _ := r.Properties["Roles"].([]any)
+		for _, ref := range attached {
+			if m, ok := ref.(map[string]any); ok {
+				if id, ok := m["Ref"].(string); ok {
+					roles[id] += string(doc)
+				}
+			}
 		}
 	}
 	var api, notify, work string
