@@ -148,6 +148,7 @@ type localServer struct {
 	stderr *lockedBuffer
 	done   chan struct{}
 	seen   []map[string]any // every event waitEvent received, in order
+	taken  map[int]bool     // indexes in seen that waitDelivery returned
 }
 
 // lockedBuffer collects a process's output while the test reads it.
