@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -112,12 +114,35 @@ func uriEncode(s string) string {
 }
 
 // signingKey derives SigV4's signing key of a day, region and service.
+// The key changes once a day, and a process signs with few credentials
+// (the local IAM check's proxy verifies and signs every call), so the
+// keys are kept: four HMACs a call were a good part of the proxy's cost.
 func signingKey(secret, day, region, service string) []byte {
+	id := secret + "\x00" + day + "\x00" + region + "\x00" + service
+	if k, ok := signingKeys.Load(id); ok {
+		return k.([]byte)
+	}
 	k := hmacSHA256([]byte("AWS4"+secret), []byte(day))
 	k = hmacSHA256(k, []byte(region))
 	k = hmacSHA256(k, []byte(service))
-	return hmacSHA256(k, []byte("aws4_request"))
+	k = hmacSHA256(k, []byte("aws4_request"))
+	if signingKeyCount.Add(1) > maxSigningKeys {
+		// Credentials that rotate, days that pass: start afresh rather
+		// than grow without end.
+		signingKeys.Clear()
+		signingKeyCount.Store(1)
+	}
+	signingKeys.Store(id, k)
+	return k
 }
+
+// signingKeys are the derived keys by secret, day, region and service.
+var (
+	signingKeys     sync.Map
+	signingKeyCount atomic.Int64
+)
+
+const maxSigningKeys = 1024
 
 func hmacSHA256(key, data []byte) []byte {
 	h := hmac.New(sha256.New, key)
