@@ -173,24 +173,6 @@ func (p *Proxy) Environ(function string) []string {
 // checks, by signing name.
 var serviceEnvIDs = map[string]string{"dynamodb": "DYNAMODB", "sqs": "SQS", "sns": "SNS", "s3": "S3", "secretsmanager": "SECRETS_MANAGER", "ssm": "SSM"}
 
-// ClearServiceEndpoints are the environment entries that empty the
-// endpoint variables of the services the proxy checks
-// (AWS_ENDPOINT_URL_DYNAMODB, ...) set in env: an SDK would prefer them to
-// the proxy's AWS_ENDPOINT_URL. The proxy sends those services' calls
-// there (ServiceEndpoints).
-func ClearServiceEndpoints(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		k, _, _ := strings.Cut(kv, "=")
-		for _, id := range serviceEnvIDs {
-			if k == "AWS_ENDPOINT_URL_"+id {
-				out = append(out, k+"=")
-			}
-		}
-	}
-	return out
-}
-
 // ServiceEndpoints are the endpoints env names for the services the proxy
 // checks, by signing name (Target.Endpoints).
 func ServiceEndpoints(env []string) map[string]string {
